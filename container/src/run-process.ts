@@ -1,0 +1,89 @@
+import { spawn } from "node:child_process";
+import { createHeadBuffer, createTailBuffer } from "./bounded-text.ts";
+
+export type ProcessResult = {
+  exitCode: number | null;
+  signal: string | null;
+  runtimeMs: number;
+  stdout: string;
+  stderrTail: string;
+  timedOut: boolean;
+  canceled: boolean;
+};
+
+export type ProcessSpec = {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  maxStdoutBytes: number;
+  maxStderrBytes: number;
+  /** ffmpeg writes `-progress` here (fd 3), apart from stdout and stderr. */
+  onProgressText?: (text: string) => void;
+};
+
+export type RunningProcess = { done: Promise<ProcessResult>; cancel: () => void };
+
+/**
+ * Runs a binary in its own process group, so a timeout or cancel kills everything it started.
+ * The wall clock is enforced here, not by the binary.
+ */
+export function runProcess(spec: ProcessSpec, now: () => number = Date.now): RunningProcess {
+  const startedAt = now();
+  const child = spawn(spec.file, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
+  const stdout = createHeadBuffer(spec.maxStdoutBytes);
+  const stderr = createTailBuffer(spec.maxStderrBytes);
+  child.stdout?.on("data", (c: Buffer) => stdout.push(c));
+  child.stderr?.on("data", (c: Buffer) => stderr.push(c));
+  const progressStream = child.stdio[3];
+  if (progressStream && "on" in progressStream) {
+    progressStream.on("data", (c: Buffer) => spec.onProgressText?.(c.toString("utf8")));
+    progressStream.on("error", () => {});
+  }
+
+  let timedOut = false;
+  let canceled = false;
+  const killGroup = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, spec.timeoutMs);
+
+  const done = new Promise<ProcessResult>((resolve) => {
+    let spawnError: Error | null = null;
+    child.on("error", (err) => {
+      spawnError = err;
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        exitCode: code,
+        signal,
+        runtimeMs: now() - startedAt,
+        stdout: stdout.text(),
+        stderrTail: spawnError ? `could not start ${spec.file}: ${spawnError.message}` : stderr.text(),
+        timedOut,
+        canceled,
+      });
+    });
+  });
+  return {
+    done,
+    cancel: () => {
+      canceled = true;
+      killGroup();
+    },
+  };
+}

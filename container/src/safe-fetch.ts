@@ -1,0 +1,112 @@
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { createWriteStream } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import { isIP } from "node:net";
+import { pipeline } from "node:stream/promises";
+import { Transform } from "node:stream";
+import { isAllowedPrivateHost, isPublicAddress } from "../../src/net/address-policy.ts";
+
+export type FetchFailureKind = "refused" | "timeout" | "http_status" | "too_large" | "network";
+
+export class FetchFailure extends Error {
+  readonly kind: FetchFailureKind;
+  readonly status: number | null;
+  constructor(kind: FetchFailureKind, message: string, status: number | null = null) {
+    super(message);
+    this.kind = kind;
+    this.status = status;
+  }
+}
+
+export type SafeFetchOptions = {
+  allowedPrivateHosts: readonly string[];
+  /** Service-minted storage URLs skip the address policy (they point at the service's own storage). */
+  trusted?: boolean;
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects?: number;
+};
+
+const DEFAULT_MAX_REDIRECTS = 5;
+
+/**
+ * Downloads a URL to a file. Every address a connection may use is checked inside the DNS lookup
+ * that connection performs (no gap for rebinding); IP literals are checked separately because Node
+ * skips the lookup for them; redirects are followed by hand and each hop is checked again.
+ */
+export async function safeDownload(url: string, destPath: string, opts: SafeFetchOptions): Promise<{ bytes: number }> {
+  const signal = AbortSignal.timeout(opts.timeoutMs);
+  let current = new URL(url);
+  for (let hop = 0; ; hop++) {
+    const res = await request(current, opts, signal);
+    const status = res.statusCode ?? 0;
+    if (status >= 300 && status < 400 && res.headers.location) {
+      res.resume();
+      if (hop >= (opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS)) throw new FetchFailure("refused", "too many redirects");
+      current = new URL(res.headers.location, current);
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      res.resume();
+      throw new FetchFailure("http_status", `HTTP ${status}`, status);
+    }
+    const declared = Number(res.headers["content-length"] ?? NaN);
+    if (declared > opts.maxBytes) {
+      res.destroy();
+      throw new FetchFailure("too_large", `larger than the ${opts.maxBytes}-byte limit`);
+    }
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        if (bytes > opts.maxBytes) done(new FetchFailure("too_large", `larger than the ${opts.maxBytes}-byte limit`));
+        else done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(res, counter, createWriteStream(destPath), { signal });
+    } catch (err) {
+      throw asFetchFailure(err, signal);
+    }
+    return { bytes };
+  }
+}
+
+function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise<http.IncomingMessage> {
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("refused", "only http and https URLs are fetched");
+  if (url.username || url.password) throw new FetchFailure("refused", "URLs with credentials are refused");
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  const exempt = opts.trusted === true || isAllowedPrivateHost(hostname, opts.allowedPrivateHosts);
+  if (!exempt && isIP(hostname) && !isPublicAddress(hostname)) {
+    throw new FetchFailure("refused", "the address is not publicly routable");
+  }
+  const client = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, { method: "GET", signal, lookup: exempt ? undefined : checkedLookup }, resolve);
+    req.on("error", (err) => reject(asFetchFailure(err, signal)));
+    req.end();
+  });
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+function checkedLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
+  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const refused = addresses.find((a) => !isPublicAddress(a.address));
+    if (refused || addresses.length === 0) {
+      return callback(Object.assign(new Error("the address is not publicly routable"), { code: "EREFUSED_PRIVATE" }), []);
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
+}
+
+function asFetchFailure(err: unknown, signal: AbortSignal): FetchFailure {
+  if (err instanceof FetchFailure) return err;
+  if (signal.aborted) return new FetchFailure("timeout", "timed out");
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === "EREFUSED_PRIVATE") return new FetchFailure("refused", "the address is not publicly routable");
+  return new FetchFailure("network", code ? `network error (${code})` : "network error");
+}

@@ -1,0 +1,68 @@
+import http from "node:http";
+import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
+import type { createJobManager } from "./job-manager.ts";
+
+const MAX_BODY_BYTES = 1024 * 1024;
+type JobManager = ReturnType<typeof createJobManager>;
+
+/** The runner's HTTP API, spoken by the coordinator (see src/runner/runner-client.ts). */
+export function createRunnerServer(manager: JobManager, info: { concurrency: number }): http.Server {
+  return http.createServer(async (req, res) => {
+    const send = (status: number, body?: unknown) => {
+      res.writeHead(status, body === undefined ? {} : { "content-type": "application/json" });
+      res.end(body === undefined ? undefined : JSON.stringify(body));
+    };
+    try {
+      const url = new URL(req.url ?? "/", "http://runner");
+      const match = /^\/jobs\/([0-9a-f-]{36})(\/cancel)?$/.exec(url.pathname);
+      if (req.method === "GET" && url.pathname === "/healthz") {
+        return send(200, { ok: true, active: manager.activeCount(), concurrency: info.concurrency });
+      }
+      if (req.method === "POST" && url.pathname === "/jobs") {
+        const body = await readJson(req);
+        if (!isJobRequest(body)) return send(400, { error: "malformed job request" });
+        return send(202, manager.submit(body));
+      }
+      if (match && req.method === "GET" && !match[2]) {
+        const status = manager.status(match[1]);
+        return status ? send(200, status) : send(404, { error: "unknown job" });
+      }
+      if (match && req.method === "POST" && match[2]) {
+        const status = await manager.cancel(match[1]);
+        return status ? send(200, status) : send(404, { error: "unknown job" });
+      }
+      if (match && req.method === "DELETE" && !match[2]) {
+        manager.forget(match[1]);
+        return send(204);
+      }
+      return send(404, { error: "not found" });
+    } catch (err) {
+      if (!res.headersSent) send(err instanceof SyntaxError || err instanceof RangeError ? 400 : 500, { error: "bad request" });
+    }
+  });
+}
+
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new RangeError("body too large");
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+function isJobRequest(v: unknown): v is RunnerJobRequest {
+  const r = v as RunnerJobRequest;
+  return (
+    typeof r === "object" && r !== null &&
+    /^[0-9a-f-]{36}$/.test(r.jobId) &&
+    (r.binary === "ffmpeg" || r.binary === "ffprobe") &&
+    Array.isArray(r.args) && r.args.every((a) => typeof a === "string") &&
+    Array.isArray(r.inputs) && r.inputs.every((i) => /^[A-Za-z0-9_]{1,64}$/.test(i?.name) && typeof i.url === "string") &&
+    Array.isArray(r.outputs) && r.outputs.every((o) => /^[A-Za-z0-9_]{1,64}$/.test(o?.name) && typeof o.uploadUrl === "string") &&
+    Number.isFinite(r.timeoutMs) && r.timeoutMs > 0 &&
+    Array.isArray(r.allowedPrivateHosts)
+  );
+}

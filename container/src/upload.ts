@@ -1,0 +1,32 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import http from "node:http";
+import https from "node:https";
+
+const UPLOAD_TIMEOUT_MS = 30 * 60_000;
+
+/** Streams a file to a presigned PUT URL; resolves with the byte count once storage accepted it. */
+export async function uploadFile(path: string, uploadUrl: string, contentType: string): Promise<number> {
+  const { size } = await stat(path);
+  const url = new URL(uploadUrl);
+  const client = url.protocol === "https:" ? https : http;
+  await new Promise<void>((resolve, reject) => {
+    const req = client.request(
+      url,
+      {
+        method: "PUT",
+        headers: { "content-length": String(size), "content-type": contentType },
+        signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+      },
+      (res) => {
+        res.resume();
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) res.on("end", resolve);
+        else reject(new Error(`storage answered HTTP ${status}`));
+      },
+    );
+    req.on("error", reject);
+    createReadStream(path).on("error", reject).pipe(req);
+  });
+  return size;
+}

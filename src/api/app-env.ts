@@ -1,0 +1,5 @@
+import type { Account } from "../auth/account-store.ts";
+import type { Env } from "../env.ts";
+
+/** Hono's typing for this app: the Worker bindings plus what middleware puts on the context. */
+export type AppEnv = { Bindings: Env; Variables: { account: Account } };

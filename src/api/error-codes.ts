@@ -1,0 +1,30 @@
+/**
+ * The one registry of error codes: API errors (with their HTTP status) and job errorCodes.
+ * docs/errors.md lists the same codes; test/unit/error-codes-doc.test.ts keeps the two in step.
+ */
+export const API_ERRORS = {
+  INVALID_REQUEST: { status: 400, description: "The body, query or path is malformed; `details` says where." },
+  UNAUTHORIZED: { status: 401, description: "Missing, malformed, unknown or revoked API key." },
+  NOT_FOUND: { status: 404, description: "No such resource for this account (another account's ids answer the same)." },
+  JOB_NOT_FINISHED: { status: 409, description: "The job's result was asked for before it reached a terminal state." },
+  JOB_ALREADY_FINISHED: { status: 409, description: "The job is already in a terminal state, so it cannot be canceled." },
+  PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is over the limit (1 MiB)." },
+  INTERNAL: { status: 500, description: "Unexpected server error; no internals are disclosed." },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+export const JOB_ERRORS = {
+  INPUT_FETCH_FAILED: "An input could not be fetched (HTTP error, refused address, timeout, too large).",
+  PROCESS_FAILED: "ffmpeg/ffprobe exited with a non-zero code; see stderrTail in the result.",
+  OUTPUT_MISSING: "The command finished but did not write a declared output.",
+  OUTPUT_UPLOAD_FAILED: "A declared output could not be stored.",
+  JOB_TIMEOUT: "The job ran past JOB_TIMEOUT_SECONDS and was stopped.",
+  RUNNER_UNAVAILABLE: "No runner could be reached to start the job.",
+  RUNNER_LOST: "The runner stopped answering about a running job (restart, eviction, crash).",
+  CANCELED: "The job was canceled by request.",
+  INSUFFICIENT_CREDITS: "The account's credit balance was exhausted; the job was rejected before running.",
+  INTERNAL: "Unexpected failure inside the service.",
+} as const satisfies Record<string, string>;
+
+export type JobErrorCode = keyof typeof JOB_ERRORS;

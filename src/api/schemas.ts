@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { NAME_PATTERN } from "../jobs/placeholders.ts";
+import { JOB_STATUSES } from "../jobs/job-states.ts";
+import * as L from "../jobs/limits.ts";
+
+/** Request and response schemas: the validators and GET /openapi.json are both built from these. */
+
+export const FILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const name = z.string().regex(NAME_PATTERN, "names are 1-64 letters, digits or _");
+const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "must be a UUID");
+const contentType = z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a media type like video/mp4");
+const fileName = z
+  .string()
+  .max(L.MAX_FILE_NAME_CHARS)
+  .regex(FILE_NAME_PATTERN, "a plain file name: letters, digits, . _ -, no slash, not starting with a dot");
+const httpUrl = z
+  .string()
+  .max(L.MAX_URL_LENGTH_CHARS)
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), "must be an http or https URL");
+
+export const urlInputSchema = z.object({ type: z.literal("url"), url: httpUrl }).strict();
+export const assetInputSchema = z.object({ type: z.literal("asset"), assetId: uuid }).strict();
+export const jobInputSchema = z.discriminatedUnion("type", [urlInputSchema, assetInputSchema]);
+export const outputDeclarationSchema = z.object({ fileName, contentType: contentType.optional() }).strict();
+
+export const createJobSchema = z
+  .object({
+    binary: z.enum(["ffmpeg", "ffprobe"]).default("ffmpeg"),
+    inputs: z.record(name, jobInputSchema).optional(),
+    input: z.array(jobInputSchema).max(L.MAX_INPUTS).optional(),
+    outputs: z.record(name, outputDeclarationSchema).optional(),
+    ffmpegArgs: z.array(z.string().max(L.MAX_ARG_LENGTH_CHARS)).min(1).max(L.MAX_ARGS),
+    webhookUrl: httpUrl.optional(),
+  })
+  .strict();
+export type CreateJobRequest = z.infer<typeof createJobSchema>;
+
+export const createFileSchema = z
+  .object({ fileName, contentType, size: z.number().int().min(0).max(L.MAX_UPLOAD_BYTES).optional() })
+  .strict();
+
+export const listJobsQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(512).optional(),
+    status: z.enum(JOB_STATUSES).optional(),
+  })
+  .strict();
+
+export const idParamSchema = z.object({ id: uuid });
+
+// ---- responses (documentation and response tests) ----
+const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+export const outputSchema = z.object({
+  id: uuid,
+  jobId: uuid,
+  assetId: uuid,
+  label: z.string(),
+  contentType: z.string(),
+  kind: z.literal("file"),
+  metadata: z.unknown().nullable(),
+  createdAt: timestamp,
+  downloadUrl: z.string(),
+});
+
+export const progressSchema = z.object({
+  percent: z.number().nullable(),
+  outTimeSeconds: z.number().nullable(),
+  speed: z.number().nullable(),
+});
+
+export const jobSchema = z.object({
+  id: uuid,
+  binary: z.enum(["ffmpeg", "ffprobe"]),
+  mode: z.enum(["preset", "raw"]),
+  status: z.enum(JOB_STATUSES),
+  runtimeSeconds: z.number().int(),
+  creditsCharged: z.number().int(),
+  errorCode: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  createdAt: timestamp,
+  startedAt: timestamp.nullable(),
+  finishedAt: timestamp.nullable(),
+  outputs: z.array(outputSchema),
+  progress: progressSchema.nullable(),
+  ffmpegArgs: z.array(z.string()),
+  inputs: z.record(z.string(), jobInputSchema),
+  outputDeclarations: z.record(z.string(), outputDeclarationSchema),
+  webhookUrl: z.string().nullable(),
+});
+
+export const jobAcceptedSchema = jobSchema.pick({ id: true, binary: true, status: true, mode: true });
+
+export const jobResultSchema = z.object({
+  id: uuid,
+  status: z.enum(JOB_STATUSES),
+  binary: z.enum(["ffmpeg", "ffprobe"]),
+  exitCode: z.number().int().nullable(),
+  runtimeSeconds: z.number().int(),
+  creditsCharged: z.number().int(),
+  errorCode: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  outputs: z.array(outputSchema),
+  stdout: z.string().nullable(),
+  stderrTail: z.string().nullable(),
+  probe: z.unknown().nullable(),
+  finishedAt: timestamp.nullable(),
+});
+
+export const assetSchema = z.object({
+  id: uuid,
+  fileName: z.string(),
+  contentType: z.string(),
+  size: z.number().int().nullable(),
+  status: z.enum(["pending", "ready"]),
+  createdAt: timestamp,
+  upload: z
+    .object({ url: z.string(), method: z.literal("PUT"), headers: z.record(z.string(), z.string()), expiresAt: timestamp })
+    .optional(),
+});
+
+export const jobListSchema = z.object({ data: z.array(jobSchema), nextCursor: z.string().nullable() });
+
+export const errorSchema = z.object({
+  error: z.string(),
+  code: z.string(),
+  details: z.array(z.object({ path: z.array(z.string()), message: z.string(), code: z.string() })).optional(),
+});

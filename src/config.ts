@@ -1,0 +1,70 @@
+import { z } from "zod";
+import type { Env } from "./env.ts";
+
+const intFrom = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).optional().transform((v) => v ?? fallback);
+
+const hostList = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean));
+
+const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
+
+const configSchema = z
+  .object({
+    RUNNER_MODE: z.enum(["container", "local"]).default("container"),
+    RUNNER_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    CREDITS_PER_SECOND: intFrom(1, 0, 1_000_000),
+    JOB_TIMEOUT_SECONDS: intFrom(3600, 1, 7 * 24 * 3600),
+    RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
+    ALLOWED_PRIVATE_HOSTS: hostList,
+    R2_BUCKET_NAME: z.string().min(1).default("ffjobs-media"),
+    R2_S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url().optional()),
+    R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
+    R2_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+  })
+  .refine((c) => c.RUNNER_MODE !== "local" || c.RUNNER_URL, {
+    message: "RUNNER_URL is required when RUNNER_MODE is local",
+    path: ["RUNNER_URL"],
+  });
+
+export type Config = {
+  runnerMode: "container" | "local";
+  runnerUrl?: string;
+  creditsPerSecond: number;
+  jobTimeoutMs: number;
+  runnerPollIntervalMs: number;
+  allowedPrivateHosts: string[];
+  storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
+};
+
+const cache = new WeakMap<object, Config>();
+
+/** Reads and validates the environment once per isolate; a bad value fails loudly at first use. */
+export function loadConfig(env: Env): Config {
+  const cached = cache.get(env);
+  if (cached) return cached;
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const c = parsed.data;
+  const config: Config = {
+    runnerMode: c.RUNNER_MODE,
+    runnerUrl: c.RUNNER_URL,
+    creditsPerSecond: c.CREDITS_PER_SECOND,
+    jobTimeoutMs: c.JOB_TIMEOUT_SECONDS * 1000,
+    runnerPollIntervalMs: c.RUNNER_POLL_INTERVAL_MS,
+    allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
+    storage: {
+      bucketName: c.R2_BUCKET_NAME,
+      s3Endpoint: c.R2_S3_ENDPOINT,
+      accessKeyId: c.R2_ACCESS_KEY_ID,
+      secretAccessKey: c.R2_SECRET_ACCESS_KEY,
+    },
+  };
+  cache.set(env, config);
+  return config;
+}

@@ -1,0 +1,22 @@
+import type { JobCoordinator } from "./jobs/job-coordinator.ts";
+import type { FfmpegContainer } from "./runner/ffmpeg-container.ts";
+import type { JobMessage } from "./jobs/job-message.ts";
+
+/** Bindings and vars as wrangler.toml declares them. Read only through `loadConfig` and the adapters. */
+export interface Env {
+  DB: D1Database;
+  BUCKET: R2Bucket;
+  JOBS_QUEUE: Queue<JobMessage>;
+  JOB_COORDINATOR: DurableObjectNamespace<JobCoordinator>;
+  FFMPEG_CONTAINER?: DurableObjectNamespace<FfmpegContainer>;
+  RUNNER_MODE?: string;
+  RUNNER_URL?: string;
+  CREDITS_PER_SECOND?: string;
+  JOB_TIMEOUT_SECONDS?: string;
+  ALLOWED_PRIVATE_HOSTS?: string;
+  R2_BUCKET_NAME?: string;
+  R2_S3_ENDPOINT?: string;
+  R2_ACCESS_KEY_ID?: string;
+  R2_SECRET_ACCESS_KEY?: string;
+  RUNNER_POLL_INTERVAL_MS?: string;
+}

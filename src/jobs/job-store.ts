@@ -1,0 +1,144 @@
+import type { JobSpec } from "./job-request.ts";
+import { sourcesOf, type JobStatus } from "./job-states.ts";
+
+export type JobRow = {
+  id: string;
+  account_id: string;
+  binary: "ffmpeg" | "ffprobe";
+  mode: "raw" | "preset";
+  status: JobStatus;
+  request_json: string;
+  webhook_url: string | null;
+  progress_json: string | null;
+  exit_code: number | null;
+  runtime_seconds: number;
+  credits_charged: number;
+  error_code: string | null;
+  error_message: string | null;
+  stdout: string | null;
+  stderr_tail: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+};
+
+export type JobFinish = {
+  status: "completed" | "failed" | "canceled" | "rejected";
+  exitCode: number | null;
+  runtimeSeconds: number;
+  creditsCharged: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  stdout: string | null;
+  stderrTail: string | null;
+};
+
+export function jobSpecOf(row: JobRow): JobSpec {
+  return JSON.parse(row.request_json) as JobSpec;
+}
+
+export async function insertJob(db: D1Database, job: { id: string; accountId: string; spec: JobSpec; now: string }): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO jobs (id, account_id, binary, mode, status, request_json, webhook_url, created_at, updated_at)
+       VALUES (?1, ?2, ?3, 'raw', 'queued', ?4, ?5, ?6, ?6)`,
+    )
+    .bind(job.id, job.accountId, job.spec.binary, JSON.stringify(job.spec), job.spec.webhookUrl, job.now)
+    .run();
+}
+
+/** A job by id; with an account id, another account's job is indistinguishable from a missing one. */
+export async function getJob(db: D1Database, id: string, accountId?: string): Promise<JobRow | null> {
+  const sql = accountId ? "SELECT * FROM jobs WHERE id = ?1 AND account_id = ?2" : "SELECT * FROM jobs WHERE id = ?1";
+  const stmt = accountId ? db.prepare(sql).bind(id, accountId) : db.prepare(sql).bind(id);
+  return stmt.first<JobRow>();
+}
+
+/** queued → running. False when the job was not queued (duplicate dispatch, canceled meanwhile). */
+export async function markRunning(db: D1Database, id: string, now: string): Promise<boolean> {
+  const r = await db
+    .prepare("UPDATE jobs SET status = 'running', started_at = ?2, updated_at = ?2 WHERE id = ?1 AND status = 'queued'")
+    .bind(id, now)
+    .run();
+  return r.meta.changes === 1;
+}
+
+export async function saveProgress(db: D1Database, id: string, progress: unknown, now: string): Promise<void> {
+  await db
+    .prepare("UPDATE jobs SET progress_json = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'running'")
+    .bind(id, JSON.stringify(progress), now)
+    .run();
+}
+
+/**
+ * Moves a job to a terminal state and charges its account, atomically and at most once: the status
+ * guard makes a late or duplicate finish change nothing, and `charge_applied` makes the debit idempotent.
+ */
+export async function finishJob(db: D1Database, id: string, finish: JobFinish, now: string): Promise<boolean> {
+  const from = sourcesOf(finish.status);
+  const guard = from.map((s) => `'${s}'`).join(", ");
+  const [update] = await db.batch([
+    db
+      .prepare(
+        `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
+           error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10,
+           started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
+         WHERE id = ?1 AND status IN (${guard})`,
+      )
+      .bind(id, finish.status, finish.exitCode, finish.runtimeSeconds, finish.creditsCharged, finish.errorCode,
+        finish.errorMessage, finish.stdout, finish.stderrTail, now),
+    db
+      .prepare(
+        `UPDATE accounts SET credit_balance = credit_balance - (SELECT credits_charged FROM jobs WHERE id = ?1)
+         WHERE credit_balance IS NOT NULL
+           AND id = (SELECT account_id FROM jobs WHERE id = ?1 AND charge_applied = 0 AND finished_at IS NOT NULL)`,
+      )
+      .bind(id),
+    db.prepare("UPDATE jobs SET charge_applied = 1 WHERE id = ?1 AND charge_applied = 0 AND finished_at IS NOT NULL").bind(id),
+  ]);
+  return update.meta.changes === 1;
+}
+
+export type JobPage = { rows: JobRow[]; nextCursor: string | null };
+
+/** Newest first, keyset-paginated on (created_at, id), so new jobs never shift a page being read. */
+export async function listJobs(
+  db: D1Database,
+  accountId: string,
+  q: { limit: number; cursor?: { createdAt: string; id: string }; status?: JobStatus },
+): Promise<JobPage> {
+  const where = ["account_id = ?1"];
+  const params: unknown[] = [accountId];
+  if (q.status) {
+    params.push(q.status);
+    where.push(`status = ?${params.length}`);
+  }
+  if (q.cursor) {
+    params.push(q.cursor.createdAt, q.cursor.id);
+    const c = params.length - 1;
+    where.push(`(created_at < ?${c} OR (created_at = ?${c} AND id < ?${c + 1}))`);
+  }
+  params.push(q.limit + 1);
+  const { results } = await db
+    .prepare(`SELECT * FROM jobs WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?${params.length}`)
+    .bind(...params)
+    .all<JobRow>();
+  const rows = results.slice(0, q.limit);
+  const last = rows[rows.length - 1];
+  const nextCursor = results.length > q.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null;
+  return { rows, nextCursor };
+}
+
+export function encodeCursor(c: { createdAt: string; id: string }): string {
+  return btoa(JSON.stringify([c.createdAt, c.id])).replace(/=+$/, "");
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
+  try {
+    const [createdAt, id] = JSON.parse(atob(cursor)) as unknown[];
+    if (typeof createdAt === "string" && typeof id === "string" && createdAt.length < 40 && id.length < 40) return { createdAt, id };
+  } catch {
+    // fall through: any undecodable cursor is a client error
+  }
+  return null;
+}

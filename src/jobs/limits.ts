@@ -1,0 +1,14 @@
+/** Request-shape limits. Documented in docs/api.md; published later at GET /v1/policy. */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+export const MAX_ARGS = 256;
+export const MAX_ARG_LENGTH_CHARS = 4096;
+export const MAX_INPUTS = 16;
+export const MAX_OUTPUTS = 16;
+export const MAX_URL_LENGTH_CHARS = 2048;
+export const MAX_FILE_NAME_CHARS = 255;
+export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024 * 1024;
+export const UPLOAD_URL_TTL_SECONDS = 3600;
+export const DOWNLOAD_URL_TTL_SECONDS = 3600;
+export const RUNNER_IO_URL_TTL_SECONDS = 6 * 3600;
+export const MAX_STDOUT_BYTES = 256 * 1024;
+export const MAX_STDERR_TAIL_BYTES = 16 * 1024;

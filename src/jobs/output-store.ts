@@ -1,0 +1,51 @@
+export type OutputRow = {
+  id: string;
+  job_id: string;
+  asset_id: string;
+  label: string;
+  content_type: string;
+  kind: "file";
+  metadata_json: string | null;
+  created_at: string;
+  file_name: string;
+  object_key: string;
+};
+
+export type StoredOutput = { label: string; fileName: string; contentType: string; objectKey: string; size: number; metadata: unknown };
+
+/** Records a job's stored outputs as assets of the job's account; re-recording the same label is a no-op. */
+export async function recordOutputs(db: D1Database, job: { id: string; accountId: string }, outputs: StoredOutput[], now: string): Promise<void> {
+  if (outputs.length === 0) return;
+  const statements = outputs.flatMap((o) => {
+    const assetId = crypto.randomUUID();
+    return [
+      db
+        .prepare(
+          `INSERT INTO assets (id, account_id, origin, job_id, file_name, content_type, size, status, object_key, created_at)
+           SELECT ?1, ?2, 'output', ?3, ?4, ?5, ?6, 'ready', ?7, ?8
+           WHERE NOT EXISTS (SELECT 1 FROM job_outputs WHERE job_id = ?3 AND label = ?9)`,
+        )
+        .bind(assetId, job.accountId, job.id, o.fileName, o.contentType, o.size, o.objectKey, now, o.label),
+      db
+        .prepare(
+          `INSERT OR IGNORE INTO job_outputs (id, job_id, asset_id, label, content_type, kind, metadata_json, created_at)
+           SELECT ?1, ?2, ?3, ?4, ?5, 'file', ?6, ?7 WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?3)`,
+        )
+        .bind(crypto.randomUUID(), job.id, assetId, o.label, o.contentType, o.metadata === null ? null : JSON.stringify(o.metadata), now),
+    ];
+  });
+  await db.batch(statements);
+}
+
+export async function listOutputs(db: D1Database, jobIds: string[]): Promise<OutputRow[]> {
+  if (jobIds.length === 0) return [];
+  const marks = jobIds.map((_, i) => `?${i + 1}`).join(", ");
+  const { results } = await db
+    .prepare(
+      `SELECT o.*, a.file_name, a.object_key FROM job_outputs o JOIN assets a ON a.id = o.asset_id
+       WHERE o.job_id IN (${marks}) ORDER BY o.created_at, o.label`,
+    )
+    .bind(...jobIds)
+    .all<OutputRow>();
+  return results;
+}

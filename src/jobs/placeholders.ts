@@ -1,0 +1,78 @@
+/**
+ * Placeholders in job arguments: `{{name}}` stands for a declared input or output. This module is
+ * shared by the API (validation) and the runner (resolution to paths), so both read arguments alike.
+ */
+export const NAME_PATTERN = /^[A-Za-z0-9_]{1,64}$/;
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
+const WHOLE_PLACEHOLDER = /^\{\{([A-Za-z0-9_]{1,64})\}\}$/;
+
+/** Options whose value is a filter graph: a placeholder may sit inside them (e.g. `subtitles={{subs}}`). */
+export function isFilterGraphOption(arg: string): boolean {
+  return /^-(vf|af|lavfi|filter_complex|filter)(:[A-Za-z0-9]+)?$/.test(arg);
+}
+
+export type PlaceholderProblem = { index: number; message: string };
+
+export type PlaceholderUse = { index: number; name: string; whole: boolean };
+
+/** Finds every placeholder, or explains why an argument's use of one is not allowed. */
+export function scanPlaceholders(args: readonly string[]): { uses: PlaceholderUse[]; problems: PlaceholderProblem[] } {
+  const uses: PlaceholderUse[] = [];
+  const problems: PlaceholderProblem[] = [];
+  args.forEach((arg, index) => {
+    const whole = WHOLE_PLACEHOLDER.exec(arg);
+    if (whole) {
+      uses.push({ index, name: whole[1], whole: true });
+      return;
+    }
+    const inFilter = index > 0 && isFilterGraphOption(args[index - 1]);
+    for (const match of arg.matchAll(PLACEHOLDER)) {
+      const name = match[1];
+      if (!NAME_PATTERN.test(name)) {
+        problems.push({ index, message: `"{{${name}}}" is not a valid placeholder name (letters, digits, _; 1-64)` });
+      } else if (!inFilter) {
+        problems.push({
+          index,
+          message: `placeholder {{${name}}} must be a whole argument, or sit inside a filter graph (-vf, -af, -filter_complex)`,
+        });
+      } else {
+        uses.push({ index, name, whole: false });
+      }
+    }
+  });
+  return { uses, problems };
+}
+
+/** Escapes a path for use as a filter option value inside a filter graph (both escaping levels). */
+export function escapeFilterPath(path: string): string {
+  const optionLevel = path.replace(/[\\:']/g, (c) => `\\${c}`);
+  return optionLevel.replace(/[\\'[\],;]/g, (c) => `\\${c}`);
+}
+
+/** Replaces every placeholder with its path; embedded ones are escaped for the filter graph. */
+export function resolvePlaceholders(args: readonly string[], pathOf: (name: string) => string | undefined): string[] {
+  return args.map((arg, index) => {
+    const whole = WHOLE_PLACEHOLDER.exec(arg);
+    if (whole) return requirePath(pathOf, whole[1], index);
+    return arg.replace(PLACEHOLDER, (_m, name: string) => escapeFilterPath(requirePath(pathOf, name, index)));
+  });
+}
+
+function requirePath(pathOf: (name: string) => string | undefined, name: string, index: number): string {
+  const path = pathOf(name);
+  if (path === undefined) throw new Error(`argument ${index}: {{${name}}} names no declared input or output`);
+  return path;
+}
+
+/** Array-form inputs are named input0, input1, ... */
+export function arrayInputName(position: number): string {
+  return `input${position}`;
+}
+
+/** A file extension safe to put in a service-chosen path, taken from a file name or a URL's pathname. */
+export function safeExtension(fileNameOrPath: string, fallback = "bin"): string {
+  const base = fileNameOrPath.split("/").filter(Boolean).pop() ?? "";
+  const dot = base.lastIndexOf(".");
+  const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : "";
+  return /^[a-z0-9]{1,10}$/.test(ext) ? ext : fallback;
+}

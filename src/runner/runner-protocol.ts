@@ -1,0 +1,49 @@
+/**
+ * The coordinator ↔ runner contract. The runner is the same HTTP server in the container image and
+ * in local development; these types are shared by both sides (no runtime imports here).
+ */
+export type RunnerInput = {
+  name: string;
+  url: string;
+  /** Only for its extension: the runner names the file itself. */
+  fileName: string;
+  /** Service-minted storage URLs are trusted; client URLs go through the address policy. */
+  trusted: boolean;
+};
+
+export type RunnerOutput = { name: string; fileName: string; contentType: string; uploadUrl: string };
+
+export type RunnerJobRequest = {
+  jobId: string;
+  binary: "ffmpeg" | "ffprobe";
+  args: string[];
+  inputs: RunnerInput[];
+  outputs: RunnerOutput[];
+  timeoutMs: number;
+  allowedPrivateHosts: string[];
+};
+
+export type RunnerProgress = { percent: number | null; outTimeSeconds: number | null; speed: number | null };
+
+export type RunnerOutcome = {
+  status: "completed" | "failed" | "canceled";
+  exitCode: number | null;
+  /** How long the binary itself ran; 0 when it never started. */
+  runtimeMs: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  stdout: string;
+  stderrTail: string;
+  outputs: { name: string; size: number; metadata: unknown }[];
+};
+
+export type RunnerJobState = "waiting" | "fetching" | "running" | "uploading" | "finished";
+
+export type RunnerJobStatus = {
+  jobId: string;
+  state: RunnerJobState;
+  progress: RunnerProgress | null;
+  outcome: RunnerOutcome | null;
+};
+
+export const RUNNER_PORT = 8080;

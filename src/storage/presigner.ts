@@ -1,0 +1,38 @@
+import { AwsClient } from "aws4fetch";
+import type { Config } from "../config.ts";
+
+export type PresignedUrl = { url: string; expiresAt: string };
+
+/** Presigned S3-style URLs for R2 objects: clients and the runner move bytes without the Worker. */
+export interface Presigner {
+  presign(method: "GET" | "PUT", objectKey: string, ttlSeconds: number, opts?: { downloadName?: string }): Promise<PresignedUrl>;
+}
+
+export function createPresigner(storage: Config["storage"], now: () => Date = () => new Date()): Presigner {
+  const { s3Endpoint, accessKeyId, secretAccessKey, bucketName } = storage;
+  if (!s3Endpoint || !accessKeyId || !secretAccessKey) {
+    throw new Error("R2_S3_ENDPOINT, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY must be set to issue storage URLs");
+  }
+  const client = new AwsClient({ accessKeyId, secretAccessKey, service: "s3", region: "auto" });
+  const base = s3Endpoint.replace(/\/+$/, "");
+  return {
+    async presign(method, objectKey, ttlSeconds, opts = {}) {
+      const url = new URL(`${base}/${bucketName}/${objectKey.split("/").map(encodeURIComponent).join("/")}`);
+      url.searchParams.set("X-Amz-Expires", String(ttlSeconds));
+      if (opts.downloadName) {
+        url.searchParams.set("response-content-disposition", `attachment; filename="${opts.downloadName}"`);
+      }
+      const signedAt = now();
+      const signed = await client.sign(url.toString(), {
+        method,
+        aws: { signQuery: true, datetime: signedAt.toISOString().replace(/[:-]|\.\d{3}/g, "") },
+      });
+      return { url: signed.url, expiresAt: new Date(signedAt.getTime() + ttlSeconds * 1000).toISOString() };
+    },
+  };
+}
+
+export const objectKeys = {
+  upload: (assetId: string, fileName: string) => `uploads/${assetId}/${fileName}`,
+  output: (jobId: string, outputName: string, fileName: string) => `outputs/${jobId}/${outputName}/${fileName}`,
+};
