@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { createWriteStream } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -91,8 +91,9 @@ function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-function checkedLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
-  dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+function checkedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : (options.family ?? 0);
+  dnsLookup(hostname, { all: true, family }, (err, addresses) => {
     if (err) return callback(err, []);
     const refused = addresses.find((a) => !isPublicAddress(a.address));
     if (refused || addresses.length === 0) {

@@ -14,19 +14,3 @@ export async function findAccountByKey(db: D1Database, key: string): Promise<Acc
     .first<{ id: string; name: string; credit_balance: number | null }>();
   return row ? { id: row.id, name: row.name, creditBalance: row.credit_balance } : null;
 }
-
-/** SQL that creates an account (if new) and a key for it; shared by the keys CLI and the tests. */
-export function createKeyStatements(accountName: string, keyHash: string, keyPrefix: string, now: string) {
-  const accountId = crypto.randomUUID();
-  const keyId = crypto.randomUUID();
-  return [
-    {
-      sql: "INSERT INTO accounts (id, name, credit_balance, created_at) VALUES (?1, ?2, NULL, ?3) ON CONFLICT(name) DO NOTHING",
-      params: [accountId, accountName, now],
-    },
-    {
-      sql: "INSERT INTO api_keys (id, account_id, key_hash, key_prefix, created_at) SELECT ?1, id, ?2, ?3, ?4 FROM accounts WHERE name = ?5",
-      params: [keyId, keyHash, keyPrefix, now, accountName],
-    },
-  ];
-}

@@ -1,0 +1,42 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { MAX_REQUEST_BODY_BYTES } from "../jobs/limits.ts";
+import { ApiError, errorResponse } from "./api-error.ts";
+import type { AppEnv } from "./app-env.ts";
+import { requireApiKey } from "./auth-middleware.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { fileRoutes } from "./routes/files.ts";
+import { jobRoutes } from "./routes/jobs.ts";
+
+export const app = new Hono<AppEnv>();
+
+app.get("/openapi.json", (c) => c.json(buildOpenApiDocument(new URL(c.req.url).origin)));
+
+app.use(
+  "/v1/*",
+  bodyLimit({
+    maxSize: MAX_REQUEST_BODY_BYTES,
+    onError: () => {
+      throw new ApiError("PAYLOAD_TOO_LARGE", `The request body is over ${MAX_REQUEST_BODY_BYTES} bytes`);
+    },
+  }),
+);
+app.use("/v1/*", requireApiKey);
+app.route("/v1/jobs", jobRoutes);
+app.route("/v1/files", fileRoutes);
+
+app.notFound(() => {
+  throw new ApiError("NOT_FOUND", "No such endpoint");
+});
+
+app.onError((err, c) => {
+  if (err instanceof ApiError) return errorResponse(c, err);
+  if (err instanceof HTTPException && err.status === 400) {
+    return errorResponse(c, new ApiError("INVALID_REQUEST", "The body is not valid JSON", {
+      details: [{ path: [], message: err.message, code: "invalid_json" }],
+    }));
+  }
+  console.error("unhandled error", err);
+  return errorResponse(c, new ApiError("INTERNAL", "Internal error"));
+});

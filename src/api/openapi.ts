@@ -1,0 +1,67 @@
+import { z } from "zod";
+import * as S from "./schemas.ts";
+import { API_ERRORS } from "./error-codes.ts";
+
+const schema = (s: z.ZodType, io: "input" | "output" = "output") =>
+  z.toJSONSchema(s, { io, target: "openapi-3.0", unrepresentable: "any" }) as Record<string, unknown>;
+
+const json = (s: z.ZodType, io: "input" | "output" = "output") => ({ "application/json": { schema: schema(s, io) } });
+const error = (description: string) => ({ description, content: json(S.errorSchema) });
+const idParam = [{ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }];
+const common = { 401: error("Missing or invalid API key"), 500: error("Internal error") };
+
+/** The OpenAPI document, generated from the same zod schemas that validate requests. */
+export function buildOpenApiDocument(serverUrl: string) {
+  return {
+    openapi: "3.0.3",
+    info: {
+      title: "ffjobs",
+      version: "1.0.0",
+      description: `Asynchronous FFmpeg/FFprobe jobs. Error codes: ${Object.keys(API_ERRORS).join(", ")}.`,
+    },
+    servers: [{ url: serverUrl }],
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    security: [{ bearer: [] }],
+    paths: {
+      "/v1/jobs": {
+        post: {
+          summary: "Create a job",
+          requestBody: { required: true, content: json(S.createJobSchema, "input") },
+          responses: { 202: { description: "Accepted", content: json(S.jobAcceptedSchema) }, 400: error("Invalid request"), 413: error("Body too large"), ...common },
+        },
+        get: {
+          summary: "List jobs, newest first",
+          parameters: Object.entries((schema(S.listJobsQuerySchema, "input").properties ?? {}) as Record<string, unknown>).map(([name, s]) => ({ name, in: "query", schema: s })),
+          responses: { 200: { description: "A page of jobs", content: json(S.jobListSchema) }, 400: error("Invalid query"), ...common },
+        },
+      },
+      "/v1/jobs/{id}": {
+        get: { summary: "Get a job", parameters: idParam, responses: { 200: { description: "The job", content: json(S.jobSchema) }, 404: error("No such job"), ...common } },
+      },
+      "/v1/jobs/{id}/result": {
+        get: {
+          summary: "A finished job's result",
+          parameters: idParam,
+          responses: { 200: { description: "The result", content: json(S.jobResultSchema) }, 404: error("No such job"), 409: error("JOB_NOT_FINISHED"), ...common },
+        },
+      },
+      "/v1/jobs/{id}/cancel": {
+        post: {
+          summary: "Cancel a queued or running job",
+          parameters: idParam,
+          responses: { 200: { description: "The canceled job", content: json(S.jobSchema) }, 404: error("No such job"), 409: error("JOB_ALREADY_FINISHED"), ...common },
+        },
+      },
+      "/v1/files": {
+        post: {
+          summary: "Create an upload slot",
+          requestBody: { required: true, content: json(S.createFileSchema, "input") },
+          responses: { 201: { description: "The asset with its upload URL", content: json(S.assetSchema) }, 400: error("Invalid request"), ...common },
+        },
+      },
+      "/v1/files/{id}": {
+        get: { summary: "Get an asset", parameters: idParam, responses: { 200: { description: "The asset", content: json(S.assetSchema) }, 404: error("No such file"), ...common } },
+      },
+    },
+  };
+}

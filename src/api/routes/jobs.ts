@@ -1,0 +1,93 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { ApiError, invalidRequest } from "../api-error.ts";
+import { createJobSchema, idParamSchema, listJobsQuerySchema } from "../schemas.ts";
+import { requireJsonBody, validate } from "../validation.ts";
+import { checkJobRequest, toJobSpec } from "../../jobs/job-request.ts";
+import { decodeCursor, finishJob, getJob, insertJob, listJobs } from "../../jobs/job-store.ts";
+import { isTerminal } from "../../jobs/job-states.ts";
+import { jobResultView, jobView } from "../../jobs/job-view.ts";
+import { listOutputs } from "../../jobs/output-store.ts";
+import { getAssets, refreshUploadStatus } from "../../storage/asset-store.ts";
+import { createPresigner } from "../../storage/presigner.ts";
+import { loadConfig } from "../../config.ts";
+
+export const jobRoutes = new Hono<AppEnv>();
+
+const presignerOf = (env: AppEnv["Bindings"]) => createPresigner(loadConfig(env).storage);
+
+jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c) => {
+  const req = c.req.valid("json");
+  const issues = checkJobRequest(req);
+  const spec = toJobSpec(req);
+  const account = c.get("account");
+  const assetInputs = Object.entries(spec.inputs).flatMap(([name, i]) => (i.type === "asset" ? [{ name, assetId: i.assetId }] : []));
+  const assets = new Map((await getAssets(c.env.DB, assetInputs.map((a) => a.assetId), account.id)).map((a) => [a.id, a]));
+  for (const { name, assetId } of assetInputs) {
+    const path = req.input ? ["input", name.slice("input".length), "assetId"] : ["inputs", name, "assetId"];
+    const asset = assets.get(assetId);
+    if (!asset) issues.push({ path, message: `asset ${assetId} does not exist` });
+    else if ((await refreshUploadStatus(c.env.DB, c.env.BUCKET, asset)).status !== "ready") {
+      issues.push({ path, message: `asset ${assetId} is not ready: upload its bytes first` });
+    }
+  }
+  if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
+
+  const id = crypto.randomUUID();
+  await insertJob(c.env.DB, { id, accountId: account.id, spec, now: new Date().toISOString() });
+  await c.env.JOBS_QUEUE.send({ jobId: id });
+  c.header("Location", `/v1/jobs/${id}`);
+  return c.json({ id, binary: spec.binary, status: "queued" as const, mode: "raw" as const }, 202);
+});
+
+jobRoutes.get("/", validate("query", listJobsQuerySchema), async (c) => {
+  const q = c.req.valid("query");
+  const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+  if (cursor === null) throw invalidRequest([{ path: ["cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);
+  const page = await listJobs(c.env.DB, c.get("account").id, { limit: q.limit, cursor, status: q.status });
+  const outputs = await listOutputs(c.env.DB, page.rows.map((r) => r.id));
+  const presigner = presignerOf(c.env);
+  return c.json({ data: await Promise.all(page.rows.map((r) => jobView(r, outputs, presigner))), nextCursor: page.nextCursor });
+});
+
+jobRoutes.get("/:id", validate("param", idParamSchema), async (c) => {
+  const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
+  return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)));
+});
+
+jobRoutes.get("/:id/result", validate("param", idParamSchema), async (c) => {
+  const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
+  if (!isTerminal(job.status)) {
+    throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}; its result exists once it finishes`, { extra: { status: job.status } });
+  }
+  return c.json(await jobResultView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)));
+});
+
+jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
+  const accountId = c.get("account").id;
+  const job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
+  if (isTerminal(job.status)) alreadyFinished(job.status);
+  if (job.status === "queued") {
+    await finishJob(c.env.DB, job.id, {
+      status: "canceled", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "CANCELED",
+      errorMessage: "The job was canceled", stdout: null, stderrTail: null,
+    }, new Date().toISOString());
+  }
+  const current = await requireJob(c.env.DB, job.id, accountId);
+  if (current.status === "running") {
+    await c.env.JOB_COORDINATOR.get(c.env.JOB_COORDINATOR.idFromName(job.id)).cancel(job.id);
+  }
+  const after = await requireJob(c.env.DB, job.id, accountId);
+  if (after.status !== "canceled") alreadyFinished(after.status);
+  return c.json(await jobView(after, await listOutputs(c.env.DB, [after.id]), presignerOf(c.env)));
+});
+
+async function requireJob(db: D1Database, id: string, accountId: string) {
+  const job = await getJob(db, id, accountId);
+  if (!job) throw new ApiError("NOT_FOUND", "No job with this id");
+  return job;
+}
+
+function alreadyFinished(status: string): never {
+  throw new ApiError("JOB_ALREADY_FINISHED", `The job is already ${status}`, { extra: { status } });
+}

@@ -1,0 +1,23 @@
+import { zValidator } from "@hono/zod-validator";
+import { createMiddleware } from "hono/factory";
+import type { z } from "zod";
+import { ApiError, detailsFromZod, invalidRequest } from "./api-error.ts";
+
+type Target = "json" | "query" | "param";
+
+/** zod validation whose failures become the spec's INVALID_REQUEST body. */
+export const validate = <T extends z.ZodType, Tg extends Target>(target: Tg, schema: T) =>
+  zValidator(target, schema, (result) => {
+    if (!result.success) throw invalidRequest(detailsFromZod(result.error.issues));
+  });
+
+/** Bodies must be declared JSON: otherwise the validator would see `{}` and blame a missing field. */
+export const requireJsonBody = createMiddleware(async (c, next) => {
+  const type = c.req.header("Content-Type") ?? "";
+  if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
+    throw new ApiError("INVALID_REQUEST", "Content-Type must be application/json", {
+      details: [{ path: [], message: "send a JSON body with Content-Type: application/json", code: "invalid_type" }],
+    });
+  }
+  await next();
+});

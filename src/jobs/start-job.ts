@@ -1,0 +1,78 @@
+import type { Services } from "../services.ts";
+import { getAssets } from "../storage/asset-store.ts";
+import { objectKeys } from "../storage/presigner.ts";
+import type { RunnerInput, RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
+import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
+import { finishJob, getJob, jobSpecOf, markRunning, type JobRow } from "./job-store.ts";
+
+export type StartResult = "started" | "skipped" | "rejected" | "failed";
+
+/**
+ * Hands a queued job to its runner. The guarded queued → running update is the gate that makes a
+ * duplicate queue message, or a job canceled meanwhile, change nothing.
+ */
+export async function startJob(s: Services, jobId: string): Promise<StartResult> {
+  const job = await getJob(s.db, jobId);
+  if (!job || job.status !== "queued") return "skipped";
+  if (await creditsExhausted(s.db, job.account_id)) {
+    await finishJob(s.db, jobId, {
+      status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "INSUFFICIENT_CREDITS",
+      errorMessage: "The account's credit balance is exhausted", stdout: null, stderrTail: null,
+    }, s.now().toISOString());
+    return "rejected";
+  }
+  const request = await buildRunnerRequest(s, job);
+  if (!(await markRunning(s.db, jobId, s.now().toISOString()))) return "skipped";
+  try {
+    await s.runner.start(request, egressHostsOf(request));
+    return "started";
+  } catch (err) {
+    console.error(`job ${jobId}: runner start failed`, err);
+    await finishJob(s.db, jobId, {
+      status: "failed", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "RUNNER_UNAVAILABLE",
+      errorMessage: "No runner could be reached to start the job", stdout: null, stderrTail: null,
+    }, s.now().toISOString());
+    return "failed";
+  }
+}
+
+async function creditsExhausted(db: D1Database, accountId: string): Promise<boolean> {
+  const row = await db.prepare("SELECT credit_balance FROM accounts WHERE id = ?1").bind(accountId).first<{ credit_balance: number | null }>();
+  return row !== null && row.credit_balance !== null && row.credit_balance <= 0;
+}
+
+export async function buildRunnerRequest(s: Services, job: JobRow): Promise<RunnerJobRequest> {
+  const spec = jobSpecOf(job);
+  const assetIds = Object.values(spec.inputs).flatMap((i) => (i.type === "asset" ? [i.assetId] : []));
+  const assets = new Map((await getAssets(s.db, assetIds, job.account_id)).map((a) => [a.id, a]));
+  const inputs: RunnerInput[] = await Promise.all(
+    Object.entries(spec.inputs).map(async ([name, input]): Promise<RunnerInput> => {
+      if (input.type === "url") return { name, url: input.url, fileName: new URL(input.url).pathname, trusted: false };
+      const asset = assets.get(input.assetId);
+      if (!asset) throw new Error(`asset ${input.assetId} vanished`);
+      const { url } = await s.presigner.presign("GET", asset.object_key, RUNNER_IO_URL_TTL_SECONDS);
+      return { name, url, fileName: asset.file_name, trusted: true };
+    }),
+  );
+  const outputs: RunnerOutput[] = await Promise.all(
+    Object.entries(spec.outputs).map(async ([name, o]) => {
+      const { url } = await s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS);
+      return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url };
+    }),
+  );
+  return {
+    jobId: job.id,
+    binary: spec.binary,
+    args: spec.args,
+    inputs,
+    outputs,
+    timeoutMs: s.config.jobTimeoutMs,
+    allowedPrivateHosts: s.config.allowedPrivateHosts,
+  };
+}
+
+/** The hosts a job's container may reach: storage and its own URL inputs. */
+function egressHostsOf(req: RunnerJobRequest): string[] {
+  const urls = [...req.inputs.map((i) => i.url), ...req.outputs.map((o) => o.uploadUrl)];
+  return [...new Set(urls.map((u) => new URL(u).hostname.toLowerCase()))];
+}

@@ -1,0 +1,36 @@
+import { loadConfig, type Config } from "./config.ts";
+import type { Env } from "./env.ts";
+import { containerTransport } from "./runner/ffmpeg-container.ts";
+import { createRunnerClient, localTransport, type RunnerClient } from "./runner/runner-client.ts";
+import { createPresigner, type Presigner } from "./storage/presigner.ts";
+
+/** Everything the job logic depends on, built once from the environment; tests build their own. */
+export type Services = {
+  db: D1Database;
+  bucket: R2Bucket;
+  config: Config;
+  presigner: Presigner;
+  runner: RunnerClient;
+  now: () => Date;
+};
+
+export function createServices(env: Env): Services {
+  const config = loadConfig(env);
+  const transport =
+    config.runnerMode === "local"
+      ? localTransport(config.runnerUrl!)
+      : containerTransport(requireBinding(env.FFMPEG_CONTAINER, "FFMPEG_CONTAINER"));
+  return {
+    db: env.DB,
+    bucket: env.BUCKET,
+    config,
+    presigner: createPresigner(config.storage),
+    runner: createRunnerClient(transport),
+    now: () => new Date(),
+  };
+}
+
+function requireBinding<T>(binding: T | undefined, name: string): T {
+  if (!binding) throw new Error(`${name} binding is missing (RUNNER_MODE=container needs it)`);
+  return binding;
+}
