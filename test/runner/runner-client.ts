@@ -1,0 +1,30 @@
+import type { RunnerJobRequest, RunnerJobStatus } from "../../src/runner/runner-protocol.ts";
+
+/** Speaks the runner protocol over HTTP, as the coordinator does. */
+export function runnerApi(base: string) {
+  return {
+    async submit(req: RunnerJobRequest): Promise<Response> {
+      return fetch(`${base}/jobs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(req) });
+    },
+    async status(jobId: string): Promise<RunnerJobStatus | null> {
+      const r = await fetch(`${base}/jobs/${jobId}`);
+      return r.status === 404 ? null : ((await r.json()) as RunnerJobStatus);
+    },
+    async cancel(jobId: string): Promise<RunnerJobStatus> {
+      return (await fetch(`${base}/jobs/${jobId}/cancel`, { method: "POST" })).json() as Promise<RunnerJobStatus>;
+    },
+    async waitFor(jobId: string, pred: (s: RunnerJobStatus) => boolean, timeoutMs = 30_000): Promise<RunnerJobStatus> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const s = await this.status(jobId);
+        if (s && pred(s)) return s;
+        if (Date.now() > deadline) throw new Error(`runner job ${jobId} never matched; last: ${JSON.stringify(s)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
+
+export function jobRequest(over: Partial<RunnerJobRequest>): RunnerJobRequest {
+  return { jobId: crypto.randomUUID(), binary: "ffmpeg", args: [], inputs: [], outputs: [], timeoutMs: 30_000, allowedPrivateHosts: ["127.0.0.1"], ...over };
+}

@@ -1,0 +1,18 @@
+import http from "node:http";
+
+/** A loopback HTTP server that records PUT bodies: where the runner uploads outputs in runner tests. */
+export async function startPutReceiver() {
+  const received = new Map<string, { body: Buffer; contentType: string | undefined }>();
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (req.method !== "PUT") return res.writeHead(405).end();
+    if (req.url?.startsWith("/fail")) return res.writeHead(500).end();
+    received.set(req.url ?? "", { body: Buffer.concat(chunks), contentType: req.headers["content-type"] });
+    res.writeHead(200).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : 0;
+  return { url: `http://127.0.0.1:${port}`, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+}

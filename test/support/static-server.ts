@@ -1,0 +1,34 @@
+import { createReadStream, statSync } from "node:fs";
+import http from "node:http";
+import { join, normalize } from "node:path";
+
+/** Serves a folder on loopback (URL inputs in tests), plus /redirect?to= and /status/<code>. */
+export async function startStaticServer(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (url.pathname === "/redirect") {
+      res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
+      return;
+    }
+    const status = /^\/status\/(\d{3})$/.exec(url.pathname);
+    if (status) {
+      res.writeHead(Number(status[1])).end("nope");
+      return;
+    }
+    const path = join(dir, normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, ""));
+    try {
+      const { size } = statSync(path);
+      res.writeHead(200, { "content-length": size });
+      createReadStream(path).pipe(res);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}

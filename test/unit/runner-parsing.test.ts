@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { createHeadBuffer, createTailBuffer } from "../../container/src/bounded-text.ts";
+import { buildArgv, lastMeaningfulLine } from "../../container/src/command.ts";
+import { createProgressParser } from "../../container/src/progress.ts";
+import { summarizeProbe } from "../../container/src/probe.ts";
+import type { RunnerProgress } from "../../src/runner/runner-protocol.ts";
+
+describe("ffmpeg -progress parsing", () => {
+  it("emits one figure per block, split across chunks, with a percentage when the duration is known", () => {
+    const seen: RunnerProgress[] = [];
+    const feed = createProgressParser(10, (p) => seen.push(p));
+    feed("frame=10\nout_time_us=2500000\nspe");
+    feed("ed=2.5x\nprogress=continue\nout_time_us=N/A\nspeed=N/A\nprogress=continue\n");
+    feed("out_time_us=10000000\nspeed=3x\nprogress=end\n");
+    expect(seen).toEqual([
+      { percent: 25, outTimeSeconds: 2.5, speed: 2.5 },
+      { percent: null, outTimeSeconds: null, speed: null },
+      { percent: 100, outTimeSeconds: 10, speed: 3 },
+    ]);
+  });
+
+  it("never reports 100% before the end", () => {
+    const seen: RunnerProgress[] = [];
+    createProgressParser(1, (p) => seen.push(p))("out_time_us=5000000\nprogress=continue\n");
+    expect(seen[0].percent).toBe(99.9);
+  });
+});
+
+describe("bounded output", () => {
+  it("keeps the head of stdout and says it cut", () => {
+    const b = createHeadBuffer(5);
+    b.push(Buffer.from("abc"));
+    b.push(Buffer.from("defgh"));
+    expect(b.text()).toBe("abcde\n[output truncated]");
+  });
+
+  it("keeps the tail of stderr", () => {
+    const b = createTailBuffer(4);
+    b.push(Buffer.from("12345"));
+    b.push(Buffer.from("67"));
+    expect(b.text()).toBe("[earlier output dropped]\n4567");
+  });
+});
+
+describe("command building", () => {
+  it("puts the service's options first for ffmpeg and only -hide_banner for ffprobe", () => {
+    expect(buildArgv("ffmpeg", ["-i", "a"])).toEqual(["-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:3", "-i", "a"]);
+    expect(buildArgv("ffprobe", ["a"])).toEqual(["-hide_banner", "a"]);
+  });
+
+  it("finds the line that explains a failure", () => {
+    expect(lastMeaningfulLine("a\n\nUnknown encoder 'nope'\n  \n")).toBe("Unknown encoder 'nope'");
+    expect(lastMeaningfulLine("")).toBeNull();
+  });
+});
+
+describe("probe summary", () => {
+  it("keeps format, duration, size, bit rate and per-stream essentials", () => {
+    const summary = summarizeProbe(
+      {
+        format: { format_name: "mov,mp4", duration: "3.000000", bit_rate: "121805" },
+        streams: [
+          { index: 0, codec_type: "video", codec_name: "h264", width: 320, height: 240, avg_frame_rate: "25/1" },
+          { index: 1, codec_type: "audio", codec_name: "aac", sample_rate: "44100", channels: 1 },
+        ],
+      },
+      45677,
+    );
+    expect(summary).toEqual({
+      format: "mov,mp4", durationSeconds: 3, size: 45677, bitRate: 121805,
+      streams: [
+        { index: 0, type: "video", codec: "h264", width: 320, height: 240, frameRate: 25 },
+        { index: 1, type: "audio", codec: "aac", sampleRate: 44100, channels: 1 },
+      ],
+    });
+    expect(summarizeProbe(null, 1)).toBeNull();
+  });
+});

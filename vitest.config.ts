@@ -1,0 +1,52 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+import { freePort } from "./test/support/free-port.ts";
+
+// One runner process serves the workers-runtime tests; its port is chosen here so the Worker's
+// bindings can name it, and test/worker/global-setup.ts starts it.
+process.env.FFJOBS_TEST_RUNNER_PORT ??= String(await freePort());
+const runnerUrl = `http://127.0.0.1:${process.env.FFJOBS_TEST_RUNNER_PORT}`;
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+      },
+      {
+        test: { name: "runner", include: ["test/runner/**/*.test.ts"], environment: "node", testTimeout: 60_000 },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            main: "./src/index.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                RUNNER_MODE: "local",
+                RUNNER_URL: runnerUrl,
+                RUNNER_POLL_INTERVAL_MS: "100",
+                ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+                // URLs are minted, never fetched, in these tests: the e2e suite exercises real storage.
+                R2_S3_ENDPOINT: "http://127.0.0.1:9/cdn-cgi/local/r2/s3",
+                R2_ACCESS_KEY_ID: "test-access-key",
+                R2_SECRET_ACCESS_KEY: "test-secret-key",
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          setupFiles: ["./test/worker/apply-migrations.ts"],
+          globalSetup: ["./test/worker/global-setup.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 120_000, hookTimeout: 120_000 },
+      },
+    ],
+  },
+});
