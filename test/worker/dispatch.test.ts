@@ -1,0 +1,119 @@
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import worker from "../../src/index.ts";
+import { createServices } from "../../src/services.ts";
+import { startJob } from "../../src/jobs/start-job.ts";
+import { RUNNER_LOST_AFTER_MISSES, superviseJob } from "../../src/jobs/supervise-job.ts";
+import { finishJob, getJob } from "../../src/jobs/job-store.ts";
+import { api, createAccount, insertQueuedJob, jobStatus, mediaUrl, waitForJob, isTerminalJob } from "./helpers.ts";
+
+let account: { accountId: string; key: string };
+beforeAll(async () => {
+  account = await createAccount();
+});
+
+const coordinator = (jobId: string) => env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));
+const probeSpec = (file: string) => ({ binary: "ffprobe", args: ["-v", "error", "-show_format", "{{m}}"], inputs: { m: { type: "url", url: mediaUrl(file) } } });
+
+describe("dispatch and coordination", () => {
+  it("cancels a queued job at once, and a later queue message for it does nothing", async () => {
+    const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
+    const notYet = await api(account.key, "GET", `/v1/jobs/${id}/result`);
+    expect(notYet).toMatchObject({ status: 409, body: { code: "JOB_NOT_FINISHED", status: "queued" } });
+    const res = await api(account.key, "POST", `/v1/jobs/${id}/cancel`);
+    expect(res.body).toMatchObject({ status: "canceled", runtimeSeconds: 0, creditsCharged: 0, startedAt: null });
+    expect(await runInDurableObject(coordinator(id), (c) => c.start(id))).toBe("skipped");
+    expect(await jobStatus(id)).toBe("canceled");
+  });
+
+  it("acks each message on its own and starts a job once however often it is delivered", async () => {
+    const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
+    const batch = createMessageBatch("ffjobs-jobs", [
+      { id: "m1", timestamp: new Date(), attempts: 1, body: { jobId: id } },
+      { id: "m2", timestamp: new Date(), attempts: 1, body: { jobId: id } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as MessageBatch<{ jobId: string }>, env);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks.sort()).toEqual(["m1", "m2"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(await runInDurableObject(coordinator(id), (c) => c.start(id))).toBe("skipped");
+    const job = await waitForJob(account.key, id, isTerminalJob);
+    expect(job.status).toBe("completed");
+  });
+
+  it("retries a message whose hand-off fails, with a delay, without touching the others", async () => {
+    const good = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
+    const brokenEnv = { ...env, JOB_COORDINATOR: { idFromName: () => { throw new Error("boom"); }, get: () => null } } as unknown as typeof env;
+    const batch = createMessageBatch("ffjobs-jobs", [{ id: "bad", timestamp: new Date(), attempts: 3, body: { jobId: good } }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as MessageBatch<{ jobId: string }>, brokenEnv);
+    const result = await getQueueResult(batch, ctx);
+    // The delay itself (dispatchRetryDelaySeconds) is covered in test/unit: this harness does not record it.
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["bad"]);
+    expect(result.explicitAcks).toEqual([]);
+    expect(await jobStatus(good)).toBe("queued");
+  });
+
+  it("rejects a job whose dispatch exhausted its retries (dead-letter queue)", async () => {
+    const id = await insertQueuedJob(account.accountId);
+    const batch = createMessageBatch("ffjobs-jobs-dlq", [{ id: "d1", timestamp: new Date(), attempts: 1, body: { jobId: id } }]);
+    await worker.queue(batch as MessageBatch<{ jobId: string }>, env);
+    const job = (await api(account.key, "GET", `/v1/jobs/${id}`)).body;
+    expect(job).toMatchObject({ status: "rejected", errorCode: "RUNNER_UNAVAILABLE", creditsCharged: 0 });
+  });
+
+  it("fails a job with RUNNER_UNAVAILABLE when no runner answers", async () => {
+    const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
+    const services = createServices({ ...env, RUNNER_URL: "http://127.0.0.1:9" });
+    expect(await startJob(services, id)).toBe("failed");
+    expect((await getJob(env.DB, id))).toMatchObject({ status: "failed", error_code: "RUNNER_UNAVAILABLE" });
+  });
+
+  it("declares the runner lost after repeated misses (the alarm watchdog)", async () => {
+    const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
+    await env.DB.prepare("UPDATE jobs SET status = 'running', started_at = ?2 WHERE id = ?1").bind(id, new Date().toISOString()).run();
+    const stub = coordinator(id);
+    await runInDurableObject(stub, async (_c, state) => {
+      await state.storage.put({ jobId: id, watch: { misses: 0 } });
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    for (let i = 0; i < RUNNER_LOST_AFTER_MISSES - 1; i++) {
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
+      expect(await jobStatus(id)).toBe("running");
+    }
+    await runDurableObjectAlarm(stub);
+    expect((await getJob(env.DB, id))).toMatchObject({ status: "failed", error_code: "RUNNER_LOST", credits_charged: 0 });
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
+  });
+
+  it("stops a job past its deadline with JOB_TIMEOUT and kills its process", async () => {
+    const id = await insertQueuedJob(account.accountId, { binary: "ffmpeg", args: ["-re", "-i", "{{m}}", "-f", "null", "-"], inputs: { m: { type: "url", url: mediaUrl("long.mp4") } } });
+    const services = createServices(env);
+    expect(await startJob(services, id)).toBe("started");
+    for (let i = 0; !(await services.runner.status(id))?.progress; i++) {
+      if (i > 200) throw new Error("the runner never reported progress");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const later = { ...services, now: () => new Date(Date.now() + services.config.jobTimeoutMs + 60_000) };
+    expect(await superviseJob(later, id, { misses: 0 })).toEqual({ done: true });
+    const job = (await getJob(env.DB, id))!;
+    expect(job).toMatchObject({ status: "failed", error_code: "JOB_TIMEOUT" });
+    expect(job.runtime_seconds).toBeGreaterThanOrEqual(1);
+    expect(await services.runner.status(id)).toBeNull();
+  });
+
+  it("lets a late or duplicate finish change nothing and charges once", async () => {
+    const limited = await createAccount(50);
+    const id = await insertQueuedJob(limited.accountId);
+    await env.DB.prepare("UPDATE jobs SET status = 'running' WHERE id = ?1").bind(id).run();
+    const finish = { status: "completed" as const, exitCode: 0, runtimeSeconds: 4, creditsCharged: 4, errorCode: null, errorMessage: null, stdout: "", stderrTail: "" };
+    expect(await finishJob(env.DB, id, finish, new Date().toISOString())).toBe(true);
+    expect(await finishJob(env.DB, id, { ...finish, status: "failed", creditsCharged: 9 }, new Date().toISOString())).toBe(false);
+    expect(await finishJob(env.DB, id, finish, new Date().toISOString())).toBe(false);
+    expect(await jobStatus(id)).toBe("completed");
+    const b = await env.DB.prepare("SELECT credit_balance AS b FROM accounts WHERE id = ?1").bind(limited.accountId).first<{ b: number }>();
+    expect(b!.b).toBe(46);
+  });
+});

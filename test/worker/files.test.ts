@@ -1,0 +1,45 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { assetSchema } from "../../src/api/schemas.ts";
+import { api, countRows, createAccount } from "./helpers.ts";
+
+let key: string;
+beforeAll(async () => {
+  ({ key } = await createAccount());
+});
+
+describe("files (upload slots)", () => {
+  it("creates a pending asset with a presigned PUT that expires", async () => {
+    const res = await api(key, "POST", "/v1/files", { fileName: "clip.mp4", contentType: "video/mp4", size: 1234 });
+    expect(res.status).toBe(201);
+    const asset = assetSchema.strict().parse(res.body);
+    expect(asset).toMatchObject({ fileName: "clip.mp4", contentType: "video/mp4", size: 1234, status: "pending" });
+    expect(asset.upload).toMatchObject({ method: "PUT", headers: { "Content-Type": "video/mp4" } });
+    const url = new URL(asset.upload!.url);
+    expect(url.pathname).toBe(`/cdn-cgi/local/r2/s3/ffjobs-media/uploads/${asset.id}/clip.mp4`);
+    expect(url.searchParams.get("X-Amz-Expires")).toBe("3600");
+    expect(url.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
+    expect(Date.parse(asset.upload!.expiresAt) - Date.parse(asset.createdAt)).toBeGreaterThanOrEqual(3599_000);
+  });
+
+  it("turns ready with the stored size once the bytes are in the bucket", async () => {
+    const { body } = await api(key, "POST", "/v1/files", { fileName: "a.wav", contentType: "audio/wav" });
+    expect((await api(key, "GET", `/v1/files/${body.id}`)).body).toMatchObject({ status: "pending", size: null });
+    await env.BUCKET.put(`uploads/${body.id}/a.wav`, new Uint8Array(321));
+    const ready = await api(key, "GET", `/v1/files/${body.id}`);
+    expect(assetSchema.strict().parse(ready.body)).toMatchObject({ status: "ready", size: 321 });
+    expect(ready.body.upload).toBeUndefined();
+  });
+
+  it("hides other accounts' files and validates the body", async () => {
+    const { body } = await api(key, "POST", "/v1/files", { fileName: "mine.mp4", contentType: "video/mp4" });
+    const other = await createAccount();
+    expect(await api(other.key, "GET", `/v1/files/${body.id}`)).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    const before = await countRows("assets");
+    const bad = await api(key, "POST", "/v1/files", { fileName: "../x", contentType: "nope" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: { path: string[] }) => d.path)).toEqual([["fileName"], ["contentType"]]);
+    expect((await api(key, "POST", "/v1/files", { fileName: "x.mp4", contentType: "video/mp4", size: -1 })).body.details[0].path).toEqual(["size"]);
+    expect(await countRows("assets")).toBe(before);
+  });
+});

@@ -1,0 +1,63 @@
+import { env, exports } from "cloudflare:workers";
+import { inject } from "vitest";
+import { generateApiKey, hashApiKey, displayPrefix } from "../../src/auth/api-keys.ts";
+
+export const mediaUrl = (file: string) => `${inject("mediaBaseUrl")}/${file}`;
+
+/** A fresh account with one API key; `credits` null means unlimited. */
+export async function createAccount(credits: number | null = null): Promise<{ accountId: string; key: string }> {
+  const accountId = crypto.randomUUID();
+  const key = generateApiKey();
+  const now = new Date().toISOString();
+  await env.DB.batch([
+    env.DB.prepare("INSERT INTO accounts (id, name, credit_balance, created_at) VALUES (?1, ?2, ?3, ?4)").bind(accountId, `acct-${accountId}`, credits, now),
+    env.DB.prepare("INSERT INTO api_keys (id, account_id, key_hash, key_prefix, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")
+      .bind(crypto.randomUUID(), accountId, await hashApiKey(key), displayPrefix(key), now),
+  ]);
+  return { accountId, key };
+}
+
+export type ApiResponse<T = any> = { status: number; headers: Headers; body: T };
+
+/** Calls the Worker's real fetch handler, as a client would. */
+export async function api<T = any>(key: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  const init: RequestInit = { method, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["Content-Type"] ??= "application/json";
+  }
+  const res = await exports.default.fetch(new Request(`https://ffjobs.test${path}`, init));
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+export async function waitForJob(key: string, id: string, done: (job: any) => boolean, timeoutMs = 20_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await api(key, "GET", `/v1/jobs/${id}`);
+    if (done(body)) return body;
+    if (Date.now() > deadline) throw new Error(`job ${id} stuck: ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const isTerminalJob = (job: { status: string }) => ["completed", "failed", "canceled", "rejected"].includes(job.status);
+
+export async function countRows(table: "jobs" | "assets"): Promise<number> {
+  return (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
+}
+
+/** A queued job written straight to D1, with no queue message: it stays queued until a test moves it. */
+export async function insertQueuedJob(accountId: string, spec: Partial<{ binary: string; args: string[]; inputs: object; outputs: object }> = {}): Promise<string> {
+  const id = crypto.randomUUID();
+  const now = new Date().toISOString();
+  const full = { binary: "ffmpeg", args: ["-version"], inputs: {}, outputs: {}, webhookUrl: null, ...spec };
+  await env.DB.prepare(
+    "INSERT INTO jobs (id, account_id, binary, mode, status, request_json, created_at, updated_at) VALUES (?1, ?2, ?3, 'raw', 'queued', ?4, ?5, ?5)",
+  ).bind(id, accountId, full.binary, JSON.stringify(full), now).run();
+  return id;
+}
+
+export async function jobStatus(id: string): Promise<string> {
+  return (await env.DB.prepare("SELECT status FROM jobs WHERE id = ?1").bind(id).first<{ status: string }>())!.status;
+}

@@ -1,0 +1,96 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, countRows, createAccount } from "./helpers.ts";
+
+let key: string;
+let otherKey: string;
+beforeAll(async () => {
+  ({ key } = await createAccount());
+  ({ key: otherKey } = await createAccount());
+});
+
+const url = { type: "url", url: "https://media.example.com/a.mp4" };
+
+async function expectInvalid(body: unknown, detail: { path: string[]; code: string }, headers?: Record<string, string>) {
+  const before = await countRows("jobs");
+  const res = await api(key, "POST", "/v1/jobs", body, headers);
+  expect(res.status).toBe(400);
+  expect(res.body.code).toBe("INVALID_REQUEST");
+  expect(res.body.error).toEqual(expect.any(String));
+  expect(res.body.details).toContainEqual({ path: detail.path, message: expect.any(String), code: detail.code });
+  for (const d of res.body.details) expect(d.path.every((p: unknown) => typeof p === "string")).toBe(true);
+  expect(await countRows("jobs")).toBe(before);
+  return res.body;
+}
+
+describe("POST /v1/jobs validation", () => {
+  it("points a missing ffmpegArgs at [ffmpegArgs]", async () => {
+    await expectInvalid({ inputs: {} }, { path: ["ffmpegArgs"], code: "invalid_type" });
+  });
+
+  it("requires at least one argument", async () => {
+    await expectInvalid({ ffmpegArgs: [] }, { path: ["ffmpegArgs"], code: "too_small" });
+  });
+
+  it("uses string indices in array paths", async () => {
+    await expectInvalid({ ffmpegArgs: ["-i", 3] }, { path: ["ffmpegArgs", "1"], code: "invalid_type" });
+  });
+
+  it("refuses input and inputs together with code custom", async () => {
+    await expectInvalid({ input: [url], inputs: { a: url }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] }, { path: ["input"], code: "custom" });
+  });
+
+  it("refuses a placeholder that names nothing, at its argument", async () => {
+    await expectInvalid({ inputs: { a: url }, ffmpegArgs: ["-i", "{{a}}", "-vf", "{{b}}"] }, { path: ["ffmpegArgs", "3"], code: "custom" });
+  });
+
+  it("refuses a declared output that is never referenced", async () => {
+    await expectInvalid({ inputs: { a: url }, outputs: { out: { fileName: "o.mp4" } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] }, { path: ["outputs", "out"], code: "custom" });
+  });
+
+  it("refuses unsafe output file names, bad names and non-http inputs", async () => {
+    await expectInvalid({ outputs: { o: { fileName: "../evil.mp4" } }, ffmpegArgs: ["{{o}}"] }, { path: ["outputs", "o", "fileName"], code: "invalid_format" });
+    await expectInvalid({ inputs: { "bad-name": url }, ffmpegArgs: ["x"] }, { path: ["inputs", "bad-name"], code: "invalid_key" });
+    await expectInvalid({ inputs: { a: { type: "url", url: "file:///etc/passwd" } }, ffmpegArgs: ["{{a}}"] }, { path: ["inputs", "a", "url"], code: "custom" });
+    await expectInvalid({ inputs: { a: { type: "ftp", url: "x" } }, ffmpegArgs: ["{{a}}"] }, { path: ["inputs", "a", "type"], code: "invalid_union" });
+  });
+
+  it("refuses unknown fields and a wrong binary", async () => {
+    await expectInvalid({ ffmpegArgs: ["-version"], webhookURL: "https://x" }, { path: [], code: "unrecognized_keys" });
+    await expectInvalid({ binary: "sh", ffmpegArgs: ["-c", "id"] }, { path: ["binary"], code: "invalid_value" });
+  });
+
+  it("refuses asset inputs that do not exist, belong to another account, or have no bytes yet", async () => {
+    const missing = crypto.randomUUID();
+    await expectInvalid({ inputs: { a: { type: "asset", assetId: missing } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] }, { path: ["inputs", "a", "assetId"], code: "custom" });
+    const foreign = (await api(otherKey, "POST", "/v1/files", { fileName: "x.mp4", contentType: "video/mp4" })).body;
+    await env.BUCKET.put(`uploads/${foreign.id}/x.mp4`, "bytes");
+    await expectInvalid({ input: [{ type: "asset", assetId: foreign.id }], ffmpegArgs: ["-i", "{{input0}}", "-f", "null", "-"] }, { path: ["input", "0", "assetId"], code: "custom" });
+    const pending = (await api(key, "POST", "/v1/files", { fileName: "p.mp4", contentType: "video/mp4" })).body;
+    const body = await expectInvalid({ inputs: { p: { type: "asset", assetId: pending.id } }, ffmpegArgs: ["-i", "{{p}}", "-f", "null", "-"] }, { path: ["inputs", "p", "assetId"], code: "custom" });
+    expect(body.details[0].message).toMatch(/not ready/);
+  });
+
+  it("answers broken JSON and non-JSON bodies with INVALID_REQUEST", async () => {
+    await expectInvalid("{\"ffmpegArgs\": [", { path: [], code: "invalid_json" });
+    await expectInvalid("ffmpegArgs=-version", { path: [], code: "invalid_type" }, { "Content-Type": "text/plain" });
+  });
+
+  it("answers bodies over 1 MiB with 413", async () => {
+    const res = await api(key, "POST", "/v1/jobs", { ffmpegArgs: ["x".repeat(1024 * 1024 + 10)] });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: expect.any(String), code: "PAYLOAD_TOO_LARGE" });
+  });
+
+  it("rejects malformed ids in paths and unknown query parameters", async () => {
+    expect((await api(key, "GET", "/v1/jobs/not-a-uuid")).body.details[0].path).toEqual(["id"]);
+    expect((await api(key, "GET", "/v1/jobs?limit=0")).body.details[0].path).toEqual(["limit"]);
+    expect((await api(key, "GET", "/v1/jobs?limit=101")).status).toBe(400);
+    expect((await api(key, "GET", "/v1/jobs?status=done")).body.details[0].path).toEqual(["status"]);
+    expect((await api(key, "GET", "/v1/jobs?cursor=garbage")).body.details[0]).toMatchObject({ path: ["cursor"], code: "custom" });
+  });
+
+  it("answers unknown routes with the error envelope", async () => {
+    expect(await api(key, "GET", "/v1/nope")).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+  });
+});

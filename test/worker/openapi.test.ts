@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { api } from "./helpers.ts";
+
+describe("GET /openapi.json", () => {
+  it("is generated from the request schemas, without auth", async () => {
+    const res = await api(null, "GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe("3.0.3");
+    expect(Object.keys(doc.paths).sort()).toEqual(["/v1/files", "/v1/files/{id}", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/result"]);
+    const create = doc.paths["/v1/jobs"].post.requestBody.content["application/json"].schema;
+    expect(create.required).toEqual(["ffmpegArgs"]);
+    expect(create.properties.binary.enum).toEqual(["ffmpeg", "ffprobe"]);
+    expect(create.properties.ffmpegArgs.minItems).toBe(1);
+    expect(Object.keys(doc.paths["/v1/jobs"].post.responses)).toEqual(expect.arrayContaining(["202", "400", "401", "413"]));
+    expect(doc.paths["/v1/jobs"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["cursor", "limit", "status"]);
+  });
+});
