@@ -2,7 +2,7 @@ import { mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunnerJobRequest, RunnerJobState, RunnerOutcome, RunnerProgress } from "../../src/runner/runner-protocol.ts";
 import { resolvePlaceholders, safeExtension } from "../../src/jobs/placeholders.ts";
-import { buildArgv, childEnvironment, lastMeaningfulLine } from "./command.ts";
+import { buildArgv, childEnvironment, explainFailure } from "./command.ts";
 import { createProgressParser } from "./progress.ts";
 import { ffprobeJson, longestDurationSeconds, summarizeProbe } from "./probe.ts";
 import { runProcess } from "./run-process.ts";
@@ -78,7 +78,7 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
     if (r.canceled) return { ...fail("CANCELED", "The job was canceled", ran), status: "canceled" };
     if (r.timedOut) return fail("JOB_TIMEOUT", `The job ran past its ${Math.round(req.timeoutMs / 1000)} s limit and was stopped`, ran);
     if (r.exitCode !== 0) {
-      const reason = lastMeaningfulLine(ran.stderrTail);
+      const reason = explainFailure(ran.stderrTail);
       const code = r.exitCode === null ? `signal ${r.signal}` : `code ${r.exitCode}`;
       return fail("PROCESS_FAILED", `${req.binary} exited with ${code}${reason ? `: ${reason}` : ""}`, ran);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createHeadBuffer, createTailBuffer } from "../../container/src/bounded-text.ts";
-import { buildArgv, lastMeaningfulLine } from "../../container/src/command.ts";
+import { buildArgv, explainFailure } from "../../container/src/command.ts";
 import { createProgressParser } from "../../container/src/progress.ts";
 import { summarizeProbe } from "../../container/src/probe.ts";
 import type { RunnerProgress } from "../../src/runner/runner-protocol.ts";
@@ -48,9 +48,19 @@ describe("command building", () => {
     expect(buildArgv("ffprobe", ["a"])).toEqual(["-hide_banner", "a"]);
   });
 
-  it("finds the line that explains a failure", () => {
-    expect(lastMeaningfulLine("a\n\nUnknown encoder 'nope'\n  \n")).toBe("Unknown encoder 'nope'");
-    expect(lastMeaningfulLine("")).toBeNull();
+  it("finds the line that explains a failure, not the generic trailer", () => {
+    expect(explainFailure("a\n\nUnknown encoder 'nope'\n  \n")).toBe("Unknown encoder 'nope'");
+    const filterFailure = [
+      "  Stream #0:1 -> #0:1 (aac (native) -> pcm_s16le (native))",
+      "[AVFilterGraph @ 0x55c90d0c3f40] No such filter: 'no_such_filter'",
+      "Error reinitializing filters!",
+      "Failed to inject frame into filter network: Invalid argument",
+      "Conversion failed!",
+    ].join("\n");
+    expect(explainFailure(filterFailure)).toBe("No such filter: 'no_such_filter'");
+    expect(explainFailure("Stream map '0:s' matches no streams.\nTo ignore this, add a trailing '?' to the map.")).toBe("Stream map '0:s' matches no streams.");
+    expect(explainFailure("just some text")).toBe("just some text");
+    expect(explainFailure("")).toBeNull();
   });
 });
 

@@ -1,0 +1,126 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDevStack, type DevStack } from "../support/dev-stack.ts";
+import { mediaFixtures } from "../support/media-fixtures.ts";
+import { startStaticServer } from "../support/static-server.ts";
+
+const fx = mediaFixtures();
+let stack: DevStack;
+let media: Awaited<ReturnType<typeof startStaticServer>>;
+
+beforeAll(async () => {
+  media = await startStaticServer(fx.dir);
+  stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1", RUNNER_POLL_INTERVAL_MS: "200" });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await media?.close();
+});
+
+async function call(method: string, path: string, body?: unknown, key = stack.apiKey) {
+  const res = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+async function waitUntil(id: string, pred: (job: any) => boolean, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await call("GET", `/v1/jobs/${id}`);
+    if (pred(body)) return body;
+    if (Date.now() > deadline) throw new Error(`job ${id} stuck: ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+const finished = (j: any) => ["completed", "failed", "canceled", "rejected"].includes(j.status);
+
+describe("end to end over HTTP through the local stack (wrangler dev + runner + host ffmpeg)", () => {
+  it("uploads an asset, mixes it with a loopback URL input, transcodes, and serves a downloadable output", async () => {
+    const slot = await call("POST", "/v1/files", { fileName: "clip.mp4", contentType: "video/mp4" });
+    expect(slot.status).toBe(201);
+    const put = await fetch(slot.body.upload.url, { method: "PUT", body: readFileSync(fx.clip), headers: slot.body.upload.headers });
+    expect(put.status).toBe(200);
+    expect((await call("GET", `/v1/files/${slot.body.id}`)).body).toMatchObject({ status: "ready", size: readFileSync(fx.clip).length });
+
+    const created = await call("POST", "/v1/jobs", {
+      inputs: { video: { type: "asset", assetId: slot.body.id }, music: { type: "url", url: `${media.url}/tone.wav` } },
+      outputs: { out: { fileName: "mixed.mp4" }, thumb: { fileName: "thumb.png" } },
+      ffmpegArgs: [
+        "-i", "{{video}}", "-i", "{{music}}",
+        "-map", "0:v", "-map", "1:a", "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", "{{out}}",
+        "-map", "0:v", "-frames:v", "1", "{{thumb}}",
+      ],
+    });
+    expect(created.status).toBe(202);
+    const job = await waitUntil(created.body.id, finished);
+    expect(job).toMatchObject({ status: "completed", errorCode: null });
+    expect(job.outputs.map((o: any) => o.label).sort()).toEqual(["out", "thumb"]);
+    const out = job.outputs.find((o: any) => o.label === "out");
+    expect(out).toMatchObject({ kind: "file", contentType: "video/mp4", jobId: job.id });
+    expect(out.metadata.streams.find((s: any) => s.type === "video")).toMatchObject({ codec: "h264", width: 160, height: 120 });
+
+    const download = await fetch(out.downloadUrl);
+    expect(download.status).toBe(200);
+    const path = join(tmpdir(), `ffjobs-e2e-${job.id}.mp4`);
+    writeFileSync(path, Buffer.from(await download.arrayBuffer()));
+    const probed = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }));
+    expect(probed.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
+
+    const tampered = out.downloadUrl.replace(/X-Amz-Signature=([0-9a-f])/, (_m: string, c: string) => `X-Amz-Signature=${c === "0" ? "1" : "0"}`);
+    expect((await fetch(tampered)).status).toBe(403);
+  });
+
+  it("returns an ffprobe job's parsed JSON in its result", async () => {
+    const created = await call("POST", "/v1/jobs", {
+      binary: "ffprobe",
+      input: [{ type: "url", url: `${media.url}/clip.mp4` }],
+      ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{input0}}"],
+    });
+    await waitUntil(created.body.id, finished);
+    const result = await call("GET", `/v1/jobs/${created.body.id}/result`);
+    expect(result.body).toMatchObject({ status: "completed", binary: "ffprobe", exitCode: 0 });
+    expect(Number(result.body.probe.format.duration)).toBeCloseTo(3, 0);
+    expect(result.body.runtimeSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it("gives a failing command a clear error", async () => {
+    const created = await call("POST", "/v1/jobs", {
+      inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } },
+      outputs: { o: { fileName: "o.mp4" } },
+      ffmpegArgs: ["-i", "{{a}}", "-vf", "no_such_filter", "{{o}}"],
+    });
+    const job = await waitUntil(created.body.id, finished);
+    expect(job).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED", outputs: [] });
+    expect(job.errorMessage).toMatch(/no_such_filter/);
+  });
+
+  it("cancels a running job", async () => {
+    const created = await call("POST", "/v1/jobs", {
+      inputs: { a: { type: "url", url: `${media.url}/long.mp4` } },
+      ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"],
+    });
+    await waitUntil(created.body.id, (j) => j.status === "running");
+    const canceled = await call("POST", `/v1/jobs/${created.body.id}/cancel`);
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.status).toBe("canceled");
+    expect((await call("GET", `/v1/jobs/${created.body.id}`)).body.status).toBe("canceled");
+  });
+
+  it("creates and revokes API keys with the keys CLI", async () => {
+    const root = resolve(import.meta.dirname, "../..");
+    const created = spawnSync(process.execPath, [join(root, "src/cli/keys.ts"), "create", "--account", "e2e-keys", "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
+    expect(created.status, created.stderr).toBe(0);
+    const key = created.stdout.trim().split("\n").pop()!;
+    expect(key).toMatch(/^ffj_[A-Za-z0-9_-]{43}$/);
+    expect((await call("GET", "/v1/jobs", undefined, key)).status).toBe(200);
+    const revoked = spawnSync(process.execPath, [join(root, "src/cli/keys.ts"), "revoke", "--key", key, "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect((await call("GET", "/v1/jobs", undefined, key)).status).toBe(401);
+  });
+});
