@@ -9,6 +9,7 @@ import { runProcess } from "./run-process.ts";
 import { FetchFailure, safeDownload } from "./safe-fetch.ts";
 import { uploadFile } from "./upload.ts";
 import type { RunnerSettings } from "./settings.ts";
+import type { JobErrorCode } from "../../src/api/error-codes.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -23,7 +24,7 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   const jobDir = join(settings.workDir, req.jobId);
   const deadline = Date.now() + req.timeoutMs;
   const scrub = (text: string) => text.split(jobDir).join("/job");
-  const fail = (errorCode: string, errorMessage: string, extra: Partial<RunnerOutcome> = {}): RunnerOutcome => ({
+  const fail = (errorCode: JobErrorCode, errorMessage: string, extra: Partial<RunnerOutcome> = {}): RunnerOutcome => ({
     status: "failed", exitCode: null, runtimeMs: 0, errorCode, errorMessage, stdout: "", stderrTail: "", outputs: [], ...extra,
   });
   try {

@@ -83,7 +83,7 @@ function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise
   }
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const req = client.request(url, { method: "GET", signal, lookup: exempt ? undefined : checkedLookup }, resolve);
+    const req = client.request(url.href, { method: "GET", signal, lookup: exempt ? undefined : checkedLookup }, resolve);
     req.on("error", (err) => reject(asFetchFailure(err, signal)));
     req.end();
   });

@@ -12,7 +12,7 @@ export async function uploadFile(path: string, uploadUrl: string, contentType: s
   const client = url.protocol === "https:" ? https : http;
   await new Promise<void>((resolve, reject) => {
     const req = client.request(
-      url,
+      url.href,
       {
         method: "PUT",
         headers: { "content-length": String(size), "content-type": contentType },

@@ -1,3 +1,4 @@
+import type { JobErrorCode } from "../api/error-codes.ts";
 import type { RunnerOutcome } from "../runner/runner-protocol.ts";
 import type { Services } from "../services.ts";
 import { objectKeys } from "../storage/presigner.ts";
@@ -49,7 +50,7 @@ export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutc
   return finishJob(s.db, job.id, finishFromOutcome(outcome, s.config.creditsPerSecond), now);
 }
 
-export function failure(errorCode: string, errorMessage: string, runtimeSeconds = 0, creditsPerSecond = 0): JobFinish {
+export function failure(errorCode: JobErrorCode, errorMessage: string, runtimeSeconds = 0, creditsPerSecond = 0): JobFinish {
   return {
     status: "failed", exitCode: null, runtimeSeconds, creditsCharged: runtimeSeconds * creditsPerSecond, errorCode,
     errorMessage, stdout: null, stderrTail: null,

@@ -1,3 +1,4 @@
+import type { JobErrorCode } from "../api/error-codes.ts";
 import type { JobSpec } from "./job-request.ts";
 import { sourcesOf, type JobStatus } from "./job-states.ts";
 
@@ -27,7 +28,7 @@ export type JobFinish = {
   exitCode: number | null;
   runtimeSeconds: number;
   creditsCharged: number;
-  errorCode: string | null;
+  errorCode: JobErrorCode | null;
   errorMessage: string | null;
   stdout: string | null;
   stderrTail: string | null;

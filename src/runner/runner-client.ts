@@ -30,7 +30,7 @@ export function createRunnerClient(transport: RunnerTransport) {
       return null;
     }
     if (!res.ok) throw new RunnerUnreachable(`runner answered HTTP ${res.status}`);
-    return res.json<RunnerJobStatus>();
+    return (await res.json()) as RunnerJobStatus;
   }
   return {
     async start(req: RunnerJobRequest, egressHosts: string[]): Promise<RunnerJobStatus> {

@@ -1,7 +1,10 @@
 /**
  * The coordinator ↔ runner contract. The runner is the same HTTP server in the container image and
- * in local development; these types are shared by both sides (no runtime imports here).
+ * in local development; these types are shared by both sides (type-only imports: nothing here
+ * exists at run time, so the container image needs no other file).
  */
+import type { JobErrorCode } from "../api/error-codes.ts";
+
 export type RunnerInput = {
   name: string;
   url: string;
@@ -30,7 +33,7 @@ export type RunnerOutcome = {
   exitCode: number | null;
   /** How long the binary itself ran; 0 when it never started. */
   runtimeMs: number;
-  errorCode: string | null;
+  errorCode: JobErrorCode | null;
   errorMessage: string | null;
   stdout: string;
   stderrTail: string;

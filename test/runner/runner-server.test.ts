@@ -120,8 +120,8 @@ describe("runner server (real ffmpeg)", () => {
 
   it("runs a job id once even when submitted twice", async () => {
     const req = jobRequest({ binary: "ffprobe", args: ["-v", "error", "-show_format", "{{in}}"], inputs: [input("in", "clip.mp4")] });
-    const first = await (await api.submit(req)).json();
-    const second = await (await api.submit({ ...req, args: ["-version"] })).json();
+    const first = (await (await api.submit(req)).json()) as { jobId: string };
+    const second = (await (await api.submit({ ...req, args: ["-version"] })).json()) as { jobId: string };
     expect(second.jobId).toBe(first.jobId);
     const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome!.stdout).toContain("[FORMAT]");

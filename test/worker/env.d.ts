@@ -1,10 +1,15 @@
-import type { Env } from "../../src/env.ts";
+import type { D1Migration } from "cloudflare:test";
+import type { Env as AppEnv } from "../../src/env.ts";
 
 declare global {
   namespace Cloudflare {
-    interface Env extends import("../../src/env.ts").Env {
-      TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    interface Env extends AppEnv {
+      TEST_MIGRATIONS: D1Migration[];
+    }
+    interface GlobalProps {
+      mainModule: typeof import("../../src/index.ts");
+      durableNamespaces: "JobCoordinator";
     }
   }
 }
-export type { Env };
+export {};
