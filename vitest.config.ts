@@ -27,6 +27,8 @@ export default defineConfig({
                 RUNNER_MODE: "local",
                 RUNNER_URL: runnerUrl,
                 RUNNER_POLL_INTERVAL_MS: "100",
+                // Real queue retries, fast: attempts 1 s apart (production default spans ~21 h).
+                WEBHOOK_RETRY_SCHEDULE_SECONDS: "1,1,1",
                 ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
                 // URLs are minted, never fetched, in these tests: the e2e suite exercises real storage.
                 R2_S3_ENDPOINT: "http://127.0.0.1:9/cdn-cgi/local/r2/s3",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Env } from "./env.ts";
+import { DEFAULT_RETRY_DELAYS_SECONDS, MAX_QUEUE_DELAY_SECONDS } from "./webhooks/retry-schedule.ts";
 
 const intFrom = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional().transform((v) => v ?? fallback);
@@ -20,6 +21,17 @@ const configSchema = z
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
     ALLOWED_PRIVATE_HOSTS: hostList,
     R2_BUCKET_NAME: z.string().min(1).default("ffjobs-media"),
+    WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (!v) return DEFAULT_RETRY_DELAYS_SECONDS;
+        const delays = v.split(",").map((d) => Number(d.trim()));
+        if (delays.some((d) => !Number.isInteger(d) || d < 0 || d > MAX_QUEUE_DELAY_SECONDS)) {
+          ctx.addIssue({ code: "custom", message: `comma-separated whole seconds, each at most ${MAX_QUEUE_DELAY_SECONDS}` });
+        }
+        return delays;
+      }),
     R2_S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url().optional()),
     R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
     R2_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -36,6 +48,7 @@ export type Config = {
   jobTimeoutMs: number;
   runnerPollIntervalMs: number;
   allowedPrivateHosts: string[];
+  webhookRetryDelaysSeconds: number[];
   storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
 };
 
@@ -58,6 +71,7 @@ export function loadConfig(env: Env): Config {
     jobTimeoutMs: c.JOB_TIMEOUT_SECONDS * 1000,
     runnerPollIntervalMs: c.RUNNER_POLL_INTERVAL_MS,
     allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
+    webhookRetryDelaysSeconds: c.WEBHOOK_RETRY_SCHEDULE_SECONDS,
     storage: {
       bucketName: c.R2_BUCKET_NAME,
       s3Endpoint: c.R2_S3_ENDPOINT,

@@ -1,12 +1,14 @@
 import type { JobCoordinator } from "./jobs/job-coordinator.ts";
 import type { FfmpegContainer } from "./runner/ffmpeg-container.ts";
 import type { JobMessage } from "./jobs/job-message.ts";
+import type { DeliveryMessage } from "./webhooks/announce-job-end.ts";
 
 /** Bindings and vars as wrangler.toml declares them. Read only through `loadConfig` and the adapters. */
 export interface Env {
   DB: D1Database;
   BUCKET: R2Bucket;
   JOBS_QUEUE: Queue<JobMessage>;
+  WEBHOOKS_QUEUE: Queue<DeliveryMessage>;
   JOB_COORDINATOR: DurableObjectNamespace<JobCoordinator>;
   FFMPEG_CONTAINER?: DurableObjectNamespace<FfmpegContainer>;
   RUNNER_MODE?: string;
@@ -19,4 +21,5 @@ export interface Env {
   R2_ACCESS_KEY_ID?: string;
   R2_SECRET_ACCESS_KEY?: string;
   RUNNER_POLL_INTERVAL_MS?: string;
+  WEBHOOK_RETRY_SCHEDULE_SECONDS?: string;
 }

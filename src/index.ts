@@ -1,17 +1,32 @@
 import { app } from "./api/app.ts";
 import type { Env } from "./env.ts";
 import { consumeDeadJobMessages, consumeJobMessages } from "./jobs/dispatch-consumer.ts";
-import type { JobMessage } from "./jobs/job-message.ts";
+import { createServices } from "./services.ts";
+import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-consumer.ts";
 
 export { JobCoordinator } from "./jobs/job-coordinator.ts";
 export { FfmpegContainer } from "./runner/ffmpeg-container.ts";
 
-const DEAD_LETTER_QUEUE = "ffjobs-jobs-dlq";
+/** Queue names as in wrangler.toml: one Worker consumes all four. */
+export const QUEUES = {
+  jobs: "ffjobs-jobs",
+  jobsDead: "ffjobs-jobs-dlq",
+  webhooks: "ffjobs-webhooks",
+  webhooksDead: "ffjobs-webhooks-dlq",
+} as const;
 
 export default {
   fetch: app.fetch,
-  async queue(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
-    if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadJobMessages(batch, env);
-    else await consumeJobMessages(batch, env);
+  async queue(batch: MessageBatch<any>, env: Env): Promise<void> {
+    switch (batch.queue) {
+      case QUEUES.jobsDead:
+        return consumeDeadJobMessages(batch, env);
+      case QUEUES.webhooks:
+        return consumeDeliveries(batch, createServices(env));
+      case QUEUES.webhooksDead:
+        return consumeDeadDeliveries(batch, createServices(env));
+      default:
+        return consumeJobMessages(batch, env);
+    }
   },
-} satisfies ExportedHandler<Env, JobMessage>;
+} satisfies ExportedHandler<Env>;

@@ -3,6 +3,7 @@ import type { Env } from "./env.ts";
 import { containerTransport } from "./runner/ffmpeg-container.ts";
 import { createRunnerClient, localTransport, type RunnerClient } from "./runner/runner-client.ts";
 import { createPresigner, type Presigner } from "./storage/presigner.ts";
+import type { DeliveryMessage } from "./webhooks/announce-job-end.ts";
 
 /** Everything the job logic depends on, built once from the environment; tests build their own. */
 export type Services = {
@@ -11,6 +12,7 @@ export type Services = {
   config: Config;
   presigner: Presigner;
   runner: RunnerClient;
+  webhooksQueue: Queue<DeliveryMessage>;
   now: () => Date;
 };
 
@@ -26,6 +28,7 @@ export function createServices(env: Env): Services {
     config,
     presigner: createPresigner(config.storage),
     runner: createRunnerClient(transport),
+    webhooksQueue: env.WEBHOOKS_QUEUE,
     now: () => new Date(),
   };
 }

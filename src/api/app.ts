@@ -8,6 +8,7 @@ import { requireApiKey } from "./auth-middleware.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { jobRoutes } from "./routes/jobs.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -25,6 +26,7 @@ app.use(
 app.use("/v1/*", requireApiKey);
 app.route("/v1/jobs", jobRoutes);
 app.route("/v1/files", fileRoutes);
+app.route("/v1/webhooks", webhookRoutes);
 
 app.notFound(() => {
   throw new ApiError("NOT_FOUND", "No such endpoint");

@@ -59,6 +59,29 @@ export function buildOpenApiDocument(serverUrl: string) {
           responses: { 201: { description: "The asset with its upload URL", content: json(S.assetSchema) }, 400: error("Invalid request"), ...common },
         },
       },
+      "/v1/webhooks/secret": {
+        get: { summary: "The account's webhook signing secret", responses: { 200: { description: "The secret", content: json(S.webhookSecretSchema) }, ...common } },
+      },
+      "/v1/webhooks/secret/rotate": {
+        post: { summary: "Rotate the signing secret (the old one keeps signing for 24 h)", responses: { 200: { description: "The new secret", content: json(S.webhookSecretSchema) }, ...common } },
+      },
+      "/v1/webhooks/test": {
+        post: {
+          summary: "Send a signed webhook.test now",
+          requestBody: { required: true, content: json(S.webhookTestSchema, "input") },
+          responses: { 200: { description: "What the receiver answered", content: json(S.webhookTestResultSchema) }, 400: error("Invalid request"), ...common },
+        },
+      },
+      "/v1/webhooks/deliveries": {
+        get: {
+          summary: "The delivery log, newest first, with every attempt",
+          parameters: Object.entries((schema(S.listDeliveriesQuerySchema, "input").properties ?? {}) as Record<string, unknown>).map(([name, s]) => ({ name, in: "query", schema: s })),
+          responses: { 200: { description: "A page of deliveries", content: json(S.deliveryListSchema) }, 400: error("Invalid query"), ...common },
+        },
+      },
+      "/v1/webhooks/deliveries/{id}/redeliver": {
+        post: { summary: "Send a delivery again (same event id)", parameters: idParam, responses: { 202: { description: "The reopened delivery", content: json(S.deliverySchema) }, 404: error("No such delivery"), ...common } },
+      },
       "/v1/files/{id}": {
         get: { summary: "Get an asset", parameters: idParam, responses: { 200: { description: "The asset", content: json(S.assetSchema) }, 404: error("No such file"), ...common } },
       },

@@ -30,7 +30,7 @@ export const createJobSchema = z
     input: z.array(jobInputSchema).max(L.MAX_INPUTS).optional(),
     outputs: z.record(name, outputDeclarationSchema).optional(),
     ffmpegArgs: z.array(z.string().max(L.MAX_ARG_LENGTH_CHARS)).min(1).max(L.MAX_ARGS),
-    webhookUrl: httpUrl.optional(),
+    webhookUrl: z.lazy(() => webhookUrlSchema).optional(),
   })
   .strict();
 export type CreateJobRequest = z.infer<typeof createJobSchema>;
@@ -48,6 +48,21 @@ export const listJobsQuerySchema = z
   .strict();
 
 export const idParamSchema = z.object({ id: uuid });
+
+export const webhookUrlSchema = httpUrl.refine((v) => {
+  const u = new URL(v);
+  return !u.username && !u.password;
+}, "must not contain credentials");
+
+export const webhookTestSchema = z.object({ url: webhookUrlSchema }).strict();
+
+export const listDeliveriesQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(512).optional(),
+    jobId: uuid.optional(),
+  })
+  .strict();
 
 // ---- responses (documentation and response tests) ----
 const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -127,3 +142,30 @@ export const errorSchema = z.object({
   code: z.string(),
   details: z.array(z.object({ path: z.array(z.string()), message: z.string(), code: z.string() })).optional(),
 });
+
+export const webhookSecretSchema = z.object({ secret: z.string(), createdAt: timestamp, previousSecretExpiresAt: timestamp.nullable() });
+
+export const webhookTestResultSchema = z.object({
+  ok: z.boolean(),
+  status: z.number().int(),
+  deliveryId: uuid,
+  secretPreview: z.string(),
+  error: z.string().optional(),
+});
+
+export const deliverySchema = z.object({
+  id: uuid,
+  eventId: z.string(),
+  eventType: z.string(),
+  jobId: uuid.nullable(),
+  url: z.string(),
+  status: z.enum(["pending", "succeeded", "failed"]),
+  attemptCount: z.number().int(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  attempts: z.array(
+    z.object({ attemptedAt: timestamp, httpStatus: z.number().int().nullable(), errorKind: z.string().nullable(), latencyMs: z.number().int() }),
+  ),
+});
+
+export const deliveryListSchema = z.object({ data: z.array(deliverySchema), nextCursor: z.string().nullable() });

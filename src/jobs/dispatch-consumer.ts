@@ -1,6 +1,7 @@
 import type { Env } from "../env.ts";
 import type { JobMessage } from "./job-message.ts";
-import { finishJob } from "./job-store.ts";
+import { endJob } from "./end-job.ts";
+import { createServices } from "../services.ts";
 
 /** Retry delay for a message whose hand-off failed: 2, 4, 8... seconds, capped at a minute. */
 export function dispatchRetryDelaySeconds(attempts: number): number {
@@ -31,12 +32,12 @@ export async function consumeJobMessages(batch: MessageBatch<JobMessage>, env: E
  * does not sit in `queued` forever and its owner learns why.
  */
 export async function consumeDeadJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
-  const now = new Date().toISOString();
+  const services = createServices(env);
   for (const msg of batch.messages) {
-    await finishJob(env.DB, msg.body.jobId, {
+    await endJob(services, msg.body.jobId, {
       status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "RUNNER_UNAVAILABLE",
       errorMessage: "The job could not be dispatched to a runner", stdout: null, stderrTail: null,
-    }, now);
+    });
     msg.ack();
   }
 }

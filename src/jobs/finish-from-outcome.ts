@@ -3,7 +3,8 @@ import type { RunnerOutcome } from "../runner/runner-protocol.ts";
 import type { Services } from "../services.ts";
 import { objectKeys } from "../storage/presigner.ts";
 import { MAX_STDERR_TAIL_BYTES, MAX_STDOUT_BYTES } from "./limits.ts";
-import { finishJob, jobSpecOf, type JobFinish, type JobRow } from "./job-store.ts";
+import { jobSpecOf, type JobFinish, type JobRow } from "./job-store.ts";
+import { endJob } from "./end-job.ts";
 import { recordOutputs } from "./output-store.ts";
 
 /** Whole seconds the binary ran, rounded up: a job that ran at all is billed at least one second. */
@@ -47,7 +48,7 @@ export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutc
       now,
     );
   }
-  return finishJob(s.db, job.id, finishFromOutcome(outcome, s.config.creditsPerSecond), now);
+  return endJob(s, job.id, finishFromOutcome(outcome, s.config.creditsPerSecond));
 }
 
 export function failure(errorCode: JobErrorCode, errorMessage: string, runtimeSeconds = 0, creditsPerSecond = 0): JobFinish {

@@ -1,6 +1,7 @@
 import type { JobErrorCode } from "../api/error-codes.ts";
 import type { JobSpec } from "./job-request.ts";
 import { sourcesOf, type JobStatus } from "./job-states.ts";
+import { keysetPage, type Cursor } from "../storage/keyset-page.ts";
 
 export type JobRow = {
   id: string;
@@ -100,46 +101,9 @@ export async function finishJob(db: D1Database, id: string, finish: JobFinish, n
   return update.meta.changes === 1;
 }
 
-export type JobPage = { rows: JobRow[]; nextCursor: string | null };
-
-/** Newest first, keyset-paginated on (created_at, id), so new jobs never shift a page being read. */
-export async function listJobs(
-  db: D1Database,
-  accountId: string,
-  q: { limit: number; cursor?: { createdAt: string; id: string }; status?: JobStatus },
-): Promise<JobPage> {
-  const where = ["account_id = ?1"];
-  const params: unknown[] = [accountId];
-  if (q.status) {
-    params.push(q.status);
-    where.push(`status = ?${params.length}`);
-  }
-  if (q.cursor) {
-    params.push(q.cursor.createdAt, q.cursor.id);
-    const c = params.length - 1;
-    where.push(`(created_at < ?${c} OR (created_at = ?${c} AND id < ?${c + 1}))`);
-  }
-  params.push(q.limit + 1);
-  const { results } = await db
-    .prepare(`SELECT * FROM jobs WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?${params.length}`)
-    .bind(...params)
-    .all<JobRow>();
-  const rows = results.slice(0, q.limit);
-  const last = rows[rows.length - 1];
-  const nextCursor = results.length > q.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null;
-  return { rows, nextCursor };
-}
-
-export function encodeCursor(c: { createdAt: string; id: string }): string {
-  return btoa(JSON.stringify([c.createdAt, c.id])).replace(/=+$/, "");
-}
-
-export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
-  try {
-    const [createdAt, id] = JSON.parse(atob(cursor)) as unknown[];
-    if (typeof createdAt === "string" && typeof id === "string" && createdAt.length < 40 && id.length < 40) return { createdAt, id };
-  } catch {
-    // fall through: any undecodable cursor is a client error
-  }
-  return null;
+/** Newest first, keyset-paginated (src/storage/keyset-page.ts). */
+export function listJobs(db: D1Database, accountId: string, q: { limit: number; cursor?: Cursor; status?: JobStatus }) {
+  const filters: [string, unknown][] = [["account_id", accountId]];
+  if (q.status) filters.push(["status", q.status]);
+  return keysetPage<JobRow>(db, { table: "jobs", filters, limit: q.limit, cursor: q.cursor });
 }

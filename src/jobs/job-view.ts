@@ -4,8 +4,8 @@ import { jobSpecOf, type JobRow } from "./job-store.ts";
 import type { OutputRow } from "./output-store.ts";
 
 /** The spec's Output object, with a fresh expiring download URL. */
-export async function outputView(o: OutputRow, presigner: Presigner) {
-  const { url } = await presigner.presign("GET", o.object_key, DOWNLOAD_URL_TTL_SECONDS, { downloadName: o.file_name });
+export async function outputView(o: OutputRow, presigner: Presigner, ttlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
+  const { url } = await presigner.presign("GET", o.object_key, ttlSeconds, { downloadName: o.file_name });
   return {
     id: o.id,
     jobId: o.job_id,
@@ -20,7 +20,7 @@ export async function outputView(o: OutputRow, presigner: Presigner) {
 }
 
 /** The job's full form: every spec field always present, null where it does not apply. */
-export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Presigner) {
+export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Presigner, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
   const spec = jobSpecOf(row);
   return {
     id: row.id,
@@ -34,7 +34,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Pres
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    outputs: await Promise.all(outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, presigner))),
+    outputs: await Promise.all(outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, presigner, urlTtlSeconds))),
     progress: row.status === "running" && row.progress_json ? (JSON.parse(row.progress_json) as unknown) : null,
     ffmpegArgs: spec.args,
     inputs: spec.inputs,

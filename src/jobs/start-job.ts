@@ -3,7 +3,9 @@ import { getAssets } from "../storage/asset-store.ts";
 import { objectKeys } from "../storage/presigner.ts";
 import type { RunnerInput, RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
-import { finishJob, getJob, jobSpecOf, markRunning, type JobRow } from "./job-store.ts";
+import { getJob, jobSpecOf, markRunning, type JobRow } from "./job-store.ts";
+import { endJob } from "./end-job.ts";
+import { failure } from "./finish-from-outcome.ts";
 
 export type StartResult = "started" | "skipped" | "rejected" | "failed";
 
@@ -15,10 +17,10 @@ export async function startJob(s: Services, jobId: string): Promise<StartResult>
   const job = await getJob(s.db, jobId);
   if (!job || job.status !== "queued") return "skipped";
   if (await creditsExhausted(s.db, job.account_id)) {
-    await finishJob(s.db, jobId, {
+    await endJob(s, jobId, {
       status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "INSUFFICIENT_CREDITS",
       errorMessage: "The account's credit balance is exhausted", stdout: null, stderrTail: null,
-    }, s.now().toISOString());
+    });
     return "rejected";
   }
   const request = await buildRunnerRequest(s, job);
@@ -28,10 +30,7 @@ export async function startJob(s: Services, jobId: string): Promise<StartResult>
     return "started";
   } catch (err) {
     console.error(`job ${jobId}: runner start failed`, err);
-    await finishJob(s.db, jobId, {
-      status: "failed", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "RUNNER_UNAVAILABLE",
-      errorMessage: "No runner could be reached to start the job", stdout: null, stderrTail: null,
-    }, s.now().toISOString());
+    await endJob(s, jobId, failure("RUNNER_UNAVAILABLE", "No runner could be reached to start the job"));
     return "failed";
   }
 }

@@ -1,7 +1,8 @@
 import type { Services } from "../services.ts";
 import { RunnerUnreachable } from "../runner/runner-client.ts";
 import { applyOutcome, failure } from "./finish-from-outcome.ts";
-import { finishJob, getJob, saveProgress } from "./job-store.ts";
+import { getJob, saveProgress } from "./job-store.ts";
+import { canceledFinish, endJob } from "./end-job.ts";
 
 /** Consecutive polls the runner may miss (unreachable, or not knowing the job) before it is lost. */
 export const RUNNER_LOST_AFTER_MISSES = 10;
@@ -28,7 +29,7 @@ export async function superviseJob(s: Services, jobId: string, state: WatchState
     const report = await s.runner.cancel(jobId).catch(() => null);
     const ranMs = report?.outcome?.runtimeMs ?? s.config.jobTimeoutMs;
     const seconds = Math.ceil(ranMs / 1000);
-    await finishJob(s.db, jobId, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(s.config.jobTimeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond), now.toISOString());
+    await endJob(s, jobId, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(s.config.jobTimeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
     await s.runner.release(jobId);
     return { done: true };
   }
@@ -42,7 +43,7 @@ export async function superviseJob(s: Services, jobId: string, state: WatchState
   if (!status) {
     const misses = state.misses + 1;
     if (misses < RUNNER_LOST_AFTER_MISSES) return { done: false, state: { misses } };
-    await finishJob(s.db, jobId, failure("RUNNER_LOST", "The runner stopped answering about this job (restarted or evicted)"), now.toISOString());
+    await endJob(s, jobId, failure("RUNNER_LOST", "The runner stopped answering about this job (restarted or evicted)"));
     await s.runner.release(jobId);
     return { done: true };
   }
@@ -69,10 +70,7 @@ export async function cancelRunningJob(s: Services, jobId: string): Promise<bool
     return applied && report.outcome.status === "canceled";
   }
   // No report (runner gone or still tearing down): cancel without a charge; nothing proves it ran.
-  const finished = await finishJob(s.db, jobId, {
-    status: "canceled", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "CANCELED",
-    errorMessage: "The job was canceled", stdout: null, stderrTail: null,
-  }, s.now().toISOString());
+  const finished = await endJob(s, jobId, canceledFinish());
   await s.runner.release(jobId);
   return finished;
 }

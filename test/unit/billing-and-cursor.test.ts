@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { billableSeconds, finishFromOutcome } from "../../src/jobs/finish-from-outcome.ts";
-import { decodeCursor, encodeCursor } from "../../src/jobs/job-store.ts";
+import { decodeCursor, encodeCursor } from "../../src/storage/keyset-page.ts";
 import { dispatchRetryDelaySeconds } from "../../src/jobs/dispatch-consumer.ts";
 
 describe("billing", () => {

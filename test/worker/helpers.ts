@@ -4,6 +4,16 @@ import { generateApiKey, hashApiKey, displayPrefix } from "../../src/auth/api-ke
 
 export const mediaUrl = (file: string) => `${inject("mediaBaseUrl")}/${file}`;
 
+/** A fresh mailbox on the loopback webhook receiver, and a way to read what reached it. */
+export function webhookMailbox() {
+  const box = crypto.randomUUID();
+  const base = inject("webhookReceiverUrl");
+  return {
+    url: (behaviour = "ok") => `${base}/${behaviour}/${box}`,
+    received: async (): Promise<{ headers: Record<string, string>; body: string }[]> => (await fetch(`${base}/_received/${box}`)).json(),
+  };
+}
+
 /** A fresh account with one API key; `credits` null means unlimited. */
 export async function createAccount(credits: number | null = null): Promise<{ accountId: string; key: string }> {
   const accountId = crypto.randomUUID();

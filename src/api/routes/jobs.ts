@@ -4,13 +4,17 @@ import { ApiError, invalidRequest } from "../api-error.ts";
 import { createJobSchema, idParamSchema, listJobsQuerySchema } from "../schemas.ts";
 import { requireJsonBody, validate } from "../validation.ts";
 import { checkJobRequest, toJobSpec } from "../../jobs/job-request.ts";
-import { decodeCursor, finishJob, getJob, insertJob, listJobs } from "../../jobs/job-store.ts";
+import { getJob, insertJob, listJobs } from "../../jobs/job-store.ts";
+import { canceledFinish, endJob } from "../../jobs/end-job.ts";
+import { createServices } from "../../services.ts";
+import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/job-states.ts";
 import { jobResultView, jobView } from "../../jobs/job-view.ts";
 import { listOutputs } from "../../jobs/output-store.ts";
 import { getAssets, refreshUploadStatus } from "../../storage/asset-store.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
+import { webhookUrlProblem } from "../../webhooks/webhook-url.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 
@@ -31,6 +35,8 @@ jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c
       issues.push({ path, message: `asset ${assetId} is not ready: upload its bytes first` });
     }
   }
+  const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, loadConfig(c.env).allowedPrivateHosts);
+  if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
   if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
 
   const id = crypto.randomUUID();
@@ -67,12 +73,7 @@ jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
   const accountId = c.get("account").id;
   const job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
   if (isTerminal(job.status)) alreadyFinished(job.status);
-  if (job.status === "queued") {
-    await finishJob(c.env.DB, job.id, {
-      status: "canceled", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "CANCELED",
-      errorMessage: "The job was canceled", stdout: null, stderrTail: null,
-    }, new Date().toISOString());
-  }
+  if (job.status === "queued") await endJob(createServices(c.env), job.id, canceledFinish());
   const current = await requireJob(c.env.DB, job.id, accountId);
   if (current.status === "running") {
     await c.env.JOB_COORDINATOR.get(c.env.JOB_COORDINATOR.idFromName(job.id)).cancel(job.id);

@@ -1,0 +1,77 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../app-env.ts";
+import { ApiError, invalidRequest } from "../api-error.ts";
+import { requireJsonBody, validate } from "../validation.ts";
+import { listDeliveriesQuerySchema, webhookTestSchema } from "../schemas.ts";
+import { createServices } from "../../services.ts";
+import { decodeCursor } from "../../storage/keyset-page.ts";
+import { getDelivery, insertDelivery, listDeliveries, recordAttempt, reopenDelivery, type AttemptRow, type DeliveryRow } from "../../webhooks/delivery-store.ts";
+import { getSecrets, rotateSecret, signingSecrets, type WebhookSecrets } from "../../webhooks/secret-store.ts";
+import { sendWebhook } from "../../webhooks/send-webhook.ts";
+import { secretPreview } from "../../webhooks/signing.ts";
+import { eventBody, TEST_EVENT_TYPE, testEventData } from "../../webhooks/webhook-event.ts";
+
+export const webhookRoutes = new Hono<AppEnv>();
+
+/** One text for every way a receiver can be unreachable: refused, blocked and timed out look alike. */
+const UNREACHABLE = "The receiver could not be reached or did not answer in time";
+
+const secretView = (s: WebhookSecrets) => ({ secret: s.current, createdAt: s.createdAt, previousSecretExpiresAt: s.previousExpiresAt });
+
+function deliveryView(d: DeliveryRow, attempts: AttemptRow[]) {
+  return {
+    id: d.id, eventId: d.event_id, eventType: d.event_type, jobId: d.job_id, url: d.url, status: d.status,
+    attemptCount: d.attempt_count, createdAt: d.created_at, updatedAt: d.updated_at,
+    attempts: attempts
+      .filter((a) => a.delivery_id === d.id)
+      .map((a) => ({ attemptedAt: a.attempted_at, httpStatus: a.http_status, errorKind: a.error_kind, latencyMs: a.latency_ms })),
+  };
+}
+
+webhookRoutes.get("/secret", async (c) => c.json(secretView(await getSecrets(c.env.DB, c.get("account").id, new Date()))));
+
+webhookRoutes.post("/secret/rotate", async (c) => c.json(secretView(await rotateSecret(c.env.DB, c.get("account").id, new Date()))));
+
+/** Sends one signed webhook.test now and reports what the receiver answered (never its body). */
+webhookRoutes.post("/test", requireJsonBody, validate("json", webhookTestSchema), async (c) => {
+  const s = createServices(c.env);
+  const accountId = c.get("account").id;
+  const { url } = c.req.valid("json");
+  const now = s.now();
+  const secrets = await getSecrets(s.db, accountId, now);
+  const delivery = {
+    id: crypto.randomUUID(), accountId, jobId: null, eventId: `evt_${crypto.randomUUID().replace(/-/g, "")}`,
+    eventType: TEST_EVENT_TYPE, url, payload: eventBody(TEST_EVENT_TYPE, testEventData(accountId), now), now: now.toISOString(),
+  };
+  await insertDelivery(s.db, delivery);
+  const result = await sendWebhook(
+    { url, eventId: delivery.eventId, body: delivery.payload, secrets: signingSecrets(secrets) },
+    { allowedPrivateHosts: s.config.allowedPrivateHosts, now: s.now },
+  );
+  await recordAttempt(s.db, delivery.id, result, result.ok ? "succeeded" : "failed", s.now().toISOString());
+  return c.json({
+    ok: result.ok,
+    status: result.httpStatus ?? 0,
+    deliveryId: delivery.id,
+    secretPreview: secretPreview(secrets.current),
+    ...(result.httpStatus === null ? { error: UNREACHABLE } : {}),
+  });
+});
+
+webhookRoutes.get("/deliveries", validate("query", listDeliveriesQuerySchema), async (c) => {
+  const q = c.req.valid("query");
+  const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+  if (cursor === null) throw invalidRequest([{ path: ["cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);
+  const page = await listDeliveries(c.env.DB, c.get("account").id, { limit: q.limit, jobId: q.jobId, cursor });
+  return c.json({ data: page.rows.map((d) => deliveryView(d, page.attempts)), nextCursor: page.nextCursor });
+});
+
+/** Sends a delivery again under the same event id (and so the same webhook-id). */
+webhookRoutes.post("/deliveries/:id/redeliver", validate("param", z.object({ id: z.uuid() })), async (c) => {
+  const delivery = await getDelivery(c.env.DB, c.req.valid("param").id, c.get("account").id);
+  if (!delivery) throw new ApiError("NOT_FOUND", "No delivery with this id");
+  await reopenDelivery(c.env.DB, delivery.id, new Date().toISOString());
+  await c.env.WEBHOOKS_QUEUE.send({ deliveryId: delivery.id });
+  return c.json(deliveryView((await getDelivery(c.env.DB, delivery.id))!, []), 202);
+});
