@@ -7,6 +7,8 @@ const schema = (s: z.ZodType, io: "input" | "output" = "output") =>
 
 const json = (s: z.ZodType, io: "input" | "output" = "output") => ({ "application/json": { schema: schema(s, io) } });
 const error = (description: string) => ({ description, content: json(S.errorSchema) });
+const queryParams = (s: z.ZodType) =>
+  Object.entries((schema(s, "input").properties ?? {}) as Record<string, unknown>).map(([name, p]) => ({ name, in: "query", schema: p }));
 const idParam = [{ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }];
 const common = { 401: error("Missing or invalid API key"), 500: error("Internal error") };
 
@@ -31,7 +33,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         },
         get: {
           summary: "List jobs, newest first",
-          parameters: Object.entries((schema(S.listJobsQuerySchema, "input").properties ?? {}) as Record<string, unknown>).map(([name, s]) => ({ name, in: "query", schema: s })),
+          parameters: queryParams(S.listJobsQuerySchema),
           responses: { 200: { description: "A page of jobs", content: json(S.jobListSchema) }, 400: error("Invalid query"), ...common },
         },
       },
@@ -75,7 +77,7 @@ export function buildOpenApiDocument(serverUrl: string) {
       "/v1/webhooks/deliveries": {
         get: {
           summary: "The delivery log, newest first, with every attempt",
-          parameters: Object.entries((schema(S.listDeliveriesQuerySchema, "input").properties ?? {}) as Record<string, unknown>).map(([name, s]) => ({ name, in: "query", schema: s })),
+          parameters: queryParams(S.listDeliveriesQuerySchema),
           responses: { 200: { description: "A page of deliveries", content: json(S.deliveryListSchema) }, 400: error("Invalid query"), ...common },
         },
       },

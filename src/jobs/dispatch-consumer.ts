@@ -1,12 +1,7 @@
 import type { Env } from "../env.ts";
-import type { JobMessage } from "./job-message.ts";
+import { dispatchRetryDelaySeconds, type JobMessage } from "./job-message.ts";
 import { endJob } from "./end-job.ts";
 import { createServices } from "../services.ts";
-
-/** Retry delay for a message whose hand-off failed: 2, 4, 8... seconds, capped at a minute. */
-export function dispatchRetryDelaySeconds(attempts: number): number {
-  return Math.min(60, 2 ** Math.max(1, attempts));
-}
 
 /**
  * The jobs queue consumer: hands each job to its coordinator. Each message is acked or retried on

@@ -5,7 +5,7 @@ import type { RunnerInput, RunnerJobRequest, RunnerOutput } from "../runner/runn
 import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
 import { getJob, jobSpecOf, markRunning, type JobRow } from "./job-store.ts";
 import { endJob } from "./end-job.ts";
-import { failure } from "./finish-from-outcome.ts";
+import { failure } from "./billing.ts";
 
 export type StartResult = "started" | "skipped" | "rejected" | "failed";
 

@@ -1,6 +1,7 @@
 import type { Services } from "../services.ts";
 import { RunnerUnreachable } from "../runner/runner-client.ts";
-import { applyOutcome, failure } from "./finish-from-outcome.ts";
+import { applyOutcome } from "./finish-from-outcome.ts";
+import { failure } from "./billing.ts";
 import { getJob, saveProgress } from "./job-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { billableSeconds, finishFromOutcome } from "../../src/jobs/finish-from-outcome.ts";
+import { billableSeconds, finishFromOutcome } from "../../src/jobs/billing.ts";
 import { decodeCursor, encodeCursor } from "../../src/storage/keyset-page.ts";
-import { dispatchRetryDelaySeconds } from "../../src/jobs/dispatch-consumer.ts";
+import { dispatchRetryDelaySeconds } from "../../src/jobs/job-message.ts";
 
 describe("billing", () => {
   it("rounds runtime up to whole seconds; never-ran is 0", () => {
