@@ -1,15 +1,18 @@
-import { mkdir, rm, stat } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { JobErrorCode } from "../../src/api/error-codes.ts";
+import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import type { RunnerJobRequest, RunnerJobState, RunnerOutcome, RunnerProgress } from "../../src/runner/runner-protocol.ts";
-import { resolvePlaceholders, safeExtension } from "../../src/jobs/placeholders.ts";
 import { buildArgv, childEnvironment, explainFailure } from "./command.ts";
+import { createJobFolder, folderBytes, removeJobFolder, type JobFolder } from "./job-folder.ts";
 import { createProgressParser } from "./progress.ts";
 import { ffprobeJson, longestDurationSeconds, summarizeProbe } from "./probe.ts";
-import { runProcess } from "./run-process.ts";
+import { runProcess, type ProcessResult } from "./run-process.ts";
+import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
 import { FetchFailure, safeDownload } from "./safe-fetch.ts";
-import { uploadFile } from "./upload.ts";
 import type { RunnerSettings } from "./settings.ts";
-import type { JobErrorCode } from "../../src/api/error-codes.ts";
+import { uploadFile } from "./upload.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -19,90 +22,139 @@ export type JobHooks = {
   isCanceled: () => boolean;
 };
 
-/** Fetch inputs, run the binary, store declared outputs, clean up. Never throws: failures are outcomes. */
+const QUOTA_CHECK_INTERVAL_MS = 500;
+const PROCESS_LIMIT = 512;
+const OPEN_FILES_LIMIT = 1024;
+
+class JobEnded extends Error {
+  readonly outcome: RunnerOutcome;
+  constructor(outcome: RunnerOutcome) {
+    super(outcome.errorMessage ?? outcome.status);
+    this.outcome = outcome;
+  }
+}
+
+function ended(errorCode: JobErrorCode, errorMessage: string, extra: Partial<RunnerOutcome> = {}): JobEnded {
+  const status = errorCode === "CANCELED" ? "canceled" : "failed";
+  return new JobEnded({ status, exitCode: null, runtimeMs: 0, errorCode, errorMessage, stdout: "", stderrTail: "", outputs: [], ...extra });
+}
+
+/** Fetch inputs, check the arguments, run the binary sandboxed, store declared outputs, clean up. Never throws. */
 export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings, hooks: JobHooks): Promise<RunnerOutcome> {
-  const jobDir = join(settings.workDir, req.jobId);
   const deadline = Date.now() + req.timeoutMs;
-  const scrub = (text: string) => text.split(jobDir).join("/job");
-  const fail = (errorCode: JobErrorCode, errorMessage: string, extra: Partial<RunnerOutcome> = {}): RunnerOutcome => ({
-    status: "failed", exitCode: null, runtimeMs: 0, errorCode, errorMessage, stdout: "", stderrTail: "", outputs: [], ...extra,
-  });
+  const names = { inputs: new Set(req.inputs.map((i) => i.name)), outputs: new Set(req.outputs.map((o) => o.name)) };
+  if (settings.sandbox === "on" && settings.sandboxProblem) {
+    return ended("SANDBOX_UNAVAILABLE", "The runner's sandbox cannot start, so it runs no jobs").outcome;
+  }
+  const refused = checkArguments(req.binary, req.args, names);
+  if (refused.length) return ended("ARGUMENTS_REFUSED", `Argument ${refused[0].index}: ${refused[0].message}`).outcome;
+  const folder = await createJobFolder(settings.workDir, req, settings.sandbox === "on");
   try {
-    await mkdir(join(jobDir, "in"), { recursive: true });
-    await mkdir(join(jobDir, "out"), { recursive: true });
-    const paths = new Map<string, string>();
-    const inputPaths: string[] = [];
     hooks.setState("fetching");
-    for (const input of req.inputs) {
-      const ext = safeExtension(input.trusted ? input.fileName : new URL(input.url).pathname);
-      const path = join(jobDir, "in", `${input.name}.${ext}`);
-      try {
-        await safeDownload(input.url, path, {
-          allowedPrivateHosts: req.allowedPrivateHosts,
-          trusted: input.trusted,
-          maxBytes: settings.maxInputBytes,
-          timeoutMs: Math.max(1, deadline - Date.now()),
-        });
-      } catch (err) {
-        const why = err instanceof FetchFailure ? err.message : "network error";
-        if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= deadline) {
-          return fail("JOB_TIMEOUT", "The job's time limit ran out while fetching inputs");
-        }
-        return fail("INPUT_FETCH_FAILED", `Input "${input.name}" could not be fetched: ${why}`);
-      }
-      paths.set(input.name, path);
-      inputPaths.push(path);
-    }
-    for (const output of req.outputs) {
-      const ext = safeExtension(output.fileName, "");
-      paths.set(output.name, join(jobDir, "out", ext ? `${output.name}.${ext}` : output.name));
-    }
-    if (hooks.isCanceled()) return { ...fail("CANCELED", "The job was canceled"), status: "canceled" };
-
-    const env = childEnvironment(jobDir);
-    const duration = req.binary === "ffmpeg" ? await longestDurationSeconds(inputPaths, env) : null;
-    const args = buildArgv(req.binary, resolvePlaceholders(req.args, (name) => paths.get(name)));
+    await fetchInputs(req, folder, settings, deadline);
+    if (hooks.isCanceled()) throw ended("CANCELED", "The job was canceled");
     hooks.setState("running");
-    const proc = runProcess({
-      file: req.binary,
-      args,
-      cwd: jobDir,
-      env,
-      timeoutMs: Math.max(1, deadline - Date.now()),
-      maxStdoutBytes: settings.maxStdoutBytes,
-      maxStderrBytes: settings.maxStderrBytes,
-      onProgressText: createProgressParser(duration, hooks.setProgress),
-    });
-    hooks.onCancelable(proc.cancel);
-    const r = await proc.done;
-    const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: scrub(r.stdout), stderrTail: scrub(r.stderrTail) };
-    if (r.canceled) return { ...fail("CANCELED", "The job was canceled", ran), status: "canceled" };
-    if (r.timedOut) return fail("JOB_TIMEOUT", `The job ran past its ${Math.round(req.timeoutMs / 1000)} s limit and was stopped`, ran);
-    if (r.exitCode !== 0) {
-      const reason = explainFailure(ran.stderrTail);
-      const code = r.exitCode === null ? `signal ${r.signal}` : `code ${r.exitCode}`;
-      return fail("PROCESS_FAILED", `${req.binary} exited with ${code}${reason ? `: ${reason}` : ""}`, ran);
-    }
-
+    const ran = await runBinary(req, folder, settings, deadline, hooks);
     hooks.setState("uploading");
-    const outputs: RunnerOutcome["outputs"] = [];
-    for (const output of req.outputs) {
-      const path = paths.get(output.name)!;
-      const exists = await stat(path).then((s) => s.isFile(), () => false);
-      if (!exists) return fail("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})`, ran);
-      const metadata = summarizeProbe(await ffprobeJson(path, env), (await stat(path)).size);
-      try {
-        const size = await uploadFile(path, output.uploadUrl, output.contentType);
-        outputs.push({ name: output.name, size, metadata });
-      } catch {
-        return fail("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
-      }
-    }
+    const outputs = await storeOutputs(req, folder, settings, ran);
     return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran };
   } catch (err) {
+    if (err instanceof JobEnded) return err.outcome;
     console.error(`job ${req.jobId}: unexpected runner error`, err);
-    return fail("INTERNAL", "The runner failed unexpectedly");
+    return ended("INTERNAL", "The runner failed unexpectedly").outcome;
   } finally {
-    await rm(jobDir, { recursive: true, force: true });
+    await removeJobFolder(folder);
   }
+}
+
+async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number): Promise<void> {
+  for (const input of req.inputs) {
+    try {
+      await safeDownload(input.url, folder.hostPath(input.name)!, {
+        allowedPrivateHosts: req.allowedPrivateHosts,
+        trusted: input.trusted,
+        maxBytes: settings.maxInputBytes,
+        timeoutMs: Math.max(1, deadline - Date.now()),
+      });
+    } catch (err) {
+      if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= deadline) {
+        throw ended("JOB_TIMEOUT", "The job's time limit ran out while fetching inputs");
+      }
+      throw ended("INPUT_FETCH_FAILED", `Input "${input.name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`);
+    }
+  }
+}
+
+type RunResult = Pick<RunnerOutcome, "exitCode" | "runtimeMs" | "stdout" | "stderrTail">;
+
+async function runBinary(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks): Promise<RunResult> {
+  const timeoutMs = Math.max(1, deadline - Date.now());
+  const limits: Limits = {
+    cpuSeconds: Math.ceil(timeoutMs / 1000) * availableParallelism(),
+    addressSpaceBytes: settings.maxMemoryBytes,
+    fileSizeBytes: settings.maxOutputBytes + 1024 * 1024,
+    openFiles: OPEN_FILES_LIMIT,
+    processes: PROCESS_LIMIT,
+  };
+  const inputPaths = req.inputs.map((i) => folder.hostPath(i.name)!);
+  const duration = req.binary === "ffmpeg" ? await longestDurationSeconds(inputPaths, childEnvironment(folder.root)) : null;
+  const argv = buildArgv(req.binary, req.args, folder.visiblePath, settings.maxOutputBytes);
+  const sandboxed = settings.sandbox === "on";
+  const command = sandboxed ? sandboxedCommand(req.binary, argv, folder.root, limits) : limitedCommand(req.binary, argv, limits);
+  const proc = runProcess({
+    file: command.file,
+    args: command.args,
+    cwd: folder.root,
+    env: sandboxed ? {} : childEnvironment(folder.root),
+    timeoutMs,
+    maxStdoutBytes: settings.maxStdoutBytes,
+    maxStderrBytes: settings.maxStderrBytes,
+    onProgressText: createProgressParser(duration, hooks.setProgress),
+  });
+  hooks.onCancelable(proc.cancel);
+  let overQuota = false;
+  const watcher = setInterval(async () => {
+    if ((await folderBytes(join(folder.root, "out"))) > settings.jobDiskQuotaBytes) {
+      overQuota = true;
+      proc.cancel();
+    }
+  }, QUOTA_CHECK_INTERVAL_MS);
+  const r = await proc.done.finally(() => clearInterval(watcher));
+  const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: folder.scrub(r.stdout), stderrTail: folder.scrub(r.stderrTail) };
+  if (overQuota) throw ended("LIMIT_EXCEEDED", `The job's outputs grew past the ${settings.jobDiskQuotaBytes}-byte quota and it was stopped`, ran);
+  if (r.canceled) throw ended("CANCELED", "The job was canceled", ran);
+  if (r.timedOut) throw ended("JOB_TIMEOUT", `The job ran past its ${Math.round(req.timeoutMs / 1000)} s limit and was stopped`, ran);
+  const limitHit = limitSignal(r);
+  if (limitHit) throw ended("LIMIT_EXCEEDED", limitHit, ran);
+  if (r.exitCode !== 0) {
+    const reason = explainFailure(ran.stderrTail);
+    throw ended("PROCESS_FAILED", `${req.binary} exited with code ${r.exitCode}${reason ? `: ${reason}` : ""}`, ran);
+  }
+  return ran;
+}
+
+/** A process killed by a resource limit says so by its signal (or a bubblewrap-relayed exit code). */
+function limitSignal(r: ProcessResult): string | null {
+  if (r.signal === "SIGXFSZ" || r.exitCode === 128 + 25) return "An output reached the file-size limit and the process was stopped";
+  if (r.signal === "SIGXCPU" || r.exitCode === 128 + 24) return "The job used up its CPU-time limit and was stopped";
+  return null;
+}
+
+async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult): Promise<RunnerOutcome["outputs"]> {
+  const outputs: RunnerOutcome["outputs"] = [];
+  for (const output of req.outputs) {
+    const path = folder.hostPath(output.name)!;
+    const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
+    if (size === null) throw ended("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})`, ran);
+    if (size >= settings.maxOutputBytes) {
+      throw ended("LIMIT_EXCEEDED", `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`, ran);
+    }
+    const metadata = summarizeProbe(await ffprobeJson(path, childEnvironment(folder.root)), size);
+    try {
+      outputs.push({ name: output.name, size: await uploadFile(path, output.uploadUrl, output.contentType), metadata });
+    } catch {
+      throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
+    }
+  }
+  return outputs;
 }

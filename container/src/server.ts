@@ -6,7 +6,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 type JobManager = ReturnType<typeof createJobManager>;
 
 /** The runner's HTTP API, spoken by the coordinator (see src/runner/runner-client.ts). */
-export function createRunnerServer(manager: JobManager, info: { concurrency: number }): http.Server {
+export function createRunnerServer(manager: JobManager, info: { concurrency: number; sandbox: "on" | "off" | "unavailable" }): http.Server {
   return http.createServer(async (req, res) => {
     const send = (status: number, body?: unknown) => {
       res.writeHead(status, body === undefined ? {} : { "content-type": "application/json" });
@@ -16,7 +16,7 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
       const url = new URL(req.url ?? "/", "http://runner");
       const match = /^\/jobs\/([0-9a-f-]{36})(\/cancel)?$/.exec(url.pathname);
       if (req.method === "GET" && url.pathname === "/healthz") {
-        return send(200, { ok: true, active: manager.activeCount(), concurrency: info.concurrency });
+        return send(200, { ok: info.sandbox !== "unavailable", active: manager.activeCount(), concurrency: info.concurrency, sandbox: info.sandbox });
       }
       if (req.method === "POST" && url.pathname === "/jobs") {
         const body = await readJson(req);

@@ -12,6 +12,13 @@ export type RunnerSettings = {
   maxStderrBytes: number;
   /** How long a finished job's report waits for the coordinator to collect it. */
   reportRetentionMs: number;
+  /** "on" (default): every job runs in bubblewrap, and no job runs if it cannot start. */
+  sandbox: "on" | "off";
+  /** Why the sandbox cannot start on this host (probed once at start), or null when it works. */
+  sandboxProblem: string | null;
+  maxOutputBytes: number;
+  jobDiskQuotaBytes: number;
+  maxMemoryBytes: number;
 };
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
@@ -31,5 +38,16 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     maxStdoutBytes: 256 * 1024,
     maxStderrBytes: 16 * 1024,
     reportRetentionMs: 60 * 60_000,
+    sandbox: sandboxSetting(env.RUNNER_SANDBOX),
+    sandboxProblem: null,
+    maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, 2 * 1024 ** 3, "RUNNER_MAX_OUTPUT_BYTES"),
+    jobDiskQuotaBytes: positiveInt(env.RUNNER_JOB_DISK_BYTES, 4 * 1024 ** 3, "RUNNER_JOB_DISK_BYTES"),
+    maxMemoryBytes: positiveInt(env.RUNNER_MAX_MEMORY_BYTES, 4 * 1024 ** 3, "RUNNER_MAX_MEMORY_BYTES"),
   };
+}
+
+function sandboxSetting(value: string | undefined): "on" | "off" {
+  if (value === undefined || value === "" || value === "on") return "on";
+  if (value === "off") return "off";
+  throw new Error(`RUNNER_SANDBOX must be "on" or "off", got "${value}"`);
 }

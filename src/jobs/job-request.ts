@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { CreateJobRequest, jobInputSchema } from "../api/schemas.ts";
 import { contentTypeFor } from "../storage/content-types.ts";
 import { arrayInputName, scanPlaceholders } from "./placeholders.ts";
+import { checkArguments } from "./policy/argument-policy.ts";
 
 export type JobInput = z.infer<typeof jobInputSchema>;
 export type OutputDeclaration = { fileName: string; contentType: string };
@@ -39,7 +40,20 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
   for (const name of outputNames) {
     if (!referenced.has(name)) issues.push({ path: ["outputs", name], message: `output "${name}" is never referenced as {{${name}}} in ffmpegArgs` });
   }
-  return issues;
+  const names = { inputs: inputNames, outputs: new Set(outputNames) };
+  for (const p of checkArguments(req.binary, req.ffmpegArgs, names)) issues.push({ path: ["ffmpegArgs", String(p.index)], message: p.message });
+  return firstPerPath(issues);
+}
+
+/** One issue per location: the first found is the most basic (placeholders before policy). */
+function firstPerPath(issues: RequestIssue[]): RequestIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = JSON.stringify(i.path);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 export function toJobSpec(req: CreateJobRequest): JobSpec {

@@ -33,7 +33,7 @@ const input = (name: string, file: string) => ({ name, url: `${media.url}/${file
 
 describe("runner server (real ffmpeg)", () => {
   it("reports health and its concurrency", async () => {
-    expect(await (await fetch(`${runner.url}/healthz`)).json()).toEqual({ ok: true, active: 0, concurrency: 1 });
+    expect(await (await fetch(`${runner.url}/healthz`)).json()).toEqual({ ok: true, active: 0, concurrency: 1, sandbox: "on" });
   });
 
   it("transcodes, uploads the declared output with its type, probes it, and cleans the job folder", async () => {

@@ -1,0 +1,52 @@
+import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { safeExtension } from "../../src/jobs/placeholders.ts";
+import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
+
+/**
+ * A job's folder: `in/` (fetched inputs), `out/` (declared outputs). Inside the sandbox the same
+ * folders appear as /job/in and /job/out, so ffmpeg (and its error messages) see only those paths.
+ */
+export type JobFolder = {
+  root: string;
+  /** Where the runner reads and writes a name's file. */
+  hostPath: (name: string) => string | undefined;
+  /** The path ffmpeg is given for a name. */
+  visiblePath: (name: string) => string | undefined;
+  /** Turns runner paths in text into the paths ffmpeg saw. */
+  scrub: (text: string) => string;
+};
+
+export async function createJobFolder(workDir: string, req: RunnerJobRequest, sandboxed: boolean): Promise<JobFolder> {
+  const root = join(workDir, req.jobId);
+  await mkdir(join(root, "in"), { recursive: true });
+  await mkdir(join(root, "out"), { recursive: true });
+  const relative = new Map<string, string>();
+  for (const input of req.inputs) {
+    relative.set(input.name, `in/${input.name}.${safeExtension(input.trusted ? input.fileName : new URL(input.url).pathname)}`);
+  }
+  for (const output of req.outputs) {
+    const ext = safeExtension(output.fileName, "");
+    relative.set(output.name, `out/${ext ? `${output.name}.${ext}` : output.name}`);
+  }
+  const visibleRoot = sandboxed ? "/job" : root;
+  return {
+    root,
+    hostPath: (name) => (relative.has(name) ? join(root, relative.get(name)!) : undefined),
+    visiblePath: (name) => (relative.has(name) ? `${visibleRoot}/${relative.get(name)}` : undefined),
+    scrub: (text) => text.split(root).join("/job"),
+  };
+}
+
+export async function removeJobFolder(folder: JobFolder): Promise<void> {
+  await rm(folder.root, { recursive: true, force: true });
+}
+
+/** Total bytes under a folder (the quota watcher's reading). */
+export async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name)).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}

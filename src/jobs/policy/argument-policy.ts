@@ -1,0 +1,151 @@
+import { isFilterGraphOption } from "../placeholders.ts";
+import { FILE_OPTIONS, parseFilterGraph, REFUSED_FILTERS } from "./filter-graph.ts";
+import {
+  ALLOWED_FORMATS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STREAM_LOOP, REFUSED_FLAGS,
+  REFUSED_OPTIONS,
+} from "./option-tables.ts";
+
+export type PolicyIssue = { index: number; message: string };
+export type DeclaredNames = { inputs: ReadonlySet<string>; outputs: ReadonlySet<string> };
+
+const WHOLE = /^\{\{([A-Za-z0-9_]{1,64})\}\}$/;
+const tables = {
+  ffmpeg: { flags: new Set<string>(FFMPEG_FLAGS), values: new Set<string>(FFMPEG_VALUE_OPTIONS) },
+  ffprobe: { flags: new Set<string>(FFPROBE_FLAGS), values: new Set<string>(FFPROBE_VALUE_OPTIONS) },
+};
+const FORMATS = new Set<string>(ALLOWED_FORMATS);
+const REFUSED_FLAG_SET = new Set<string>(REFUSED_FLAGS);
+
+/** `-c:v` → `c`, `-b:a:0` → `b`, `-metadata:s:a:0` → `metadata`. */
+export function optionBase(arg: string): string {
+  return arg.slice(1).split(":")[0].toLowerCase();
+}
+
+export type ArgToken =
+  | { kind: "flag"; index: number; name: string }
+  | { kind: "option"; index: number; name: string; valueIndex: number; value: string | undefined }
+  | { kind: "positional"; index: number; value: string };
+
+/**
+ * Splits arguments the way ffmpeg/ffprobe read them: flags, options with their value, and
+ * positional tokens (outputs for ffmpeg, the input for ffprobe). Unknown options are assumed to
+ * take no value (they are refused anyway).
+ */
+export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly string[]): ArgToken[] {
+  const { flags, values } = tables[binary];
+  const tokens: ArgToken[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!(arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg))) {
+      tokens.push({ kind: "positional", index: i, value: arg });
+      continue;
+    }
+    const name = optionBase(arg);
+    const takesValue = values.has(name) || (name in REFUSED_OPTIONS && !REFUSED_FLAG_SET.has(name));
+    if (!takesValue || flags.has(name)) {
+      tokens.push({ kind: "flag", index: i, name });
+      continue;
+    }
+    tokens.push({ kind: "option", index: i, name, valueIndex: i + 1, value: args[i + 1] });
+    i++;
+  }
+  return tokens;
+}
+
+/**
+ * Checks arguments against the policy: only known options; `-i` takes an input placeholder; every
+ * positional token is an output placeholder (ffmpeg) or input placeholder (ffprobe); formats, filters
+ * and option values that reach files, sockets, devices or plugins are refused.
+ */
+export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly string[], names: DeclaredNames): PolicyIssue[] {
+  const issues: PolicyIssue[] = [];
+  const refuse = (index: number, message: string) => issues.push({ index, message });
+  const { flags, values } = tables[binary];
+  let lastFormat: string | null = null;
+  for (const token of walkArguments(binary, args)) {
+    if (token.kind === "positional") {
+      checkPositional(binary, token.value, token.index, names, lastFormat, refuse);
+      lastFormat = null;
+      continue;
+    }
+    const arg = args[token.index];
+    const name = token.name;
+    if (REFUSED_OPTIONS[name]) {
+      refuse(token.index, `${arg} is not allowed: ${REFUSED_OPTIONS[name]}`);
+      continue;
+    }
+    if (token.kind === "flag") {
+      if (!flags.has(name)) refuse(token.index, `${arg} is not a supported option (GET /v1/policy lists them)`);
+      continue;
+    }
+    const { value, valueIndex } = token;
+    if (!values.has(name)) continue;
+    if (value === undefined) {
+      refuse(token.index, `${arg} needs a value`);
+      continue;
+    }
+    if (name === "i") {
+      const m = WHOLE.exec(value);
+      if (!m || !names.inputs.has(m[1])) refuse(valueIndex, `the value of -i must be an input placeholder like {{video}}`);
+    } else if (name === "f") {
+      lastFormat = value.toLowerCase();
+      if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed (GET /v1/policy lists the formats)`);
+    } else if (isFilterGraphOption(arg)) {
+      for (const message of checkFilterGraph(value, names)) refuse(valueIndex, message);
+    } else if (name === "stream_loop") {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0 || n > MAX_STREAM_LOOP) refuse(valueIndex, `-stream_loop must be 0-${MAX_STREAM_LOOP} (no endless loops)`);
+    } else if ((name === "x264-params" || name === "x265-params" || name === "x264opts") && FILE_PARAMS.test(value)) {
+      refuse(valueIndex, `${arg} may not name files (stats, csv, qpfile...)`);
+    } else if (value.includes("{{")) {
+      refuse(valueIndex, `placeholders belong in -i, in output positions, or inside filter graphs`);
+    }
+  }
+  return issues;
+}
+
+const FILE_PARAMS = /(^|[:,])(stats|csv|csv-log-level|dump-yuv|analysis-save|analysis-load|qpfile|zones-file)=/i;
+
+function checkPositional(
+  binary: "ffmpeg" | "ffprobe",
+  arg: string,
+  index: number,
+  names: DeclaredNames,
+  lastFormat: string | null,
+  refuse: (i: number, m: string) => void,
+) {
+  const m = WHOLE.exec(arg);
+  if (binary === "ffprobe") {
+    if (!m || !names.inputs.has(m[1])) refuse(index, `ffprobe's input must be an input placeholder like {{video}}`);
+    return;
+  }
+  if (arg === "-" && lastFormat === "null") return;
+  if (!m || !names.outputs.has(m[1])) {
+    refuse(index, `output positions must be an output placeholder like {{out}} ("-" only after -f null)`);
+  }
+}
+
+export function checkFilterGraph(graph: string, names: DeclaredNames): string[] {
+  const problems: string[] = [];
+  for (const f of parseFilterGraph(graph)) {
+    if (REFUSED_FILTERS[f.name]) {
+      problems.push(`filter "${f.name}" is not allowed: ${REFUSED_FILTERS[f.name]}`);
+      continue;
+    }
+    const rule = FILE_OPTIONS[f.name];
+    const values: [string, string, "placeholderOnly" | "refused" | undefined][] = Object.entries(f.options).map(([k, v]) => [
+      k, v, rule?.placeholderOnly?.includes(k) ? "placeholderOnly" : rule?.refused?.includes(k) ? "refused" : undefined,
+    ]);
+    if (f.positional.length > 0) values.push(["(first argument)", f.positional[0], rule?.positional0]);
+    for (const [key, value, kind] of values) {
+      if (kind === "refused") problems.push(`${f.name} option ${key} is not allowed: it reads or writes files outside the job`);
+      else if (kind === "placeholderOnly") {
+        const m = WHOLE.exec(value);
+        if (!m || !names.inputs.has(m[1])) problems.push(`${f.name} ${key} must be an input placeholder like {{subs}}`);
+      } else if (value.includes("{{")) {
+        problems.push(`placeholders are only allowed in ${f.name}'s file options`);
+      }
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { checkArguments, walkArguments } from "../../src/jobs/policy/argument-policy.ts";
+import { parseFilterGraph } from "../../src/jobs/policy/filter-graph.ts";
+
+const names = { inputs: new Set(["in", "subs", "logo", "font"]), outputs: new Set(["out", "thumb"]) };
+const ff = (...args: string[]) => checkArguments("ffmpeg", args, names);
+const probe = (...args: string[]) => checkArguments("ffprobe", args, names);
+
+describe("filter graph parsing", () => {
+  it("sees every filter, its positional and keyed options, through labels, quotes and escapes", () => {
+    const parsed = parseFilterGraph("[0:v]scale=640:-2,drawtext=text='a\\:b, c':fontsize=20[v];[1:a]amovie=/etc/passwd[a]");
+    expect(parsed).toEqual([
+      { name: "scale", positional: ["640", "-2"], options: {} },
+      { name: "drawtext", positional: [], options: { text: "a:b, c", fontsize: "20" } },
+      { name: "amovie", positional: ["/etc/passwd"], options: {} },
+    ]);
+  });
+});
+
+describe("argument policy", () => {
+  it("accepts ordinary commands", () => {
+    expect(ff("-ss", "5", "-i", "{{in}}", "-t", "10", "-c:v", "libx264", "-crf", "23", "-preset", "fast", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-i", "{{logo}}", "-filter_complex", "[0:v][1:v]overlay=10:10[v]", "-map", "[v]", "-map", "0:a?", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-vf", "subtitles={{subs}}:force_style='Fontsize=24'", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-af", "loudnorm=I=-16:print_format=json", "-f", "null", "-")).toEqual([]);
+    expect(probe("-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{in}}")).toEqual([]);
+  });
+
+  it.each([
+    [["-i", "/etc/passwd", "{{out}}"], 1, /input placeholder/],
+    [["-i", "file:{{in}}", "{{out}}"], 1, /input placeholder/],
+    [["-i", "{{in}}", "/tmp/x.mp4"], 2, /output placeholder/],
+    [["-i", "{{in}}", "{{out}}", "../../x.mp4"], 3, /output placeholder/],
+    [["-f", "concat", "-i", "{{in}}", "{{out}}"], 1, /format "concat"/],
+    [["-f", "lavfi", "-i", "{{in}}", "{{out}}"], 1, /format "lavfi"/],
+    [["-f", "hls", "-i", "{{in}}", "{{out}}"], 1, /format "hls"/],
+    [["-i", "{{in}}", "-f", "tee", "{{out}}"], 3, /format "tee"/],
+    [["-i", "{{in}}", "-vf", "movie=/etc/passwd", "{{out}}"], 3, /movie/],
+    [["-i", "{{in}}", "-vf", "drawtext=textfile=/etc/passwd", "{{out}}"], 3, /textfile/],
+    [["-i", "{{in}}", "-vf", "subtitles=/etc/passwd", "{{out}}"], 3, /input placeholder/],
+    [["-i", "{{in}}", "-vf", "subtitles=filename=/proc/self/environ", "{{out}}"], 3, /input placeholder/],
+    [["-i", "{{in}}", "-af", "ladspa=file={{logo}}", "{{out}}"], 3, /plugins/],
+    [["-i", "{{in}}", "-vf", "zmq", "{{out}}"], 3, /socket/],
+    [["-i", "{{in}}", "-filter_complex", "[0:v]sendcmd=f=/etc/passwd,null", "{{out}}"], 3, /command file/],
+    [["-i", "{{in}}", "-lavfi", "[0:v][0:v]psnr=stats.log", "-f", "null", "-"], 3, /psnr/],
+    [["-i", "{{in}}", "-vf", "metadata=mode=print:file=/tmp/x", "{{out}}"], 3, /metadata option file/],
+    [["-filter_complex_script", "/etc/passwd", "-i", "{{in}}", "{{out}}"], 0, /filter scripts/],
+    [["-i", "{{in}}", "-vstats_file", "/tmp/x", "{{out}}"], 2, /side file/],
+    [["-i", "{{in}}", "-pass", "1", "-passlogfile", "/tmp/x", "{{out}}"], 2, /side files/],
+    [["-report", "-i", "{{in}}", "{{out}}"], 0, /side file/],
+    [["-progress", "http://127.0.0.1/", "-i", "{{in}}", "{{out}}"], 0, /progress/],
+    [["-listen", "1", "-i", "{{in}}", "{{out}}"], 0, /listening/],
+    [["-protocol_whitelist", "file,http", "-i", "{{in}}", "{{out}}"], 0, /protocol whitelist/],
+    [["-attach", "/etc/passwd", "-i", "{{in}}", "{{out}}"], 0, /outside the job/],
+    [["-dump_attachment:t", "", "-i", "{{in}}", "{{out}}"], 0, /named by the input/],
+    [["-stream_loop", "-1", "-i", "{{in}}", "{{out}}"], 1, /endless/],
+    [["-i", "{{in}}", "-x264-params", "pass=1:stats=/tmp/s.log", "{{out}}"], 3, /may not name files/],
+    [["-i", "{{in}}", "-metadata", "title={{in}}", "{{out}}"], 3, /placeholders belong/],
+    [["-i", "{{in}}", "-hwaccel", "cuda", "{{out}}"], 2, /hardware/],
+    [["-i", "{{in}}", "-some_private_option", "1", "{{out}}"], 2, /not a supported option/],
+  ])("refuses %j at index %i", (args, index, message) => {
+    const issues = ff(...(args as string[]));
+    expect(issues.length).toBeGreaterThan(0);
+    expect(issues[0].index).toBe(index);
+    expect(issues[0].message).toMatch(message);
+  });
+
+  it("refuses ffprobe's file writers and raw dumps", () => {
+    expect(probe("-o", "/tmp/out.json", "{{in}}")[0].message).toMatch(/stdout only/);
+    expect(probe("-show_data", "{{in}}")[0].message).toMatch(/raw input bytes/);
+    expect(probe("/etc/passwd")[0].message).toMatch(/input placeholder/);
+  });
+
+  it("walks options, values and positionals like ffmpeg", () => {
+    expect(walkArguments("ffmpeg", ["-y", "-ss", "-1", "-i", "{{in}}", "-report", "{{out}}"]).map((t) => t.kind)).toEqual(["flag", "option", "option", "flag", "positional"]);
+  });
+});
