@@ -19,6 +19,8 @@ const configSchema = z
     CREDITS_PER_SECOND: intFrom(1, 0, 1_000_000),
     JOB_TIMEOUT_SECONDS: intFrom(3600, 1, 7 * 24 * 3600),
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
+    RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
+    MAX_ACTIVE_JOBS_PER_ACCOUNT: intFrom(50, 1, 100_000),
     ALLOWED_PRIVATE_HOSTS: hostList,
     R2_BUCKET_NAME: z.string().min(1).default("ffjobs-media"),
     WEBHOOK_RETRY_SCHEDULE_SECONDS: z
@@ -47,6 +49,8 @@ export type Config = {
   creditsPerSecond: number;
   jobTimeoutMs: number;
   runnerPollIntervalMs: number;
+  rateLimitPerMinute: number;
+  maxActiveJobsPerAccount: number;
   allowedPrivateHosts: string[];
   webhookRetryDelaysSeconds: number[];
   storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
@@ -70,6 +74,8 @@ export function loadConfig(env: Env): Config {
     creditsPerSecond: c.CREDITS_PER_SECOND,
     jobTimeoutMs: c.JOB_TIMEOUT_SECONDS * 1000,
     runnerPollIntervalMs: c.RUNNER_POLL_INTERVAL_MS,
+    rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    maxActiveJobsPerAccount: c.MAX_ACTIVE_JOBS_PER_ACCOUNT,
     allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
     webhookRetryDelaysSeconds: c.WEBHOOK_RETRY_SCHEDULE_SECONDS,
     storage: {

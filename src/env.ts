@@ -1,4 +1,5 @@
 import type { JobCoordinator } from "./jobs/job-coordinator.ts";
+import type { RateLimiter } from "./api/rate-limit.ts";
 import type { FfmpegContainer } from "./runner/ffmpeg-container.ts";
 import type { JobMessage } from "./jobs/job-message.ts";
 import type { DeliveryMessage } from "./webhooks/announce-job-end.ts";
@@ -22,4 +23,7 @@ export interface Env {
   R2_SECRET_ACCESS_KEY?: string;
   RUNNER_POLL_INTERVAL_MS?: string;
   WEBHOOK_RETRY_SCHEDULE_SECONDS?: string;
+  RATE_LIMIT_PER_MINUTE?: string;
+  MAX_ACTIVE_JOBS_PER_ACCOUNT?: string;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }

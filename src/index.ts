@@ -6,6 +6,7 @@ import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-co
 
 export { JobCoordinator } from "./jobs/job-coordinator.ts";
 export { FfmpegContainer } from "./runner/ffmpeg-container.ts";
+export { RateLimiter } from "./api/rate-limit.ts";
 
 /** Queue names as in wrangler.toml: one Worker consumes all four. */
 export const QUEUES = {

@@ -9,6 +9,7 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
+import { policyRoutes } from "./routes/policy.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -27,6 +28,7 @@ app.use("/v1/*", requireApiKey);
 app.route("/v1/jobs", jobRoutes);
 app.route("/v1/files", fileRoutes);
 app.route("/v1/webhooks", webhookRoutes);
+app.route("/v1/policy", policyRoutes);
 
 app.notFound(() => {
   throw new ApiError("NOT_FOUND", "No such endpoint");

@@ -1,12 +1,13 @@
 import { createMiddleware } from "hono/factory";
-import { looksLikeApiKey } from "../auth/api-keys.ts";
+import { hashApiKey, looksLikeApiKey } from "../auth/api-keys.ts";
+import { loadConfig } from "../config.ts";
 import { findAccountByKey, type Account } from "../auth/account-store.ts";
 import { ApiError } from "./api-error.ts";
 import type { AppEnv } from "./app-env.ts";
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="ffjobs"' };
 
-/** Bearer API key on every /v1 route; the account it belongs to scopes everything after. */
+/** Bearer API key on every /v1 route (the account it belongs to scopes everything after), then the key's request rate. */
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("Authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -18,5 +19,12 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
     throw new ApiError("UNAUTHORIZED", message, { headers: CHALLENGE });
   }
   c.set("account", account);
+  const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(await hashApiKey(key!)));
+  const { allowed, retryAfterSeconds } = await limiter.take(loadConfig(c.env).rateLimitPerMinute);
+  if (!allowed) {
+    throw new ApiError("RATE_LIMITED", `Too many requests for this API key; retry in ${retryAfterSeconds} s`, {
+      headers: { "Retry-After": String(retryAfterSeconds) },
+    });
+  }
   await next();
 });

@@ -9,6 +9,7 @@ export const API_ERRORS = {
   JOB_NOT_FINISHED: { status: 409, description: "The job's result was asked for before it reached a terminal state." },
   JOB_ALREADY_FINISHED: { status: 409, description: "The job is already in a terminal state, so it cannot be canceled." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is over the limit (1 MiB)." },
+  RATE_LIMITED: { status: 429, description: "Too many requests for this API key; retry after `Retry-After` seconds." },
   INTERNAL: { status: 500, description: "Unexpected server error; no internals are disclosed." },
 } as const satisfies Record<string, { status: number; description: string }>;
 
@@ -27,6 +28,7 @@ export const JOB_ERRORS = {
   RUNNER_LOST: "The runner stopped answering about a running job (restart, eviction, crash).",
   CANCELED: "The job was canceled by request.",
   INSUFFICIENT_CREDITS: "The account's credit balance was exhausted; the job was rejected before running.",
+  TOO_MANY_ACTIVE_JOBS: "The account already had MAX_ACTIVE_JOBS_PER_ACCOUNT jobs queued or running; the job was rejected.",
   INTERNAL: "Unexpected failure inside the service.",
 } as const satisfies Record<string, string>;
 

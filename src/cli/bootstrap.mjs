@@ -49,17 +49,20 @@ function ensureDependencies(node) {
   writeFileSync(stamp, want);
 }
 
+// The runner needs ffmpeg, and on Linux bubblewrap (its sandbox: without it the runner refuses jobs
+// unless RUNNER_SANDBOX=off is set explicitly).
 function ensureFfmpeg(cmd) {
   if (cmd === "keys" || cmd === "deploy") return;
-  if (has("ffmpeg") && has("ffprobe")) return;
+  const needed = process.platform === "linux" && process.env.RUNNER_SANDBOX !== "off" ? ["ffmpeg", "ffprobe", "bwrap"] : ["ffmpeg", "ffprobe"];
+  if (needed.every(has)) return;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   if (isRoot && has("apt-get")) {
-    log("ffmpeg is missing; installing it with apt-get ...");
+    log("ffmpeg or bubblewrap is missing; installing them with apt-get ...");
     run("apt-get", ["update", "-qq"]);
-    run("apt-get", ["install", "-y", "-qq", "ffmpeg"], { DEBIAN_FRONTEND: "noninteractive" });
+    run("apt-get", ["install", "-y", "-qq", "ffmpeg", "bubblewrap"], { DEBIAN_FRONTEND: "noninteractive" });
     return;
   }
-  fail("ffmpeg and ffprobe must be on PATH (Debian/Ubuntu: sudo apt-get install ffmpeg; macOS: brew install ffmpeg).");
+  fail(`${needed.join(", ")} must be on PATH (Debian/Ubuntu: sudo apt-get install ffmpeg bubblewrap; macOS: brew install ffmpeg, and set RUNNER_SANDBOX=off).`);
 }
 
 function has(bin) {

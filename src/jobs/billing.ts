@@ -28,3 +28,8 @@ export function failure(errorCode: JobErrorCode, errorMessage: string, runtimeSe
     errorMessage, stdout: null, stderrTail: null,
   };
 }
+
+/** A job refused before it ran: never charged. */
+export function rejection(errorCode: JobErrorCode, errorMessage: string): JobFinish {
+  return { status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode, errorMessage, stdout: null, stderrTail: null };
+}

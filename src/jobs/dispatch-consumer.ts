@@ -1,6 +1,7 @@
 import type { Env } from "../env.ts";
 import { dispatchRetryDelaySeconds, type JobMessage } from "./job-message.ts";
 import { endJob } from "./end-job.ts";
+import { rejection } from "./billing.ts";
 import { createServices } from "../services.ts";
 
 /**
@@ -29,10 +30,7 @@ export async function consumeJobMessages(batch: MessageBatch<JobMessage>, env: E
 export async function consumeDeadJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
   const services = createServices(env);
   for (const msg of batch.messages) {
-    await endJob(services, msg.body.jobId, {
-      status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "RUNNER_UNAVAILABLE",
-      errorMessage: "The job could not be dispatched to a runner", stdout: null, stderrTail: null,
-    });
+    await endJob(services, msg.body.jobId, rejection("RUNNER_UNAVAILABLE", "The job could not be dispatched to a runner"));
     msg.ack();
   }
 }

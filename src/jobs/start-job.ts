@@ -5,7 +5,7 @@ import type { RunnerInput, RunnerJobRequest, RunnerOutput } from "../runner/runn
 import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
 import { getJob, jobSpecOf, markRunning, type JobRow } from "./job-store.ts";
 import { endJob } from "./end-job.ts";
-import { failure } from "./billing.ts";
+import { failure, rejection } from "./billing.ts";
 
 export type StartResult = "started" | "skipped" | "rejected" | "failed";
 
@@ -17,10 +17,11 @@ export async function startJob(s: Services, jobId: string): Promise<StartResult>
   const job = await getJob(s.db, jobId);
   if (!job || job.status !== "queued") return "skipped";
   if (await creditsExhausted(s.db, job.account_id)) {
-    await endJob(s, jobId, {
-      status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "INSUFFICIENT_CREDITS",
-      errorMessage: "The account's credit balance is exhausted", stdout: null, stderrTail: null,
-    });
+    await endJob(s, jobId, rejection("INSUFFICIENT_CREDITS", "The account's credit balance is exhausted"));
+    return "rejected";
+  }
+  if (await activeJobsBefore(s.db, job) >= s.config.maxActiveJobsPerAccount) {
+    await endJob(s, jobId, rejection("TOO_MANY_ACTIVE_JOBS", `The account already has ${s.config.maxActiveJobsPerAccount} jobs queued or running`));
     return "rejected";
   }
   const request = await buildRunnerRequest(s, job);
@@ -33,6 +34,18 @@ export async function startJob(s: Services, jobId: string): Promise<StartResult>
     await endJob(s, jobId, failure("RUNNER_UNAVAILABLE", "No runner could be reached to start the job"));
     return "failed";
   }
+}
+
+/** The account's other jobs still queued or running that were created before this one. */
+async function activeJobsBefore(db: D1Database, job: JobRow): Promise<number> {
+  const row = await db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM jobs WHERE account_id = ?1 AND status IN ('queued', 'running')
+       AND (created_at < ?2 OR (created_at = ?2 AND id < ?3))`,
+    )
+    .bind(job.account_id, job.created_at, job.id)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
 }
 
 async function creditsExhausted(db: D1Database, accountId: string): Promise<boolean> {

@@ -8,7 +8,7 @@
 export const FFMPEG_FLAGS = [
   "an", "vn", "sn", "dn", "shortest", "y", "hide_banner", "nostats", "stats", "copyts", "start_at_zero",
   "accurate_seek", "noaccurate_seek", "re", "ignore_unknown", "autorotate", "noautorotate", "copyinkf", "nostdin",
-  "bitexact", "xerror",
+  "bitexact", "xerror", "version", "buildconf", "formats", "codecs", "encoders", "decoders", "filters", "pix_fmts",
 ] as const;
 
 /** Options that take one value (checked further where the value matters). */
@@ -40,7 +40,7 @@ export const FFMPEG_VALUE_OPTIONS = [
 export const FFPROBE_FLAGS = [
   "show_format", "show_streams", "show_frames", "show_packets", "show_chapters", "show_programs", "show_error",
   "show_private_data", "show_program_version", "show_library_versions", "count_frames", "count_packets", "pretty",
-  "sexagesimal", "unit", "prefix", "byte_binary_prefix", "hide_banner", "bitexact",
+  "sexagesimal", "unit", "prefix", "byte_binary_prefix", "hide_banner", "bitexact", "version",
 ] as const;
 
 export const FFPROBE_VALUE_OPTIONS = [
