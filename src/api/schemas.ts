@@ -49,10 +49,8 @@ export const listJobsQuerySchema = z
 
 export const idParamSchema = z.object({ id: uuid });
 
-export const webhookUrlSchema = httpUrl.refine((v) => {
-  const u = new URL(v);
-  return !u.username && !u.password;
-}, "must not contain credentials");
+// zod runs every refinement even after one failed, so each must be safe on any string.
+export const webhookUrlSchema = httpUrl.refine((v) => !URL.canParse(v) || (!new URL(v).username && !new URL(v).password), "must not contain credentials");
 
 export const webhookTestSchema = z.object({ url: webhookUrlSchema }).strict();
 

@@ -1,0 +1,73 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { app } from "../../src/api/app.ts";
+import { startJob } from "../../src/jobs/start-job.ts";
+import { createServices } from "../../src/services.ts";
+import { api, countRows, createAccount, insertQueuedJob, jobStatus } from "./helpers.ts";
+
+let account: { accountId: string; key: string };
+beforeAll(async () => {
+  account = await createAccount();
+});
+
+describe("request rate per API key", () => {
+  it("answers 429 RATE_LIMITED with Retry-After once a key's budget is spent, without touching other keys", async () => {
+    const limited = { ...env, RATE_LIMIT_PER_MINUTE: "3" };
+    const { key } = await createAccount();
+    const call = (k: string) => app.fetch(new Request("https://ffjobs.test/v1/jobs", { headers: { Authorization: `Bearer ${k}` } }), limited);
+    for (let i = 0; i < 3; i++) expect((await call(key)).status).toBe(200);
+    const refused = await call(key);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toEqual({ error: expect.stringMatching(/retry in \d+ s/), code: "RATE_LIMITED" });
+    const other = await createAccount();
+    expect((await call(other.key)).status).toBe(200);
+  });
+});
+
+describe("active jobs per account", () => {
+  it("rejects a job dispatched while the account already has the maximum queued or running", async () => {
+    const own = await createAccount();
+    const services = createServices({ ...env, MAX_ACTIVE_JOBS_PER_ACCOUNT: "2" });
+    const ids = [await insertQueuedJob(own.accountId), await insertQueuedJob(own.accountId)];
+    await new Promise((r) => setTimeout(r, 5));
+    const third = await insertQueuedJob(own.accountId);
+    expect(await startJob(services, third)).toBe("rejected");
+    const job = (await api(own.key, "GET", `/v1/jobs/${third}`)).body;
+    expect(job).toMatchObject({ status: "rejected", errorCode: "TOO_MANY_ACTIVE_JOBS", creditsCharged: 0 });
+    for (const id of ids) expect(await jobStatus(id)).toBe("queued");
+  });
+});
+
+describe("GET /v1/policy", () => {
+  it("publishes the options, formats, filters, injected options and limits that are enforced", async () => {
+    expect((await api(null, "GET", "/v1/policy")).status).toBe(401);
+    const { body } = await api(account.key, "GET", "/v1/policy");
+    expect(body.options.ffmpeg.withValue).toContain("filter_complex");
+    expect(body.options.refused).toMatchObject({ protocol_whitelist: expect.any(String), vstats_file: expect.any(String) });
+    expect(body.formats.allowed).toContain("mp4");
+    expect(body.formats.allowed).not.toContain("concat");
+    expect(body.filters.refused).toHaveProperty("movie");
+    expect(body.injected.beforeEachInput).toContain("-protocol_whitelist");
+    expect(body.limits).toMatchObject({ args: 256, inputsPerJob: 16, maxActiveJobsPerAccount: 50, requestsPerMinutePerKey: 600 });
+  });
+});
+
+describe("argument policy at the API", () => {
+  it.each([
+    [["-i", "/etc/passwd", "{{out}}"], "1"],
+    [["-i", "{{in}}", "-vf", "movie=/etc/passwd", "{{out}}"], "3"],
+    [["-i", "{{in}}", "-vstats_file", "/tmp/x", "{{out}}"], "2"],
+    [["-f", "concat", "-i", "{{in}}", "{{out}}"], "1"],
+    [["-listen", "1", "-i", "{{in}}", "{{out}}"], "0"],
+    [["-i", "{{in}}", "-af", "ladspa=file=/tmp/x.so", "{{out}}"], "3"],
+  ])("refuses %j with a 400 at ffmpegArgs/%s and stores nothing", async (ffmpegArgs, index) => {
+    const before = await countRows("jobs");
+    const res = await api(account.key, "POST", "/v1/jobs", {
+      inputs: { in: { type: "url", url: "https://media.example.com/a.mp4" } }, outputs: { out: { fileName: "o.mp4" } }, ffmpegArgs,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toContainEqual({ path: ["ffmpegArgs", index], message: expect.any(String), code: "custom" });
+    expect(await countRows("jobs")).toBe(before);
+  });
+});
