@@ -38,6 +38,9 @@ const GENERIC_FAILURE_LINES = [
   /^Error reinitializing filters!?$/i,
   /^Failed to inject frame into filter network/i,
   /^Error while (processing|decoding|filtering|opening)/i,
+  /^Error marking filters as finished/i,
+  /^Cannot determine format of input stream/i,
+  /^Nothing was written into output file/i,
   /^Exiting normally/i,
   /^To ignore this, add a trailing/i,
 ];

@@ -100,7 +100,7 @@ async function runBinary(req: RunnerJobRequest, folder: JobFolder, settings: Run
   const duration = req.binary === "ffmpeg" ? await longestDurationSeconds(inputPaths, childEnvironment(folder.root)) : null;
   const argv = buildArgv(req.binary, req.args, folder.visiblePath, settings.maxOutputBytes);
   const sandboxed = settings.sandbox === "on";
-  const command = sandboxed ? sandboxedCommand(req.binary, argv, folder.root, limits) : limitedCommand(req.binary, argv, limits);
+  const command = sandboxed ? sandboxedCommand(req.binary, argv, folder.root, limits, settings.bwrapPath) : limitedCommand(req.binary, argv, limits);
   const proc = runProcess({
     file: command.file,
     args: command.args,

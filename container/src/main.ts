@@ -4,7 +4,7 @@ import { readSettings } from "./settings.ts";
 import { sandboxWorks } from "./sandbox.ts";
 
 const configured = readSettings(process.env);
-const probe = configured.sandbox === "on" ? sandboxWorks() : { ok: false, reason: null };
+const probe = configured.sandbox === "on" ? sandboxWorks(configured.bwrapPath) : { ok: false, reason: null };
 const settings = { ...configured, sandboxProblem: configured.sandbox === "on" && !probe.ok ? probe.reason : null };
 if (configured.sandbox === "off") {
   console.error("WARNING: RUNNER_SANDBOX=off: ffmpeg runs WITHOUT the sandbox (no namespace isolation). Only for trusted hosts.");

@@ -21,13 +21,13 @@ const NOBODY = "65534";
  * read-only at /job/in, outputs at /job/out), drops all capabilities and runs as nobody. The
  * environment is empty: bwrap is spawned with none, so even /proc/1/environ inside shows nothing.
  */
-export function sandboxedCommand(binary: string, argv: string[], jobDir: string, limits: Limits): { file: string; args: string[] } {
+export function sandboxedCommand(binary: string, argv: string[], jobDir: string, limits: Limits, bwrapPath: string): { file: string; args: string[] } {
   const binds = READ_ONLY_HOST_PATHS.filter((p) => existsSync(p)).flatMap((p) => ["--ro-bind", p, p]);
   return {
     file: "/usr/bin/prlimit",
     args: [
       ...prlimitArgs(limits),
-      "--", "/usr/bin/bwrap",
+      "--", bwrapPath,
       "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
       "--uid", NOBODY, "--gid", NOBODY, "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/job", "--setenv", "LANG", "C.UTF-8",
       ...binds,
@@ -51,8 +51,8 @@ function prlimitArgs(l: Limits): string[] {
 }
 
 /** Whether bubblewrap can start here (Docker's default seccomp profile, for one, stops it). */
-export function sandboxWorks(): { ok: boolean; reason: string | null } {
-  const probe = spawnSync("/usr/bin/bwrap", ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+export function sandboxWorks(bwrapPath: string): { ok: boolean; reason: string | null } {
+  const probe = spawnSync(bwrapPath, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--ro-bind", "/usr", "/usr",
     "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"], { env: {}, encoding: "utf8", timeout: 10_000 });
   if (probe.error) return { ok: false, reason: `bwrap could not be run: ${probe.error.message}` };
   return probe.status === 0 ? { ok: true, reason: null } : { ok: false, reason: (probe.stderr || `bwrap exited ${probe.status}`).trim() };

@@ -14,6 +14,7 @@ export type RunnerSettings = {
   reportRetentionMs: number;
   /** "on" (default): every job runs in bubblewrap, and no job runs if it cannot start. */
   sandbox: "on" | "off";
+  bwrapPath: string;
   /** Why the sandbox cannot start on this host (probed once at start), or null when it works. */
   sandboxProblem: string | null;
   maxOutputBytes: number;
@@ -39,6 +40,7 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     maxStderrBytes: 16 * 1024,
     reportRetentionMs: 60 * 60_000,
     sandbox: sandboxSetting(env.RUNNER_SANDBOX),
+    bwrapPath: env.RUNNER_BWRAP_PATH || "/usr/bin/bwrap",
     sandboxProblem: null,
     maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, 2 * 1024 ** 3, "RUNNER_MAX_OUTPUT_BYTES"),
     jobDiskQuotaBytes: positiveInt(env.RUNNER_JOB_DISK_BYTES, 4 * 1024 ** 3, "RUNNER_JOB_DISK_BYTES"),

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, existsSync } from "node:fs";
+import { mkdirSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 
@@ -10,6 +10,11 @@ export function mediaFixtures() {
   const make = (name: string, args: string[]) => {
     const path = join(dir, name);
     if (!existsSync(path)) execFileSync("ffmpeg", ["-v", "error", "-y", ...args, path]);
+    return path;
+  };
+  const text = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
     return path;
   };
   return {
@@ -23,5 +28,15 @@ export function mediaFixtures() {
       "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=120", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
     ]),
     tone: make("tone.wav", ["-f", "lavfi", "-i", "sine=frequency=220:duration=2"]),
+    logo: make("logo.png", ["-f", "lavfi", "-i", "color=c=red@0.8:s=48x48,format=rgba", "-frames:v", "1"]),
+    /** 300 KB on disk, 100 megapixels decoded: a decompression bomb. */
+    bomb: make("bomb.png", ["-f", "lavfi", "-i", "color=black:s=10000x10000", "-frames:v", "1"]),
+    subs: text("subs.srt", "1\n00:00:00,000 --> 00:00:02,000\nHello from ffjobs\n\n2\n00:00:02,000 --> 00:00:03,000\nBye\n"),
+    /** HLS and DASH playlists dressed up as MP4 uploads, pointing at a local file. */
+    hlsInDisguise: text("playlist.mp4", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n"),
+    dashInDisguise: text(
+      "manifest.mp4",
+      '<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT1S"><Period><AdaptationSet><Representation id="1" bandwidth="1"><BaseURL>/etc/passwd</BaseURL></Representation></AdaptationSet></Period></MPD>',
+    ),
   };
 }

@@ -4,16 +4,21 @@ import { join, resolve } from "node:path";
 const root = resolve(import.meta.dirname, "../..");
 
 /** Starts the real runner server (container/src/main.ts) with the host's ffmpeg on loopback. */
-export async function startRunner(port: number, env: Record<string, string> = {}): Promise<{ url: string; stop: () => void; child: ChildProcess }> {
+export async function startRunner(
+  port: number,
+  env: Record<string, string> = {},
+): Promise<{ url: string; stop: () => void; child: ChildProcess; logs: () => string }> {
   const child = spawn(process.execPath, [join(root, "container/src/main.ts")], {
     env: { ...process.env, RUNNER_HOST: "127.0.0.1", RUNNER_PORT: String(port), ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  let logs = "";
+  child.stderr!.on("data", (c: Buffer) => (logs += c.toString()));
   await new Promise<void>((resolveReady, reject) => {
     child.once("exit", (code) => reject(new Error(`runner exited early (${code})`)));
     child.stdout!.on("data", (chunk: Buffer) => {
       if (chunk.toString().includes("listening on")) resolveReady();
     });
   });
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL"), child };
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL"), child, logs: () => logs };
 }
