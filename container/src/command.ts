@@ -44,7 +44,7 @@ const GENERIC_FAILURE_LINES = [
   /^Exiting normally/i,
   /^To ignore this, add a trailing/i,
 ];
-const ERROR_HINT = /error|invalid|no such|unknown|unrecognized|not found|matches no|cannot|could not|unable|failed|does not|not supported|too (large|many)/i;
+const ERROR_HINT = /error|invalid|no such|unknown|unrecognized|not found|matches no|cannot|could not|unable|failed|does not|not supported|exceeds|too (large|many)/i;
 
 /**
  * The stderr line that explains a failure, for a one-line error message: the last specific error
