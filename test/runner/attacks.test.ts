@@ -6,41 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProcess } from "../../container/src/run-process.ts";
 import { sandboxedCommand } from "../../container/src/sandbox.ts";
 import { freePort } from "../support/free-port.ts";
-import { mediaFixtures } from "../support/media-fixtures.ts";
-import { startPutReceiver } from "../support/put-receiver.ts";
 import { startRunner } from "../support/runner-process.ts";
-import { startStaticServer } from "../support/static-server.ts";
 import { jobRequest, runnerApi } from "./runner-client.ts";
+import { useRunnerHarness } from "./runner-harness.ts";
 
-const fx = mediaFixtures();
 const CANARY = `canary-${crypto.randomUUID()}`;
 const MAX_OUTPUT_BYTES = 300_000;
 const workDir = join(tmpdir(), `ffjobs-attack-${process.pid}`);
-let runner: Awaited<ReturnType<typeof startRunner>>;
-let media: Awaited<ReturnType<typeof startStaticServer>>;
-let storage: Awaited<ReturnType<typeof startPutReceiver>>;
-let api: ReturnType<typeof runnerApi>;
-
-beforeAll(async () => {
-  // The canary stands for any secret in the runner's environment: nothing ffmpeg produces may contain it.
-  runner = await startRunner(await freePort(), { FFJOBS_CANARY_SECRET: CANARY, RUNNER_WORK_DIR: workDir, RUNNER_MAX_OUTPUT_BYTES: String(MAX_OUTPUT_BYTES) });
-  media = await startStaticServer(fx.dir);
-  storage = await startPutReceiver();
-  api = runnerApi(runner.url);
-});
-afterAll(async () => {
-  runner.stop();
-  await media.close();
-  await storage.close();
-});
-
-const input = (name: string, file: string) => ({ name, url: `${media.url}/${file}`, fileName: file, trusted: false });
-const output = (name: string, fileName: string) => ({ name, fileName, contentType: "application/octet-stream", uploadUrl: `${storage.url}/${crypto.randomUUID()}/${fileName}` });
+// The canary stands for any secret in the runner's environment: nothing ffmpeg produces may contain it.
+const { h, fx, input, output } = useRunnerHarness({ FFJOBS_CANARY_SECRET: CANARY, RUNNER_WORK_DIR: workDir, RUNNER_MAX_OUTPUT_BYTES: String(MAX_OUTPUT_BYTES) });
 
 async function run(over: Parameters<typeof jobRequest>[0]) {
   const req = jobRequest(over);
-  await api.submit(req);
-  return (await api.waitFor(req.jobId, (s) => s.state === "finished")).outcome!;
+  await h.api.submit(req);
+  return (await h.api.waitFor(req.jobId, (s) => s.state === "finished")).outcome!;
 }
 
 function expectNoLeak(outcome: { stdout: string; stderrTail: string; errorMessage: string | null }) {

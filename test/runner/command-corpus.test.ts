@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createJobSchema } from "../../src/api/schemas.ts";
 import { checkJobRequest } from "../../src/jobs/job-request.ts";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
-import { freePort } from "../support/free-port.ts";
-import { mediaFixtures } from "../support/media-fixtures.ts";
-import { startPutReceiver } from "../support/put-receiver.ts";
-import { startRunner } from "../support/runner-process.ts";
-import { startStaticServer } from "../support/static-server.ts";
-import { jobRequest, runnerApi } from "./runner-client.ts";
+import { jobRequest } from "./runner-client.ts";
+import { useRunnerHarness } from "./runner-harness.ts";
 
 /** Commands real users send. Every one must pass the API's rules and succeed in the sandbox. */
 type Case = { name: string; binary?: "ffmpeg" | "ffprobe"; inputs: Record<string, string>; outputs?: Record<string, string>; args: string[]; stdout?: RegExp };
@@ -58,34 +54,22 @@ const CORPUS: Case[] = [
   { name: "ffprobe frame count", binary: "ffprobe", inputs: V, args: ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "default=nokey=1:noprint_wrappers=1", "{{v}}"], stdout: /^75/ },
 ];
 
-const fx = mediaFixtures();
-let runner: Awaited<ReturnType<typeof startRunner>>;
-let media: Awaited<ReturnType<typeof startStaticServer>>;
-let storage: Awaited<ReturnType<typeof startPutReceiver>>;
+const { h } = useRunnerHarness();
 const outcomes = new Map<string, Promise<RunnerOutcome>>();
 
 beforeAll(async () => {
-  runner = await startRunner(await freePort());
-  media = await startStaticServer(fx.dir);
-  storage = await startPutReceiver();
-  const api = runnerApi(runner.url);
   for (const c of CORPUS) {
     const req = jobRequest({
       binary: c.binary ?? "ffmpeg",
       args: c.args,
       timeoutMs: 120_000,
-      inputs: Object.entries(c.inputs).map(([name, file]) => ({ name, url: `${media.url}/${file}`, fileName: file, trusted: false })),
-      outputs: Object.entries(c.outputs ?? {}).map(([name, fileName]) => ({ name, fileName, contentType: "application/octet-stream", uploadUrl: `${storage.url}/${crypto.randomUUID()}` })),
+      inputs: Object.entries(c.inputs).map(([name, file]) => ({ name, url: `${h.media.url}/${file}`, fileName: file, trusted: false })),
+      outputs: Object.entries(c.outputs ?? {}).map(([name, fileName]) => ({ name, fileName, contentType: "application/octet-stream", uploadUrl: `${h.storage.url}/${crypto.randomUUID()}` })),
     });
-    await api.submit(req);
-    outcomes.set(c.name, api.waitFor(req.jobId, (s) => s.state === "finished", 180_000).then((s) => s.outcome!));
+    await h.api.submit(req);
+    outcomes.set(c.name, h.api.waitFor(req.jobId, (s) => s.state === "finished", 180_000).then((s) => s.outcome!));
   }
 }, 30_000);
-afterAll(async () => {
-  runner?.stop();
-  await media?.close();
-  await storage?.close();
-});
 
 describe("realistic commands still work (API rules + runner policy + sandbox)", () => {
   it("has at least 30 of them", () => {

@@ -2,51 +2,29 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/free-port.ts";
-import { mediaFixtures } from "../support/media-fixtures.ts";
-import { startPutReceiver } from "../support/put-receiver.ts";
-import { startRunner } from "../support/runner-process.ts";
-import { startStaticServer } from "../support/static-server.ts";
-import { jobRequest, runnerApi } from "./runner-client.ts";
+import { describe, expect, it } from "vitest";
+import { jobRequest } from "./runner-client.ts";
+import { useRunnerHarness } from "./runner-harness.ts";
 
-const fx = mediaFixtures();
 const workDir = join(tmpdir(), `ffjobs-runner-test-${process.pid}`);
-let runner: Awaited<ReturnType<typeof startRunner>>;
-let media: Awaited<ReturnType<typeof startStaticServer>>;
-let storage: Awaited<ReturnType<typeof startPutReceiver>>;
-let api: ReturnType<typeof runnerApi>;
-
-beforeAll(async () => {
-  runner = await startRunner(await freePort(), { RUNNER_CONCURRENCY: "1", RUNNER_WORK_DIR: workDir });
-  media = await startStaticServer(fx.dir);
-  storage = await startPutReceiver();
-  api = runnerApi(runner.url);
-});
-afterAll(async () => {
-  runner.stop();
-  await media.close();
-  await storage.close();
-});
-
-const input = (name: string, file: string) => ({ name, url: `${media.url}/${file}`, fileName: file, trusted: false });
+const { h, fx, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "1", RUNNER_WORK_DIR: workDir });
 
 describe("runner server (real ffmpeg)", () => {
   it("reports health and its concurrency", async () => {
-    expect(await (await fetch(`${runner.url}/healthz`)).json()).toEqual({ ok: true, active: 0, concurrency: 1, sandbox: "on" });
+    expect(await (await fetch(`${h.runner.url}/healthz`)).json()).toEqual({ ok: true, active: 0, concurrency: 1, sandbox: "on" });
   });
 
   it("transcodes, uploads the declared output with its type, probes it, and cleans the job folder", async () => {
     const req = jobRequest({
       args: ["-i", "{{src}}", "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "{{out}}"],
       inputs: [input("src", "clip.mp4")],
-      outputs: [{ name: "out", fileName: "small.mp4", contentType: "video/mp4", uploadUrl: `${storage.url}/small.mp4` }],
+      outputs: [{ name: "out", fileName: "small.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/small.mp4` }],
     });
-    expect((await api.submit(req)).status).toBe(202);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    expect((await h.api.submit(req)).status).toBe(202);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "completed", exitCode: 0, errorCode: null });
     expect(done.outcome!.runtimeMs).toBeGreaterThan(0);
-    const stored = storage.received.get("/small.mp4")!;
+    const stored = h.storage.received.get("/small.mp4")!;
     expect(stored.contentType).toBe("video/mp4");
     const path = join(tmpdir(), `ffjobs-out-${req.jobId}.mp4`);
     writeFileSync(path, stored.body);
@@ -58,17 +36,17 @@ describe("runner server (real ffmpeg)", () => {
 
   it("returns ffprobe's JSON on stdout with service paths hidden", async () => {
     const req = jobRequest({ binary: "ffprobe", args: ["-v", "error", "-print_format", "json", "-show_format", "{{in}}"], inputs: [input("in", "clip.mp4")] });
-    await api.submit(req);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    await h.api.submit(req);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     const probe = JSON.parse(done.outcome!.stdout);
     expect(probe.format.filename).toBe("/job/in/in.mp4");
     expect(done.outcome!.stdout).not.toContain(workDir);
   });
 
   it("turns a non-zero exit into PROCESS_FAILED with ffmpeg's reason", async () => {
-    const req = jobRequest({ args: ["-i", "{{in}}", "-c:v", "no_such_codec", "{{out}}"], inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${storage.url}/o.mp4` }] });
-    await api.submit(req);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    const req = jobRequest({ args: ["-i", "{{in}}", "-c:v", "no_such_codec", "{{out}}"], inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/o.mp4` }] });
+    await h.api.submit(req);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED" });
     expect(done.outcome!.exitCode).not.toBe(0);
     expect(done.outcome!.errorMessage).toMatch(/ffmpeg exited with code \d+: .*no_such_codec/i);
@@ -76,92 +54,92 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("reports OUTPUT_MISSING when the command wrote no declared output", async () => {
-    const req = jobRequest({ args: ["-i", "{{in}}", "-f", "null", "{{out}}"], inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${storage.url}/never.mp4` }] });
-    await api.submit(req);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    const req = jobRequest({ args: ["-i", "{{in}}", "-f", "null", "{{out}}"], inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/never.mp4` }] });
+    await h.api.submit(req);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "OUTPUT_MISSING", exitCode: 0 });
-    expect(storage.received.has("/never.mp4")).toBe(false);
+    expect(h.storage.received.has("/never.mp4")).toBe(false);
   });
 
   it("reports OUTPUT_UPLOAD_FAILED when storage refuses the output", async () => {
-    const req = jobRequest({ args: ["-i", "{{in}}", "-t", "1", "{{out}}"], inputs: [input("in", "tone.wav")], outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: `${storage.url}/fail` }] });
-    await api.submit(req);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    const req = jobRequest({ args: ["-i", "{{in}}", "-t", "1", "{{out}}"], inputs: [input("in", "tone.wav")], outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: `${h.storage.url}/fail` }] });
+    await h.api.submit(req);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "OUTPUT_UPLOAD_FAILED" });
   });
 
   it("fails inputs that answer an HTTP error with INPUT_FETCH_FAILED", async () => {
-    const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [{ name: "in", url: `${media.url}/status/404`, fileName: "x", trusted: false }] });
-    await api.submit(req);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [{ name: "in", url: `${h.media.url}/status/404`, fileName: "x", trusted: false }] });
+    await h.api.submit(req);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED", runtimeMs: 0 });
     expect(done.outcome!.errorMessage).toBe('Input "in" could not be fetched: HTTP 404');
   });
 
   it("refuses loopback inputs in every spelling unless the host is allowed", async () => {
-    const port = new URL(media.url).port;
+    const port = new URL(h.media.url).port;
     const spellings = [`127.0.0.1:${port}`, `127.1:${port}`, `2130706433:${port}`, `0x7f000001:${port}`, `[::1]:${port}`, `[::ffff:127.0.0.1]:${port}`, `localhost:${port}`];
     for (const hostPort of spellings) {
       const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], allowedPrivateHosts: [], inputs: [{ name: "in", url: `http://${hostPort}/clip.mp4`, fileName: "clip.mp4", trusted: false }] });
-      await api.submit(req);
-      const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+      await h.api.submit(req);
+      const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
       expect(done.outcome?.errorCode, hostPort).toBe("INPUT_FETCH_FAILED");
       expect(done.outcome?.errorMessage, hostPort).toMatch(/not publicly routable/);
     }
   });
 
   it("re-checks every redirect hop", async () => {
-    const port = new URL(media.url).port;
-    const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], allowedPrivateHosts: ["127.0.0.1"], inputs: [{ name: "in", url: `${media.url}/redirect?to=${encodeURIComponent(`http://127.0.0.2:${port}/clip.mp4`)}`, fileName: "x", trusted: false }] });
-    await api.submit(req);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    const port = new URL(h.media.url).port;
+    const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], allowedPrivateHosts: ["127.0.0.1"], inputs: [{ name: "in", url: `${h.media.url}/redirect?to=${encodeURIComponent(`http://127.0.0.2:${port}/clip.mp4`)}`, fileName: "x", trusted: false }] });
+    await h.api.submit(req);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome?.errorMessage).toMatch(/not publicly routable/);
   });
 
   it("runs a job id once even when submitted twice", async () => {
     const req = jobRequest({ binary: "ffprobe", args: ["-v", "error", "-show_format", "{{in}}"], inputs: [input("in", "clip.mp4")] });
-    const first = (await (await api.submit(req)).json()) as { jobId: string };
-    const second = (await (await api.submit({ ...req, args: ["-version"] })).json()) as { jobId: string };
+    const first = (await (await h.api.submit(req)).json()) as { jobId: string };
+    const second = (await (await h.api.submit({ ...req, args: ["-version"] })).json()) as { jobId: string };
     expect(second.jobId).toBe(first.jobId);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome!.stdout).toContain("[FORMAT]");
   });
 
   it("cancels a running job by killing its process group and reports the time it ran", async () => {
-    const req = jobRequest({ args: ["-re", "-i", "{{in}}", "-c:v", "libx264", "-preset", "veryslow", "{{out}}"], inputs: [input("in", "long.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${storage.url}/canceled.mp4` }] });
-    await api.submit(req);
-    await api.waitFor(req.jobId, (s) => s.state === "running" && s.progress !== null);
+    const req = jobRequest({ args: ["-re", "-i", "{{in}}", "-c:v", "libx264", "-preset", "veryslow", "{{out}}"], inputs: [input("in", "long.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/canceled.mp4` }] });
+    await h.api.submit(req);
+    await h.api.waitFor(req.jobId, (s) => s.state === "running" && s.progress !== null);
     await new Promise((r) => setTimeout(r, 1200));
-    const canceled = await api.cancel(req.jobId);
+    const canceled = await h.api.cancel(req.jobId);
     expect(canceled.outcome).toMatchObject({ status: "canceled", errorCode: "CANCELED" });
     expect(canceled.outcome!.runtimeMs).toBeGreaterThanOrEqual(1000);
-    expect(storage.received.has("/canceled.mp4")).toBe(false);
+    expect(h.storage.received.has("/canceled.mp4")).toBe(false);
     const leftover = spawnSync("pgrep", ["-f", `ffmpeg .*${req.jobId}`], { encoding: "utf8" });
     expect(leftover.stdout.trim()).toBe("");
   });
 
   it("enforces the wall clock with JOB_TIMEOUT", async () => {
     const req = jobRequest({ timeoutMs: 1500, args: ["-re", "-i", "{{in}}", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
-    await api.submit(req);
-    const done = await api.waitFor(req.jobId, (s) => s.state === "finished");
+    await h.api.submit(req);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT" });
   });
 
   it("runs at most RUNNER_CONCURRENCY jobs; the rest wait", async () => {
     const slow = jobRequest({ args: ["-re", "-i", "{{in}}", "-t", "3", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
     const next = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [input("in", "clip.mp4")] });
-    await api.submit(slow);
-    await api.waitFor(slow.jobId, (s) => s.state === "running");
-    await api.submit(next);
-    expect((await api.status(next.jobId))!.state).toBe("waiting");
-    await api.waitFor(next.jobId, (s) => s.state === "finished");
-    expect((await api.status(slow.jobId))!.state).toBe("finished");
+    await h.api.submit(slow);
+    await h.api.waitFor(slow.jobId, (s) => s.state === "running");
+    await h.api.submit(next);
+    expect((await h.api.status(next.jobId))!.state).toBe("waiting");
+    await h.api.waitFor(next.jobId, (s) => s.state === "finished");
+    expect((await h.api.status(slow.jobId))!.state).toBe("finished");
   });
 
   it("rejects malformed job requests", async () => {
-    const r = await fetch(`${runner.url}/jobs`, { method: "POST", body: JSON.stringify({ jobId: "x" }) });
+    const r = await fetch(`${h.runner.url}/jobs`, { method: "POST", body: JSON.stringify({ jobId: "x" }) });
     expect(r.status).toBe(400);
-    const broken = await fetch(`${runner.url}/jobs`, { method: "POST", body: "{" });
+    const broken = await fetch(`${h.runner.url}/jobs`, { method: "POST", body: "{" });
     expect(broken.status).toBe(400);
   });
 });
