@@ -20,6 +20,7 @@ const configSchema = z
     JOB_TIMEOUT_SECONDS: intFrom(3600, 1, 7 * 24 * 3600),
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
     RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
+    CONTAINER_RUNNER_SANDBOX: z.enum(["on", "off"]).default("on"),
     MAX_ACTIVE_JOBS_PER_ACCOUNT: intFrom(50, 1, 100_000),
     ALLOWED_PRIVATE_HOSTS: hostList,
     R2_BUCKET_NAME: z.string().min(1).default("ffjobs-media"),
@@ -50,6 +51,8 @@ export type Config = {
   jobTimeoutMs: number;
   runnerPollIntervalMs: number;
   rateLimitPerMinute: number;
+  /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
+  containerSandbox: "on" | "off";
   maxActiveJobsPerAccount: number;
   allowedPrivateHosts: string[];
   webhookRetryDelaysSeconds: number[];
@@ -75,6 +78,7 @@ export function loadConfig(env: Env): Config {
     jobTimeoutMs: c.JOB_TIMEOUT_SECONDS * 1000,
     runnerPollIntervalMs: c.RUNNER_POLL_INTERVAL_MS,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    containerSandbox: c.CONTAINER_RUNNER_SANDBOX,
     maxActiveJobsPerAccount: c.MAX_ACTIVE_JOBS_PER_ACCOUNT,
     allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
     webhookRetryDelaysSeconds: c.WEBHOOK_RETRY_SCHEDULE_SECONDS,

@@ -24,6 +24,7 @@ export interface Env {
   RUNNER_POLL_INTERVAL_MS?: string;
   WEBHOOK_RETRY_SCHEDULE_SECONDS?: string;
   RATE_LIMIT_PER_MINUTE?: string;
+  CONTAINER_RUNNER_SANDBOX?: string;
   MAX_ACTIVE_JOBS_PER_ACCOUNT?: string;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }

@@ -1,5 +1,6 @@
 import { Container, type OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../env.ts";
+import { loadConfig } from "../config.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
 import type { RunnerTransport } from "./runner-client.ts";
 
@@ -16,7 +17,16 @@ export class FfmpegContainer extends Container<Env> {
   sleepAfter = "5m";
   enableInternet = false;
   interceptHttps = true;
-  envVars = { RUNNER_HOST: "0.0.0.0", RUNNER_PORT: String(RUNNER_PORT), RUNNER_CONCURRENCY: "1" };
+
+  constructor(ctx: DurableObjectState<{}>, env: Env) {
+    super(ctx, env);
+    this.envVars = {
+      RUNNER_HOST: "0.0.0.0",
+      RUNNER_PORT: String(RUNNER_PORT),
+      RUNNER_CONCURRENCY: "1",
+      RUNNER_SANDBOX: loadConfig(env).containerSandbox,
+    };
+  }
 
   static outboundHandlers = {
     async jobEgress(req: Request, _env: unknown, ctx: OutboundHandlerContext<EgressParams>): Promise<Response> {

@@ -6,18 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevStack, type DevStack } from "../support/dev-stack.ts";
 import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startStaticServer } from "../support/static-server.ts";
+import { startWebhookReceiver } from "../support/webhook-receiver.ts";
+import { Webhook } from "standardwebhooks";
 
 const fx = mediaFixtures();
 let stack: DevStack;
 let media: Awaited<ReturnType<typeof startStaticServer>>;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
   media = await startStaticServer(fx.dir);
+  receiver = await startWebhookReceiver();
   stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1", RUNNER_POLL_INTERVAL_MS: "200" });
 });
 afterAll(async () => {
   await stack?.stop();
   await media?.close();
+  await receiver?.close();
 });
 
 async function call(method: string, path: string, body?: unknown, key = stack.apiKey) {
@@ -110,6 +115,28 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
     expect(canceled.status).toBe(200);
     expect(canceled.body.status).toBe("canceled");
     expect((await call("GET", `/v1/jobs/${created.body.id}`)).body.status).toBe("canceled");
+  });
+
+  it("delivers a signed job.completed webhook that the standard library verifies", async () => {
+    const box = crypto.randomUUID();
+    const secret = (await call("GET", "/v1/webhooks/secret")).body.secret;
+    const created = await call("POST", "/v1/jobs", {
+      binary: "ffprobe",
+      input: [{ type: "url", url: `${media.url}/tone.wav` }],
+      ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"],
+      webhookUrl: `${receiver.url}/ok/${box}`,
+    });
+    const job = await waitUntil(created.body.id, finished);
+    let received: { headers: Record<string, string>; body: string }[] = [];
+    for (let i = 0; i < 100 && received.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      received = await (await fetch(`${receiver.url}/_received/${box}`)).json();
+    }
+    expect(received).toHaveLength(1);
+    const event = new Webhook(secret).verify(received[0].body, received[0].headers) as { type: string; data: { id: string; status: string } };
+    expect(event).toMatchObject({ type: "job.completed", data: { id: job.id, status: "completed" } });
+    const log = (await call("GET", `/v1/webhooks/deliveries?jobId=${job.id}`)).body.data;
+    expect(log[0]).toMatchObject({ status: "succeeded", eventId: received[0].headers["webhook-id"], attempts: [{ httpStatus: 204 }] });
   });
 
   it("creates and revokes API keys with the keys CLI", async () => {
