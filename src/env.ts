@@ -2,7 +2,7 @@ import type { JobCoordinator } from "./jobs/job-coordinator.ts";
 import type { RateLimiter } from "./api/rate-limit.ts";
 import type { FfmpegContainer } from "./runner/ffmpeg-container.ts";
 import type { JobMessage } from "./jobs/job-message.ts";
-import type { DeliveryMessage } from "./webhooks/announce-job-end.ts";
+import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
 
 /** Bindings and vars as wrangler.toml declares them. Read only through `loadConfig` and the adapters. */
 export interface Env {

@@ -3,7 +3,8 @@ import type { Env } from "./env.ts";
 import { containerTransport } from "./runner/ffmpeg-container.ts";
 import { createRunnerClient, localTransport, type RunnerClient } from "./runner/runner-client.ts";
 import { createPresigner, type Presigner } from "./storage/presigner.ts";
-import type { DeliveryMessage } from "./webhooks/announce-job-end.ts";
+import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
+import type { JobMessage } from "./jobs/job-message.ts";
 
 /** Everything the job logic depends on, built once from the environment; tests build their own. */
 export type Services = {
@@ -12,6 +13,7 @@ export type Services = {
   config: Config;
   presigner: Presigner;
   runner: RunnerClient;
+  jobsQueue: Queue<JobMessage>;
   webhooksQueue: Queue<DeliveryMessage>;
   now: () => Date;
 };
@@ -28,6 +30,7 @@ export function createServices(env: Env): Services {
     config,
     presigner: createPresigner(config.storage),
     runner: createRunnerClient(transport),
+    jobsQueue: env.JOBS_QUEUE,
     webhooksQueue: env.WEBHOOKS_QUEUE,
     now: () => new Date(),
   };

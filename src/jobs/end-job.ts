@@ -1,14 +1,21 @@
 import type { Services } from "../services.ts";
-import { announceJobEnd } from "../webhooks/announce-job-end.ts";
+import { jobEndOutboxStatement, newEventId } from "../webhooks/job-end-event.ts";
 import { finishJob, type JobFinish } from "./job-store.ts";
 
 /**
- * The one way a job reaches a terminal state: the guarded update (and charge), then, only if this
- * call made the move, the end-of-job webhook. A late or duplicate end changes and sends nothing.
+ * The one way a job reaches a terminal state: the guarded update, the charge and (for jobs with a
+ * webhookUrl) the end event's outbox row, in one D1 batch. A late or duplicate end changes and sends
+ * nothing. If the queue send fails, the row is still there and the sweeper sends it.
  */
 export async function endJob(s: Services, jobId: string, finish: JobFinish): Promise<boolean> {
-  const moved = await finishJob(s.db, jobId, finish, s.now().toISOString());
-  if (moved) await announceJobEnd(s, jobId);
+  const ids = { deliveryId: crypto.randomUUID(), eventId: newEventId() };
+  const now = s.now().toISOString();
+  const { moved, alongside } = await finishJob(s.db, jobId, finish, now, [jobEndOutboxStatement(s.db, jobId, ids, now)]);
+  if (alongside[0]?.meta.changes === 1) {
+    await s.webhooksQueue.send({ deliveryId: ids.deliveryId }).catch((err) => {
+      console.error(`job ${jobId}: end event queued later by the sweeper (send failed)`, err);
+    });
+  }
   return moved;
 }
 

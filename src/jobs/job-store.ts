@@ -75,11 +75,18 @@ export async function saveProgress(db: D1Database, id: string, progress: unknown
 /**
  * Moves a job to a terminal state and charges its account, atomically and at most once: the status
  * guard makes a late or duplicate finish change nothing, and `charge_applied` makes the debit idempotent.
+ * `alongside` statements join the same batch (the webhook outbox row); their results come back.
  */
-export async function finishJob(db: D1Database, id: string, finish: JobFinish, now: string): Promise<boolean> {
+export async function finishJob(
+  db: D1Database,
+  id: string,
+  finish: JobFinish,
+  now: string,
+  alongside: D1PreparedStatement[] = [],
+): Promise<{ moved: boolean; alongside: D1Result[] }> {
   const from = sourcesOf(finish.status);
   const guard = from.map((s) => `'${s}'`).join(", ");
-  const [update] = await db.batch([
+  const [update, , , ...rest] = await db.batch([
     db
       .prepare(
         `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
@@ -97,8 +104,9 @@ export async function finishJob(db: D1Database, id: string, finish: JobFinish, n
       )
       .bind(id),
     db.prepare("UPDATE jobs SET charge_applied = 1 WHERE id = ?1 AND charge_applied = 0 AND finished_at IS NOT NULL").bind(id),
+    ...alongside,
   ]);
-  return update.meta.changes === 1;
+  return { moved: update.meta.changes === 1, alongside: rest };
 }
 
 /** Newest first, keyset-paginated (src/storage/keyset-page.ts). */

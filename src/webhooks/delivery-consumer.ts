@@ -1,5 +1,5 @@
 import type { Services } from "../services.ts";
-import type { DeliveryMessage } from "./announce-job-end.ts";
+import { ensurePayload, type DeliveryMessage } from "./job-end-event.ts";
 import { getDelivery, markFailed, recordAttempt } from "./delivery-store.ts";
 import { retryDelaySeconds } from "./retry-schedule.ts";
 import { getSecrets, signingSecrets } from "./secret-store.ts";
@@ -22,8 +22,9 @@ async function deliverOne(msg: Message<DeliveryMessage>, s: Services): Promise<v
     const delivery = await getDelivery(s.db, msg.body.deliveryId);
     if (!delivery || delivery.status !== "pending") return msg.ack();
     const secrets = signingSecrets(await getSecrets(s.db, delivery.account_id, s.now()));
+    const body = await ensurePayload(s, delivery);
     const result = await sendWebhook(
-      { url: delivery.url, eventId: delivery.event_id, body: delivery.payload, secrets },
+      { url: delivery.url, eventId: delivery.event_id, body, secrets },
       { allowedPrivateHosts: s.config.allowedPrivateHosts, now: s.now },
     );
     const now = s.now().toISOString();

@@ -1,11 +1,5 @@
 /** What ffjobs sends: `{ type, timestamp, data }`. `webhook-id` is the event id, fixed across retries. */
-export const JOB_EVENT_TYPES = {
-  completed: "job.completed",
-  failed: "job.failed",
-  canceled: "job.canceled",
-  rejected: "job.rejected",
-} as const;
-
+/** Job events are `job.<terminal status>`: job.completed, job.failed, job.canceled, job.rejected. */
 export const TEST_EVENT_TYPE = "webhook.test";
 
 export type WebhookEventBody = { type: string; timestamp: string; data: unknown };

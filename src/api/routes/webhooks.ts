@@ -11,6 +11,7 @@ import { getSecrets, rotateSecret, signingSecrets, type WebhookSecrets } from ".
 import { sendWebhook } from "../../webhooks/send-webhook.ts";
 import { secretPreview } from "../../webhooks/signing.ts";
 import { eventBody, TEST_EVENT_TYPE, testEventData } from "../../webhooks/webhook-event.ts";
+import { newEventId } from "../../webhooks/job-end-event.ts";
 
 export const webhookRoutes = new Hono<AppEnv>();
 
@@ -41,7 +42,7 @@ webhookRoutes.post("/test", requireJsonBody, validate("json", webhookTestSchema)
   const now = s.now();
   const secrets = await getSecrets(s.db, accountId, now);
   const delivery = {
-    id: crypto.randomUUID(), accountId, jobId: null, eventId: `evt_${crypto.randomUUID().replace(/-/g, "")}`,
+    id: crypto.randomUUID(), accountId, jobId: null, eventId: newEventId(),
     eventType: TEST_EVENT_TYPE, url, payload: eventBody(TEST_EVENT_TYPE, testEventData(accountId), now), now: now.toISOString(),
   };
   await insertDelivery(s.db, delivery);
