@@ -20,6 +20,8 @@ export type JobHooks = {
   /** Called once the process runs, with a function that kills it. */
   onCancelable: (cancel: () => void) => void;
   isCanceled: () => boolean;
+  /** Fires when the job is canceled: stops input downloads at once. */
+  canceled: AbortSignal;
 };
 
 const QUOTA_CHECK_INTERVAL_MS = 500;
@@ -51,7 +53,7 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   const folder = await createJobFolder(settings.workDir, req, settings.sandbox === "on");
   try {
     hooks.setState("fetching");
-    await fetchInputs(req, folder, settings, deadline);
+    await fetchInputs(req, folder, settings, deadline, hooks.canceled);
     if (hooks.isCanceled()) throw ended("CANCELED", "The job was canceled");
     hooks.setState("running");
     const ran = await runBinary(req, folder, settings, deadline, hooks);
@@ -67,7 +69,7 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   }
 }
 
-async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number): Promise<void> {
+async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, canceled: AbortSignal): Promise<void> {
   for (const input of req.inputs) {
     try {
       await safeDownload(input.url, folder.hostPath(input.name)!, {
@@ -75,8 +77,10 @@ async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: R
         trusted: input.trusted,
         maxBytes: settings.maxInputBytes,
         timeoutMs: Math.max(1, deadline - Date.now()),
+        signal: canceled,
       });
     } catch (err) {
+      if (canceled.aborted) throw ended("CANCELED", "The job was canceled");
       if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= deadline) {
         throw ended("JOB_TIMEOUT", "The job's time limit ran out while fetching inputs");
       }

@@ -6,6 +6,7 @@ import type { RunnerSettings } from "./settings.ts";
 type TrackedJob = {
   status: RunnerJobStatus;
   canceled: boolean;
+  abort: AbortController;
   kill: (() => void) | null;
   finished: Promise<RunnerOutcome>;
 };
@@ -26,6 +27,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob)
     const tracked: TrackedJob = {
       status: { jobId: req.jobId, state: "waiting", progress: null, outcome: null },
       canceled: false,
+      abort: new AbortController(),
       kill: null,
       finished: Promise.resolve(null as unknown as RunnerOutcome),
     };
@@ -38,6 +40,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob)
           setProgress: (p) => (tracked.status.progress = p),
           onCancelable: (kill) => (tracked.kill = kill),
           isCanceled: () => tracked.canceled,
+          canceled: tracked.abort.signal,
         });
       } finally {
         release();
@@ -58,6 +61,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob)
     if (!tracked) return null;
     if (!tracked.status.outcome) {
       tracked.canceled = true;
+      tracked.abort.abort(new Error("canceled"));
       tracked.kill?.();
       await Promise.race([tracked.finished, new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref())]);
     }

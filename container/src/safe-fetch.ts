@@ -7,7 +7,7 @@ import { pipeline } from "node:stream/promises";
 import { Transform } from "node:stream";
 import { isAllowedPrivateHost, isPublicAddress } from "../../src/net/address-policy.ts";
 
-export type FetchFailureKind = "refused" | "timeout" | "http_status" | "too_large" | "network";
+export type FetchFailureKind = "refused" | "timeout" | "http_status" | "too_large" | "network" | "canceled";
 
 export class FetchFailure extends Error {
   readonly kind: FetchFailureKind;
@@ -26,6 +26,8 @@ export type SafeFetchOptions = {
   maxBytes: number;
   timeoutMs: number;
   maxRedirects?: number;
+  /** Aborts the download (the job was canceled). */
+  signal?: AbortSignal;
 };
 
 const DEFAULT_MAX_REDIRECTS = 5;
@@ -36,7 +38,8 @@ const DEFAULT_MAX_REDIRECTS = 5;
  * skips the lookup for them; redirects are followed by hand and each hop is checked again.
  */
 export async function safeDownload(url: string, destPath: string, opts: SafeFetchOptions): Promise<{ bytes: number }> {
-  const signal = AbortSignal.timeout(opts.timeoutMs);
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   let current = new URL(url);
   for (let hop = 0; ; hop++) {
     const res = await request(current, opts, signal);
@@ -106,7 +109,10 @@ function checkedLookup(hostname: string, options: LookupOptions, callback: Looku
 
 function asFetchFailure(err: unknown, signal: AbortSignal): FetchFailure {
   if (err instanceof FetchFailure) return err;
-  if (signal.aborted) return new FetchFailure("timeout", "timed out");
+  if (signal.aborted) {
+    const canceled = signal.reason instanceof Error && signal.reason.name !== "TimeoutError";
+    return canceled ? new FetchFailure("canceled", "canceled") : new FetchFailure("timeout", "timed out");
+  }
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === "EREFUSED_PRIVATE") return new FetchFailure("refused", "the address is not publicly routable");
   return new FetchFailure("network", code ? `network error (${code})` : "network error");

@@ -61,6 +61,12 @@ export function buildOpenApiDocument(serverUrl: string) {
           responses: { 201: { description: "The asset with its upload URL", content: json(S.assetSchema) }, 400: error("Invalid request"), ...common },
         },
       },
+      "/v1/policy": {
+        get: {
+          summary: "The argument policy and limits (allowed/refused options, formats, filters, injected options)",
+          responses: { 200: { description: "The policy", content: { "application/json": { schema: { type: "object" } } } }, ...common },
+        },
+      },
       "/v1/webhooks/secret": {
         get: { summary: "The account's webhook signing secret", responses: { 200: { description: "The secret", content: json(S.webhookSecretSchema) }, ...common } },
       },

@@ -118,6 +118,16 @@ describe("runner server (real ffmpeg)", () => {
     expect(leftover.stdout.trim()).toBe("");
   });
 
+  it("cancels a job while it is still downloading an input, without waiting for the download", async () => {
+    const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [{ name: "in", url: `${h.media.url}/trickle`, fileName: "x.mp4", trusted: false }] });
+    await h.api.submit(req);
+    await h.api.waitFor(req.jobId, (s) => s.state === "fetching");
+    const started = Date.now();
+    const canceled = await h.api.cancel(req.jobId);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(canceled.outcome).toMatchObject({ status: "canceled", errorCode: "CANCELED", runtimeMs: 0 });
+  });
+
   it("enforces the wall clock with JOB_TIMEOUT", async () => {
     const req = jobRequest({ timeoutMs: 1500, args: ["-re", "-i", "{{in}}", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
     await h.api.submit(req);

@@ -2,12 +2,18 @@ import { createReadStream, statSync } from "node:fs";
 import http from "node:http";
 import { join, normalize } from "node:path";
 
-/** Serves a folder on loopback (URL inputs in tests), plus /redirect?to= and /status/<code>. */
+/** Serves a folder on loopback (URL inputs in tests), plus /redirect?to=, /status/<code> and /trickle (never ends). */
 export async function startStaticServer(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/redirect") {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
+      return;
+    }
+    if (url.pathname === "/trickle") {
+      res.writeHead(200, { "content-type": "video/mp4" });
+      const timer = setInterval(() => res.write("x"), 200);
+      res.on("close", () => clearInterval(timer));
       return;
     }
     const status = /^\/status\/(\d{3})$/.exec(url.pathname);
