@@ -19,8 +19,7 @@ export type JobHooks = {
   setProgress: (p: RunnerProgress) => void;
   /** Called once the process runs, with a function that kills it. */
   onCancelable: (cancel: () => void) => void;
-  isCanceled: () => boolean;
-  /** Fires when the job is canceled: stops input downloads at once. */
+  /** Aborted when the job is canceled. */
   canceled: AbortSignal;
 };
 
@@ -54,7 +53,7 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   try {
     hooks.setState("fetching");
     await fetchInputs(req, folder, settings, deadline, hooks.canceled);
-    if (hooks.isCanceled()) throw ended("CANCELED", "The job was canceled");
+    if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled");
     hooks.setState("running");
     const ran = await runBinary(req, folder, settings, deadline, hooks);
     hooks.setState("uploading");

@@ -5,9 +5,8 @@ import type { RunnerSettings } from "./settings.ts";
 
 type TrackedJob = {
   status: RunnerJobStatus;
-  canceled: boolean;
+  /** Aborting cancels: input downloads stop, a waiting job never starts, a running process is killed. */
   abort: AbortController;
-  kill: (() => void) | null;
   finished: Promise<RunnerOutcome>;
 };
 
@@ -24,45 +23,38 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob)
   function submit(req: RunnerJobRequest): RunnerJobStatus {
     const known = jobs.get(req.jobId);
     if (known) return known.status;
-    const tracked: TrackedJob = {
-      status: { jobId: req.jobId, state: "waiting", progress: null, outcome: null },
-      canceled: false,
-      abort: new AbortController(),
-      kill: null,
-      finished: Promise.resolve(null as unknown as RunnerOutcome),
-    };
-    tracked.finished = (async () => {
+    const status: RunnerJobStatus = { jobId: req.jobId, state: "waiting", progress: null, outcome: null };
+    const abort = new AbortController();
+    const finished = (async () => {
       const release = await slots.acquire();
       try {
-        if (tracked.canceled) return canceledBeforeStart();
+        if (abort.signal.aborted) return canceledBeforeStart();
         return await execute(req, settings, {
-          setState: (s) => (tracked.status.state = s),
-          setProgress: (p) => (tracked.status.progress = p),
-          onCancelable: (kill) => (tracked.kill = kill),
-          isCanceled: () => tracked.canceled,
-          canceled: tracked.abort.signal,
+          setState: (s) => (status.state = s),
+          setProgress: (p) => (status.progress = p),
+          // A cancel that landed before the process existed kills it as soon as it does.
+          onCancelable: (kill) => (abort.signal.aborted ? kill() : abort.signal.addEventListener("abort", kill, { once: true })),
+          canceled: abort.signal,
         });
       } finally {
         release();
       }
     })().then((outcome) => {
-      tracked.status.state = "finished";
-      tracked.status.outcome = outcome;
+      status.state = "finished";
+      status.outcome = outcome;
       setTimeout(() => jobs.delete(req.jobId), settings.reportRetentionMs).unref();
       return outcome;
     });
-    jobs.set(req.jobId, tracked);
-    return tracked.status;
+    jobs.set(req.jobId, { status, abort, finished });
+    return status;
   }
 
-  /** Kills the job's process (or drops it from the wait line) and waits briefly for its final report. */
+  /** Cancels the job (see TrackedJob.abort) and waits briefly for its final report. */
   async function cancel(jobId: string): Promise<RunnerJobStatus | null> {
     const tracked = jobs.get(jobId);
     if (!tracked) return null;
     if (!tracked.status.outcome) {
-      tracked.canceled = true;
       tracked.abort.abort(new Error("canceled"));
-      tracked.kill?.();
       await Promise.race([tracked.finished, new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref())]);
     }
     return tracked.status;
