@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
+import { app } from "../../src/api/app.ts";
 import { canceledFinish, endJob } from "../../src/jobs/end-job.ts";
 import { sweepStalled } from "../../src/maintenance/sweep-stalled.ts";
 import { createServices } from "../../src/services.ts";
@@ -67,6 +68,23 @@ describe("the sweeper", () => {
     expect(await jobStatus(jobId)).toBe("queued");
     expect((await sweepStalled({ ...services, now: minutesLater(3) })).jobs).toBeGreaterThanOrEqual(1);
     expect((await waitForJob(account.key, jobId, isTerminalJob)).status).toBe("completed");
+  });
+
+  it("covers a failed dispatch at creation: the client still gets its 202, and the job runs", async () => {
+    const brokenEnv = { ...env, JOBS_QUEUE: { send: async () => { throw new Error("queue unavailable"); } } as unknown as typeof env.JOBS_QUEUE };
+    const res = await app.fetch(
+      new Request("https://ffjobs.test/v1/jobs", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${account.key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ binary: "ffprobe", input: [{ type: "url", url: mediaUrl("clip.mp4") }], ffmpegArgs: ["-show_format", "{{input0}}"] }),
+      }),
+      brokenEnv,
+    );
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    expect(await jobStatus(id)).toBe("queued");
+    await sweepStalled({ ...createServices(env), now: minutesLater(3) });
+    expect((await waitForJob(account.key, id, isTerminalJob)).status).toBe("completed");
   });
 
   it("runs from the Worker's cron trigger", async () => {

@@ -4,6 +4,7 @@ import { ApiError, invalidRequest } from "../api-error.ts";
 import { createJobSchema, idParamSchema, listJobsQuerySchema } from "../schemas.ts";
 import { requireJsonBody, validate } from "../validation.ts";
 import { checkJobRequest, toJobSpec } from "../../jobs/job-request.ts";
+import { checkAssetInputs } from "../../jobs/asset-inputs.ts";
 import { getJob, insertJob, listJobs } from "../../jobs/job-store.ts";
 import { canceledFinish, endJob } from "../../jobs/end-job.ts";
 import { createServices } from "../../services.ts";
@@ -11,7 +12,6 @@ import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/job-states.ts";
 import { jobResultView, jobView } from "../../jobs/job-view.ts";
 import { listOutputs } from "../../jobs/output-store.ts";
-import { getAssets, refreshUploadStatus } from "../../storage/asset-store.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
 import { webhookUrlProblem } from "../../webhooks/webhook-url.ts";
@@ -22,26 +22,18 @@ const presignerOf = (env: AppEnv["Bindings"]) => createPresigner(loadConfig(env)
 
 jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c) => {
   const req = c.req.valid("json");
-  const issues = checkJobRequest(req);
   const spec = toJobSpec(req);
   const account = c.get("account");
-  const assetInputs = Object.entries(spec.inputs).flatMap(([name, i]) => (i.type === "asset" ? [{ name, assetId: i.assetId }] : []));
-  const assets = new Map((await getAssets(c.env.DB, assetInputs.map((a) => a.assetId), account.id)).map((a) => [a.id, a]));
-  for (const { name, assetId } of assetInputs) {
-    const path = req.input ? ["input", name.slice("input".length), "assetId"] : ["inputs", name, "assetId"];
-    const asset = assets.get(assetId);
-    if (!asset) issues.push({ path, message: `asset ${assetId} does not exist` });
-    else if ((await refreshUploadStatus(c.env.DB, c.env.BUCKET, asset)).status !== "ready") {
-      issues.push({ path, message: `asset ${assetId} is not ready: upload its bytes first` });
-    }
-  }
+  const issues = [...checkJobRequest(req), ...(await checkAssetInputs(c.env.DB, c.env.BUCKET, account.id, req, spec))];
   const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, loadConfig(c.env).allowedPrivateHosts);
   if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
   if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
 
   const id = crypto.randomUUID();
   await insertJob(c.env.DB, { id, accountId: account.id, spec, now: new Date().toISOString() });
-  await c.env.JOBS_QUEUE.send({ jobId: id });
+  // The job is stored: a lost dispatch message is re-sent by the sweeper, so the client still gets
+  // its 202 (a 500 here would make it retry and create the job twice).
+  await c.env.JOBS_QUEUE.send({ jobId: id }).catch((err) => console.error(`job ${id}: dispatch deferred to the sweeper`, err));
   c.header("Location", `/v1/jobs/${id}`);
   return c.json({ id, binary: spec.binary, status: "queued" as const, mode: "raw" as const }, 202);
 });
