@@ -1,7 +1,7 @@
 import type { Services } from "../services.ts";
 import { RunnerUnreachable } from "../runner/runner-client.ts";
 import { applyOutcome } from "./finish-from-outcome.ts";
-import { failure } from "./billing.ts";
+import { billableSeconds, failure } from "./billing.ts";
 import { getJob, saveProgress } from "./job-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
 
@@ -28,8 +28,8 @@ export async function superviseJob(s: Services, jobId: string, state: WatchState
   const startedMs = Date.parse(job.started_at ?? job.created_at);
   if (now.getTime() > startedMs + s.config.jobTimeoutMs + DEADLINE_GRACE_MS) {
     const report = await s.runner.cancel(jobId).catch(() => null);
-    const ranMs = report?.outcome?.runtimeMs ?? s.config.jobTimeoutMs;
-    const seconds = Math.ceil(ranMs / 1000);
+    // Charged for what the runner says the binary ran; with no report, nothing proves it ran.
+    const seconds = billableSeconds(report?.outcome?.runtimeMs ?? 0);
     await endJob(s, jobId, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(s.config.jobTimeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
     await s.runner.release(jobId);
     return { done: true };
