@@ -64,11 +64,16 @@ export async function listDeliveries(db: D1Database, accountId: string, q: { lim
   const filters: [string, unknown][] = [["account_id", accountId]];
   if (q.jobId) filters.push(["job_id", q.jobId]);
   const page = await keysetPage<DeliveryRow>(db, { table: "webhook_deliveries", filters, limit: q.limit, cursor: q.cursor });
-  if (page.rows.length === 0) return { ...page, attempts: [] as AttemptRow[] };
-  const marks = page.rows.map((_, i) => `?${i + 1}`).join(", ");
-  const attempts = await db
+  return { ...page, attempts: await attemptsOf(db, page.rows.map((r) => r.id)) };
+}
+
+/** Every logged attempt of these deliveries, oldest first. */
+export async function attemptsOf(db: D1Database, deliveryIds: string[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  const marks = deliveryIds.map((_, i) => `?${i + 1}`).join(", ");
+  const { results } = await db
     .prepare(`SELECT * FROM webhook_attempts WHERE delivery_id IN (${marks}) ORDER BY attempted_at, id`)
-    .bind(...page.rows.map((r) => r.id))
+    .bind(...deliveryIds)
     .all<AttemptRow>();
-  return { ...page, attempts: attempts.results };
+  return results;
 }

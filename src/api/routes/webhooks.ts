@@ -6,7 +6,7 @@ import { requireJsonBody, validate } from "../validation.ts";
 import { listDeliveriesQuerySchema, webhookTestSchema } from "../schemas.ts";
 import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
-import { getDelivery, insertDelivery, listDeliveries, recordAttempt, reopenDelivery, type AttemptRow, type DeliveryRow } from "../../webhooks/delivery-store.ts";
+import { attemptsOf, getDelivery, insertDelivery, listDeliveries, recordAttempt, reopenDelivery, type AttemptRow, type DeliveryRow } from "../../webhooks/delivery-store.ts";
 import { getSecrets, rotateSecret, signingSecrets, type WebhookSecrets } from "../../webhooks/secret-store.ts";
 import { sendWebhook } from "../../webhooks/send-webhook.ts";
 import { secretPreview } from "../../webhooks/signing.ts";
@@ -74,5 +74,5 @@ webhookRoutes.post("/deliveries/:id/redeliver", validate("param", z.object({ id:
   if (!delivery) throw new ApiError("NOT_FOUND", "No delivery with this id");
   await reopenDelivery(c.env.DB, delivery.id, new Date().toISOString());
   await c.env.WEBHOOKS_QUEUE.send({ deliveryId: delivery.id });
-  return c.json(deliveryView((await getDelivery(c.env.DB, delivery.id))!, []), 202);
+  return c.json(deliveryView((await getDelivery(c.env.DB, delivery.id))!, await attemptsOf(c.env.DB, [delivery.id])), 202);
 });
