@@ -10,7 +10,7 @@ import { loadConfig } from "../../config.ts";
 
 export const fileRoutes = new Hono<AppEnv>();
 
-function assetView(a: AssetRow) {
+function assetView(a: Pick<AssetRow, "id" | "file_name" | "content_type" | "size" | "status" | "created_at">) {
   return { id: a.id, fileName: a.file_name, contentType: a.content_type, size: a.size, status: a.status, createdAt: a.created_at };
 }
 
@@ -24,10 +24,7 @@ fileRoutes.post("/", requireJsonBody, validate("json", createFileSchema), async 
     id, accountId: c.get("account").id, fileName: body.fileName, contentType: body.contentType, size: body.size ?? null, objectKey, now,
   });
   const upload = await createPresigner(loadConfig(c.env).storage).presign("PUT", objectKey, UPLOAD_URL_TTL_SECONDS);
-  const asset = assetView({
-    id, account_id: "", origin: "upload", job_id: null, file_name: body.fileName, content_type: body.contentType,
-    size: body.size ?? null, status: "pending", object_key: objectKey, created_at: now,
-  });
+  const asset = assetView({ id, file_name: body.fileName, content_type: body.contentType, size: body.size ?? null, status: "pending", created_at: now });
   return c.json(
     { ...asset, upload: { url: upload.url, method: "PUT" as const, headers: { "Content-Type": body.contentType }, expiresAt: upload.expiresAt } },
     201,
