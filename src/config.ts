@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Env } from "./env.ts";
 import { DEFAULT_RETRY_DELAYS_SECONDS, MAX_QUEUE_DELAY_SECONDS } from "./webhooks/retry-schedule.ts";
+import { parsePlacement, type ContainerPlacement } from "./runner/container-placement.ts";
 
 const intFrom = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional().transform((v) => v ?? fallback);
@@ -21,6 +22,14 @@ const configSchema = z
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
     RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
     CONTAINER_RUNNER_SANDBOX: z.enum(["on", "off"]).default("on"),
+    CONTAINER_PLACEMENT: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const placement = parsePlacement(v || "per-job");
+        if (!placement) ctx.addIssue({ code: "custom", message: `"per-job" or "pool:N" (N from 1 to 9999), got "${v}"` });
+        return placement!;
+      }),
     MAX_ACTIVE_JOBS_PER_ACCOUNT: intFrom(50, 1, 100_000),
     ALLOWED_PRIVATE_HOSTS: hostList,
     R2_BUCKET_NAME: z.string().min(1).default("ffjobs-media"),
@@ -53,6 +62,7 @@ export type Config = {
   rateLimitPerMinute: number;
   /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
   containerSandbox: "on" | "off";
+  containerPlacement: ContainerPlacement;
   maxActiveJobsPerAccount: number;
   allowedPrivateHosts: string[];
   webhookRetryDelaysSeconds: number[];
@@ -79,6 +89,7 @@ export function loadConfig(env: Env): Config {
     runnerPollIntervalMs: c.RUNNER_POLL_INTERVAL_MS,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     containerSandbox: c.CONTAINER_RUNNER_SANDBOX,
+    containerPlacement: c.CONTAINER_PLACEMENT,
     maxActiveJobsPerAccount: c.MAX_ACTIVE_JOBS_PER_ACCOUNT,
     allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
     webhookRetryDelaysSeconds: c.WEBHOOK_RETRY_SCHEDULE_SECONDS,

@@ -25,6 +25,7 @@ export interface Env {
   WEBHOOK_RETRY_SCHEDULE_SECONDS?: string;
   RATE_LIMIT_PER_MINUTE?: string;
   CONTAINER_RUNNER_SANDBOX?: string;
+  CONTAINER_PLACEMENT?: string;
   MAX_ACTIVE_JOBS_PER_ACCOUNT?: string;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }

@@ -8,6 +8,9 @@ import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-co
 export { JobCoordinator } from "./jobs/job-coordinator.ts";
 export { FfmpegContainer } from "./runner/ffmpeg-container.ts";
 export { RateLimiter } from "./api/rate-limit.ts";
+// The containers library reaches the Worker's outbound handlers through this entrypoint
+// (ctx.exports.ContainerProxy): without it no container can start with egress interception.
+export { ContainerProxy } from "@cloudflare/containers";
 
 /** Queue names as in wrangler.toml: one Worker consumes all four. */
 export const QUEUES = {

@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from "./config.ts";
 import type { Env } from "./env.ts";
-import { containerTransport } from "./runner/ffmpeg-container.ts";
+import { containerTransport } from "./runner/container-transport.ts";
 import { createRunnerClient, localTransport, type RunnerClient } from "./runner/runner-client.ts";
 import { createPresigner, type Presigner } from "./storage/presigner.ts";
 import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
@@ -23,7 +23,7 @@ export function createServices(env: Env): Services {
   const transport =
     config.runnerMode === "local"
       ? localTransport(config.runnerUrl!)
-      : containerTransport(requireBinding(env.FFMPEG_CONTAINER, "FFMPEG_CONTAINER"));
+      : containerTransport(requireBinding(env.FFMPEG_CONTAINER, "FFMPEG_CONTAINER"), config.containerPlacement);
   return {
     db: env.DB,
     bucket: env.BUCKET,

@@ -13,6 +13,7 @@ import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
 import { FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { uploadFile } from "./upload.ts";
+import { trustedAgent } from "./trust.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -77,6 +78,8 @@ async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: R
         maxBytes: settings.maxInputBytes,
         timeoutMs: Math.max(1, deadline - Date.now()),
         signal: canceled,
+        httpsAgent: trustedAgent(settings.extraCaFile),
+        defaultPortsOnly: settings.egressPorts === "default",
       });
     } catch (err) {
       if (canceled.aborted) throw ended("CANCELED", "The job was canceled");
@@ -154,7 +157,7 @@ async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: 
     }
     const metadata = summarizeProbe(await ffprobeJson(path, childEnvironment(folder.root)), size);
     try {
-      outputs.push({ name: output.name, size: await uploadFile(path, output.uploadUrl, output.contentType), metadata });
+      outputs.push({ name: output.name, size: await uploadFile(path, output.uploadUrl, output.contentType, trustedAgent(settings.extraCaFile)), metadata });
     } catch {
       throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
     }

@@ -6,6 +6,7 @@ import { isIP } from "node:net";
 import { pipeline } from "node:stream/promises";
 import { Transform } from "node:stream";
 import { isAllowedPrivateHost, isPublicAddress } from "../../src/net/address-policy.ts";
+import { EGRESS_REFUSED_HEADER } from "../../src/runner/egress-scope.ts";
 
 export type FetchFailureKind = "refused" | "timeout" | "http_status" | "too_large" | "network" | "canceled";
 
@@ -28,6 +29,10 @@ export type SafeFetchOptions = {
   maxRedirects?: number;
   /** Aborts the download (the job was canceled). */
   signal?: AbortSignal;
+  /** For https: trusts an extra CA (production's HTTPS interception). */
+  httpsAgent?: https.Agent;
+  /** Production egress reaches only ports 80 and 443: refuse any other before connecting. */
+  defaultPortsOnly?: boolean;
 };
 
 const DEFAULT_MAX_REDIRECTS = 5;
@@ -52,6 +57,9 @@ export async function safeDownload(url: string, destPath: string, opts: SafeFetc
     }
     if (status < 200 || status >= 300) {
       res.resume();
+      if (status === 403 && res.headers[EGRESS_REFUSED_HEADER]) {
+        throw new FetchFailure("refused", `the service's egress refused ${current.host}: a job reaches only its own input URLs (redirects elsewhere are not followed)`);
+      }
       throw new FetchFailure("http_status", `HTTP ${status}`, status);
     }
     const declared = Number(res.headers["content-length"] ?? NaN);
@@ -79,6 +87,9 @@ export async function safeDownload(url: string, destPath: string, opts: SafeFetc
 function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise<http.IncomingMessage> {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("refused", "only http and https URLs are fetched");
   if (url.username || url.password) throw new FetchFailure("refused", "URLs with credentials are refused");
+  if (opts.defaultPortsOnly && url.port !== "") {
+    throw new FetchFailure("refused", `port ${url.port} cannot be reached: inputs are fetched only on port ${url.protocol === "https:" ? 443 : 80}`);
+  }
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   const exempt = opts.trusted === true || isAllowedPrivateHost(hostname, opts.allowedPrivateHosts);
   if (!exempt && isIP(hostname) && !isPublicAddress(hostname)) {
@@ -86,7 +97,8 @@ function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise
   }
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const req = client.request(url.href, { method: "GET", signal, lookup: exempt ? undefined : checkedLookup }, resolve);
+    const agent = url.protocol === "https:" ? opts.httpsAgent : undefined;
+    const req = client.request(url.href, { method: "GET", signal, agent, lookup: exempt ? undefined : checkedLookup }, resolve);
     req.on("error", (err) => reject(asFetchFailure(err, signal)));
     req.end();
   });

@@ -1,5 +1,6 @@
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLOUDFLARE_INTERCEPTION_CA_FILE } from "./trust.ts";
 
 /** Runner settings, read once from its environment at start. */
 export type RunnerSettings = {
@@ -20,6 +21,10 @@ export type RunnerSettings = {
   maxOutputBytes: number;
   jobDiskQuotaBytes: number;
   maxMemoryBytes: number;
+  /** A CA to trust on top of the public roots (Cloudflare's HTTPS interception in production). */
+  extraCaFile: string;
+  /** "default": only ports 80/443 are reachable (production egress), so other ports fail fast. */
+  egressPorts: "default" | "any";
 };
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
@@ -45,11 +50,18 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, 2 * 1024 ** 3, "RUNNER_MAX_OUTPUT_BYTES"),
     jobDiskQuotaBytes: positiveInt(env.RUNNER_JOB_DISK_BYTES, 4 * 1024 ** 3, "RUNNER_JOB_DISK_BYTES"),
     maxMemoryBytes: positiveInt(env.RUNNER_MAX_MEMORY_BYTES, 4 * 1024 ** 3, "RUNNER_MAX_MEMORY_BYTES"),
+    extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,
+    egressPorts: oneOf(env.RUNNER_EGRESS_PORTS, ["any", "default"], "RUNNER_EGRESS_PORTS"),
   };
 }
 
 function sandboxSetting(value: string | undefined): "on" | "off" {
-  if (value === undefined || value === "" || value === "on") return "on";
-  if (value === "off") return "off";
-  throw new Error(`RUNNER_SANDBOX must be "on" or "off", got "${value}"`);
+  return oneOf(value, ["on", "off"], "RUNNER_SANDBOX");
+}
+
+/** The first choice is the default. */
+function oneOf<T extends string>(value: string | undefined, choices: readonly T[], name: string): T {
+  if (value === undefined || value === "") return choices[0];
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new Error(`${name} must be ${choices.map((c) => `"${c}"`).join(" or ")}, got "${value}"`);
 }

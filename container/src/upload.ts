@@ -6,7 +6,7 @@ import https from "node:https";
 const UPLOAD_TIMEOUT_MS = 30 * 60_000;
 
 /** Streams a file to a presigned PUT URL; resolves with the byte count once storage accepted it. */
-export async function uploadFile(path: string, uploadUrl: string, contentType: string): Promise<number> {
+export async function uploadFile(path: string, uploadUrl: string, contentType: string, httpsAgent?: https.Agent): Promise<number> {
   const { size } = await stat(path);
   const url = new URL(uploadUrl);
   const client = url.protocol === "https:" ? https : http;
@@ -15,6 +15,7 @@ export async function uploadFile(path: string, uploadUrl: string, contentType: s
       url.href,
       {
         method: "PUT",
+        agent: url.protocol === "https:" ? httpsAgent : undefined,
         headers: { "content-length": String(size), "content-type": contentType },
         signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
       },

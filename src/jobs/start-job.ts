@@ -27,7 +27,7 @@ export async function startJob(s: Services, jobId: string): Promise<StartResult>
   const request = await buildRunnerRequest(s, job);
   if (!(await markRunning(s.db, jobId, s.now().toISOString()))) return "skipped";
   try {
-    await s.runner.start(request, egressHostsOf(request));
+    await s.runner.start(request);
     return "started";
   } catch (err) {
     console.error(`job ${jobId}: runner start failed`, err);
@@ -81,10 +81,4 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
     timeoutMs: s.config.jobTimeoutMs,
     allowedPrivateHosts: s.config.allowedPrivateHosts,
   };
-}
-
-/** The hosts a job's container may reach: storage and its own URL inputs. */
-function egressHostsOf(req: RunnerJobRequest): string[] {
-  const urls = [...req.inputs.map((i) => i.url), ...req.outputs.map((o) => o.uploadUrl)];
-  return [...new Set(urls.map((u) => new URL(u).hostname.toLowerCase()))];
 }

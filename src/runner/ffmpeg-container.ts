@@ -2,15 +2,15 @@ import { Container, type OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../env.ts";
 import { loadConfig } from "../config.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
-import type { RunnerTransport } from "./runner-client.ts";
+import { egressAllows, egressRefusal, mergeScopes, type EgressScope } from "./egress-scope.ts";
 
-type EgressParams = { allowedHosts: string[] };
+const SCOPE_KEY_PREFIX = "egress-scope:";
 
 /**
- * The production runner: one container instance per job, running container/ (the same server as
- * local development). It holds no secrets and has no internet of its own: every request it makes
- * goes through `jobEgress` in the Worker, which lets through only the hosts its job needs
- * (storage and the job's URL inputs).
+ * The production runner: a Cloudflare Container running container/ (the same server as local
+ * development). It holds no secrets and has no internet of its own: every request it makes goes
+ * through `jobEgress` in the Worker, which lets through only the requests its jobs need.
+ * Which instance serves a job is the placement's choice (src/runner/container-placement.ts).
  */
 export class FfmpegContainer extends Container<Env> {
   defaultPort = RUNNER_PORT;
@@ -25,30 +25,51 @@ export class FfmpegContainer extends Container<Env> {
       RUNNER_PORT: String(RUNNER_PORT),
       RUNNER_CONCURRENCY: "1",
       RUNNER_SANDBOX: loadConfig(env).containerSandbox,
+      // workerd hands the Worker's outbound handler only ports 80 and 443.
+      RUNNER_EGRESS_PORTS: "default",
     };
   }
 
-  static outboundHandlers = {
-    async jobEgress(req: Request, _env: unknown, ctx: OutboundHandlerContext<EgressParams>): Promise<Response> {
-      const host = new URL(req.url).hostname.toLowerCase();
-      if (!ctx.params?.allowedHosts.includes(host)) return new Response("egress refused", { status: 403 });
-      return fetch(req, { redirect: "manual" });
-    },
-  };
+  // Assigned in a static block, not declared as static fields: a field would shadow the library's
+  // static setters, leaving its handler registry empty (no jobEgress, no deny-all default).
+  static {
+    this.outboundHandlers = {
+      async jobEgress(req: Request, _env: unknown, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> {
+        if (!egressAllows(ctx.params, req.method, req.url)) return egressRefusal(req.method, req.url);
+        return fetch(req, { redirect: "manual" });
+      },
+    };
+    /** Deny-all until a job scopes the egress. */
+    this.outbound = async (req: Request) => egressRefusal(req.method, req.url);
+  }
 
-  /** Deny-all until a job scopes the egress. */
-  static outbound = async () => new Response("egress refused", { status: 403 });
-}
+  /** Lets this instance reach what `jobId` needs, on top of what its other jobs need. */
+  async admitJob(jobId: string, scope: EgressScope): Promise<void> {
+    await this.ctx.storage.put(SCOPE_KEY_PREFIX + jobId, scope);
+    await this.applyScopes();
+  }
 
-export function containerTransport(ns: DurableObjectNamespace<FfmpegContainer>): RunnerTransport {
-  const stub = (jobId: string) => ns.get(ns.idFromName(jobId));
-  return {
-    async prepare(jobId, egressHosts) {
-      await stub(jobId).setOutboundHandler("jobEgress", { allowedHosts: egressHosts });
-    },
-    fetch: (jobId, path, init) => stub(jobId).fetch(new Request(`http://runner${path}`, init)),
-    async release(jobId) {
-      await stub(jobId).destroy();
-    },
-  };
+  /** The job is over: its requests are refused again; `stop` also ends the instance. */
+  async releaseJob(jobId: string, stop: boolean): Promise<void> {
+    await this.ctx.storage.delete(SCOPE_KEY_PREFIX + jobId);
+    if (stop) await this.destroy();
+    else await this.applyScopes();
+  }
+
+  /**
+   * Only a job start may boot the container. Asking a stopped container about a job would start a
+   * fresh one that knows nothing of it; answering "unknown job" lets the coordinator see it is lost.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const startsJob = request.method === "POST" && new URL(request.url).pathname === "/jobs";
+    if (!startsJob && !this.ctx.container?.running) {
+      return Response.json({ error: "the runner's container is not running" }, { status: 404 });
+    }
+    return super.fetch(request);
+  }
+
+  private async applyScopes(): Promise<void> {
+    const scopes = await this.ctx.storage.list<EgressScope>({ prefix: SCOPE_KEY_PREFIX });
+    await this.setOutboundHandler("jobEgress", mergeScopes([...scopes.values()]));
+  }
 }

@@ -1,4 +1,5 @@
 import type { RunnerJobRequest, RunnerJobStatus } from "./runner-protocol.ts";
+import { egressScopeOf, type EgressScope } from "./egress-scope.ts";
 
 /**
  * The one seam between production and local development: how the coordinator reaches "the runner
@@ -6,9 +7,9 @@ import type { RunnerJobRequest, RunnerJobStatus } from "./runner-protocol.ts";
  */
 export interface RunnerTransport {
   /** Called before the first request of a job: lets production scope the container's egress. */
-  prepare(jobId: string, egressHosts: string[]): Promise<void>;
+  prepare(jobId: string, scope: EgressScope): Promise<void>;
   fetch(jobId: string, path: string, init?: RequestInit): Promise<Response>;
-  /** The job is over: production stops its container; locally there is nothing to do. */
+  /** The job is over: production revokes its egress (and ends a per-job container); locally nothing. */
   release(jobId: string): Promise<void>;
 }
 
@@ -33,8 +34,8 @@ export function createRunnerClient(transport: RunnerTransport) {
     return (await res.json()) as RunnerJobStatus;
   }
   return {
-    async start(req: RunnerJobRequest, egressHosts: string[]): Promise<RunnerJobStatus> {
-      await transport.prepare(req.jobId, egressHosts);
+    async start(req: RunnerJobRequest): Promise<RunnerJobStatus> {
+      await transport.prepare(req.jobId, egressScopeOf(req));
       const res = await call(req.jobId, "/jobs", {
         method: "POST",
         headers: { "content-type": "application/json" },

@@ -15,6 +15,7 @@ import { listOutputs } from "../../jobs/output-store.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
 import { webhookUrlProblem } from "../../webhooks/webhook-url.ts";
+import { unreachablePortIssues } from "../../jobs/url-input-ports.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 
@@ -24,8 +25,13 @@ jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c
   const req = c.req.valid("json");
   const spec = toJobSpec(req);
   const account = c.get("account");
-  const issues = [...checkJobRequest(req), ...(await checkAssetInputs(c.env.DB, c.env.BUCKET, account.id, req, spec))];
-  const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, loadConfig(c.env).allowedPrivateHosts);
+  const config = loadConfig(c.env);
+  const issues = [
+    ...checkJobRequest(req),
+    ...unreachablePortIssues(req, config.runnerMode),
+    ...(await checkAssetInputs(c.env.DB, c.env.BUCKET, account.id, req, spec)),
+  ];
+  const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, config.allowedPrivateHosts);
   if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
   if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
 

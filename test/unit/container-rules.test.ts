@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { parsePlacement } from "../../src/runner/container-placement.ts";
+import { egressAllows, egressScopeOf, mergeScopes } from "../../src/runner/egress-scope.ts";
+import { unreachablePortIssues } from "../../src/jobs/url-input-ports.ts";
+import type { CreateJobRequest } from "../../src/api/schemas.ts";
+
+const request = (inputs: Record<string, string>): CreateJobRequest => ({
+  binary: "ffmpeg",
+  inputs: Object.fromEntries(Object.entries(inputs).map(([n, url]) => [n, { type: "url" as const, url }])),
+  ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"],
+});
+
+describe("URL inputs production's egress cannot reach", () => {
+  it("are refused in container mode when they name a port other than the scheme's own", () => {
+    const req = request({ a: "http://media.example.com:8080/a.mp4", b: "https://media.example.com:80/b.mp4", c: "http://media.example.com:80/c.mp4", d: "https://media.example.com/d.mp4" });
+    expect(unreachablePortIssues(req, "container")).toEqual([
+      { path: ["inputs", "a", "url"], message: "port 8080 cannot be reached: the service fetches http inputs only on port 80" },
+      { path: ["inputs", "b", "url"], message: "port 80 cannot be reached: the service fetches https inputs only on port 443" },
+    ]);
+  });
+
+  it("point at the array index for the array form, and are fine with a local runner", () => {
+    const req: CreateJobRequest = { binary: "ffprobe", input: [{ type: "url", url: "https://x.example:8443/a" }], ffmpegArgs: ["{{input0}}"] };
+    expect(unreachablePortIssues(req, "container").map((i) => i.path)).toEqual([["input", "0", "url"]]);
+    expect(unreachablePortIssues(req, "local")).toEqual([]);
+  });
+});
+
+describe("a job's egress scope", () => {
+  const scope = egressScopeOf({
+    jobId: "j", binary: "ffmpeg", args: [], timeoutMs: 1, allowedPrivateHosts: [],
+    inputs: [{ name: "a", url: "http://127.0.0.1:80/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abc", fileName: "a.mp4", trusted: true }],
+    outputs: [{ name: "o", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: "https://acct.r2.cloudflarestorage.com/b/out?X-Amz-Signature=def" }],
+  });
+
+  it("allows exactly its requests, however the Worker spells the URL back", () => {
+    expect(egressAllows(scope, "GET", "http://127.0.0.1/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abc")).toBe(true);
+    expect(egressAllows(scope, "PUT", "https://acct.r2.cloudflarestorage.com:443/b/out?X-Amz-Signature=def#x")).toBe(true);
+  });
+
+  it("refuses another method, path, query or host, and everything without a scope", () => {
+    expect(egressAllows(scope, "PUT", "http://127.0.0.1/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abc")).toBe(false);
+    expect(egressAllows(scope, "GET", "http://127.0.0.1/v1/jobs")).toBe(false);
+    expect(egressAllows(scope, "GET", "http://127.0.0.1/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abd")).toBe(false);
+    expect(egressAllows(scope, "GET", "http://127.0.0.2/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abc")).toBe(false);
+    expect(egressAllows(undefined, "GET", "http://127.0.0.1/")).toBe(false);
+  });
+
+  it("unions the scopes of the jobs an instance serves", () => {
+    const other = { allow: [{ method: "GET" as const, url: "https://media.example.com/x.mp4" }] };
+    const merged = mergeScopes([scope, other, scope]);
+    expect(merged.allow).toHaveLength(3);
+    expect(egressAllows(merged, "GET", "https://media.example.com/x.mp4")).toBe(true);
+  });
+});
+
+describe("container placement", () => {
+  it("gives each job its own instance by default, and spreads jobs over a pool by id", () => {
+    const perJob = parsePlacement("per-job")!;
+    expect(perJob.instanceFor("job-1")).toBe("job-1");
+    expect(perJob.stopsWithJob).toBe(true);
+    const pool = parsePlacement("pool:3")!;
+    expect(pool.stopsWithJob).toBe(false);
+    const names = new Set(Array.from({ length: 60 }, (_, i) => pool.instanceFor(`job-${i}`)));
+    expect([...names].sort()).toEqual(["pool-0", "pool-1", "pool-2"]);
+    expect(pool.instanceFor("job-7")).toBe(pool.instanceFor("job-7"));
+  });
+
+  it("refuses anything else", () => {
+    for (const bad of ["", "pool", "pool:0", "pool:-1", "pool:10000", "shared"]) expect(parsePlacement(bad)).toBeNull();
+  });
+});
