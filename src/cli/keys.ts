@@ -10,7 +10,7 @@ const ACCOUNT_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
 function createKeySql(account: string, keyHash: string, keyPrefix: string, credits: number | null, now: string): string {
   const statements = [
     `INSERT INTO accounts (id, name, credit_balance, created_at) VALUES (${sqlString(crypto.randomUUID())}, ${sqlString(account)}, NULL, ${sqlString(now)}) ON CONFLICT(name) DO NOTHING;`,
-    `INSERT INTO api_keys (id, account_id, key_hash, key_prefix, created_at) SELECT ${sqlString(crypto.randomUUID())}, id, ${sqlString(keyHash)}, ${sqlString(keyPrefix)}, ${sqlString(now)} FROM accounts WHERE name = ${sqlString(account)};`,
+    `INSERT INTO api_keys (id, account_id, key_hash, key_prefix, created_at) SELECT ${sqlString(crypto.randomUUID())}, id, ${sqlString(keyHash)}, ${sqlString(keyPrefix)}, ${sqlString(now)} FROM accounts WHERE name = ${sqlString(account)} ON CONFLICT(key_hash) DO NOTHING;`,
   ];
   if (credits !== null) statements.push(`UPDATE accounts SET credit_balance = ${credits} WHERE name = ${sqlString(account)};`);
   return statements.join("\n");

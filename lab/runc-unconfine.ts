@@ -1,0 +1,29 @@
+// dockerd's default OCI runtime in the lab: runc, except that an app container asking for the
+// bubblewrap sandbox (RUNNER_SANDBOX=on in its environment) runs without Docker's seccomp profile
+// and with /proc unmasked, which is what bubblewrap needs for user namespaces — the equivalent of
+// `--security-opt seccomp=unconfined --security-opt systempaths=unconfined`, which workerd's
+// container client cannot ask for. Production containers are VMs; this stands in for a host that
+// allows user namespaces. A file named `confine-all` next to this runtime's state turns it off, so
+// tests can show what happens on a host that does not (jobs fail SANDBOX_UNAVAILABLE).
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const RUNC = "/usr/sbin/runc";
+const args = process.argv.slice(2);
+const command = args.find((a) => a === "create" || a === "run");
+const bundleAt = args.findIndex((a) => a === "--bundle" || a === "-b");
+const labDir = process.env.FFJOBS_LAB_DIR ?? "/var/lib/ffjobs-lab";
+
+if (command && bundleAt >= 0 && !existsSync(join(labDir, "confine-all"))) {
+  const configPath = join(args[bundleAt + 1], "config.json");
+  const config = JSON.parse(readFileSync(configPath, "utf8"));
+  const env: string[] = config.process?.env ?? [];
+  if (env.includes("RUNNER_SANDBOX=on") && config.linux) {
+    delete config.linux.seccomp;
+    config.linux.maskedPaths = [];
+    config.linux.readonlyPaths = [];
+    writeFileSync(configPath, JSON.stringify(config));
+  }
+}
+process.exit(spawnSync(RUNC, args, { stdio: "inherit" }).status ?? 1);
