@@ -46,7 +46,9 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   const deadline = Date.now() + req.timeoutMs;
   const names = { inputs: new Set(req.inputs.map((i) => i.name)), outputs: new Set(req.outputs.map((o) => o.name)) };
   if (settings.sandbox === "on" && settings.sandboxProblem) {
-    return ended("SANDBOX_UNAVAILABLE", "The runner's sandbox cannot start, so it runs no jobs").outcome;
+    // The operator reads this on the job: what failed, and the setting that decides (docs/security.md).
+    const reason = `The runner's sandbox (bubblewrap) cannot start on this host, so it runs no jobs: ${settings.sandboxProblem.slice(0, 200)}`;
+    return ended("SANDBOX_UNAVAILABLE", `${reason}. Operators: allow user namespaces, or set CONTAINER_RUNNER_SANDBOX=off`).outcome;
   }
   const refused = checkArguments(req.binary, req.args, names);
   if (refused.length) return ended("ARGUMENTS_REFUSED", `Argument ${refused[0].index}: ${refused[0].message}`).outcome;

@@ -75,7 +75,7 @@ const [host, port] = (flag("http-ingress-address") ?? "0.0.0.0:39001").split(":"
 control.listen(Number(port), host, () => {
   // Everything above needed root (iptables); what the sidecar does from now on does not. Its own
   // connections are exempt from interception by this uid.
-  process.setgid(SIDECAR_UID);
-  process.setuid(SIDECAR_UID);
+  process.setgid!(SIDECAR_UID);
+  process.setuid!(SIDECAR_UID);
   console.log(`egress sidecar double: ingress on ${host}:${port}, egress via ${target.host}`);
 });

@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { projectRoot, wranglerEnv } from "./wrangler.ts";
 
 const bin = (name: string) => join(projectRoot, "node_modules", ".bin", name);
-const env = wranglerEnv();
+// `--containers` (npm run test:containers): only the container suite, on real containers.
+const containers = process.argv.includes("--containers");
+// wranglerEnv sets CI=true to keep wrangler quiet, so whether this run is CI is passed on apart:
+// there the container suite must run, not skip.
+const env = wranglerEnv(containers ? { FFJOBS_CONTAINER_SUITE: "1", FFJOBS_CONTAINERS_REQUIRED: process.env.CI ? "1" : "" } : {});
+const vitestArgs = containers ? ["--project", "container"] : process.argv.slice(2);
 
 for (const project of ["tsconfig.json", "container/tsconfig.json"]) {
   const tsc = spawnSync(bin("tsc"), ["--noEmit", "-p", project], { cwd: projectRoot, stdio: "inherit", env });
@@ -22,7 +27,7 @@ mkdirSync(reportDir, { recursive: true });
 rmSync(report, { force: true });
 const vitest = spawnSync(
   bin("vitest"),
-  ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...vitestArgs],
   { cwd: projectRoot, stdio: "inherit", env },
 );
 

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, isFinished } from "../support/api-client.ts";
 import { startDevStack, type DevStack } from "../support/dev-stack.ts";
 import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startStaticServer } from "../support/static-server.ts";
@@ -13,11 +14,14 @@ const fx = mediaFixtures();
 let stack: DevStack;
 let media: Awaited<ReturnType<typeof startStaticServer>>;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+let call: ReturnType<typeof apiClient>["call"];
+let waitUntil: ReturnType<typeof apiClient>["waitUntil"];
 
 beforeAll(async () => {
   media = await startStaticServer(fx.dir);
   receiver = await startWebhookReceiver();
   stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1", RUNNER_POLL_INTERVAL_MS: "200" });
+  ({ call, waitUntil } = apiClient(stack.baseUrl, stack.apiKey));
 });
 afterAll(async () => {
   await stack?.stop();
@@ -25,25 +29,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function call(method: string, path: string, body?: unknown, key = stack.apiKey) {
-  const res = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
-}
-
-async function waitUntil(id: string, pred: (job: any) => boolean, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await call("GET", `/v1/jobs/${id}`);
-    if (pred(body)) return body;
-    if (Date.now() > deadline) throw new Error(`job ${id} stuck: ${JSON.stringify(body)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-const finished = (j: any) => ["completed", "failed", "canceled", "rejected"].includes(j.status);
+const finished = isFinished;
 
 describe("end to end over HTTP through the local stack (wrangler dev + runner + host ffmpeg)", () => {
   it("uploads an asset, mixes it with a loopback URL input, transcodes, and serves a downloadable output", async () => {

@@ -7,11 +7,23 @@ import { freePort } from "./free-port.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 
-export type DevStack = { baseUrl: string; apiKey: string; stateDir: string; env: NodeJS.ProcessEnv; stop: () => Promise<void> };
+export type DevStack = {
+  baseUrl: string;
+  apiKey: string;
+  stateDir: string;
+  env: NodeJS.ProcessEnv;
+  /** Everything the stack printed so far (for failure messages). */
+  logs: () => string;
+  stop: () => Promise<void>;
+};
 
-/** Runs `npm run dev`'s launcher (src/cli/dev.ts) on free ports with its own state folder. */
-export async function startDevStack(extraEnv: Record<string, string> = {}): Promise<DevStack> {
-  const port = await freePort();
+/**
+ * Runs `npm run dev`'s launcher (src/cli/dev.ts) on free ports with its own state folder; with
+ * `containers`, `npm run dev:containers` (HOST and PORT from `extraEnv`, port 80 by default).
+ */
+export async function startDevStack(extraEnv: Record<string, string> = {}, opts: { containers?: boolean } = {}): Promise<DevStack> {
+  const port = extraEnv.PORT ? Number(extraEnv.PORT) : opts.containers ? 80 : await freePort();
+  const host = extraEnv.HOST ?? "127.0.0.1";
   const apiKey = generateApiKey();
   const stateDir = mkdtempSync(join(tmpdir(), "ffjobs-e2e-state-"));
   const env = {
@@ -23,7 +35,8 @@ export async function startDevStack(extraEnv: Record<string, string> = {}): Prom
     FFJOBS_DEV_QUIET: "1",
     ...extraEnv,
   };
-  const child: ChildProcess = spawn(process.execPath, [join(root, "src/cli/dev.ts")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const args = [join(root, "src/cli/dev.ts"), ...(opts.containers ? ["--containers"] : [])];
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   await new Promise<void>((ready, fail) => {
@@ -34,10 +47,11 @@ export async function startDevStack(extraEnv: Record<string, string> = {}): Prom
     });
   });
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://${host}:${port}`,
     apiKey,
     stateDir,
     env,
+    logs: () => output,
     stop: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done();

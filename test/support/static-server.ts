@@ -2,9 +2,17 @@ import { createReadStream, statSync } from "node:fs";
 import http from "node:http";
 import { join, normalize } from "node:path";
 
-/** Serves a folder on loopback (URL inputs in tests), plus /redirect?to=, /status/<code> and /trickle (never ends). */
-export async function startStaticServer(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * Serves a folder on loopback (URL inputs in tests), plus /redirect?to=, /status/<code> and /trickle
+ * (never ends). `requests` lists every path asked for.
+ */
+export async function startStaticServer(
+  dir: string,
+  at: { host?: string; port?: number } = {},
+): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
+  const requests: string[] = [];
   const server = http.createServer((req, res) => {
+    requests.push(req.url ?? "/");
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/redirect") {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
@@ -30,11 +38,13 @@ export async function startStaticServer(dir: string): Promise<{ url: string; clo
       res.writeHead(404).end();
     }
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const host = at.host ?? "127.0.0.1";
+  await new Promise<void>((r) => server.listen(at.port ?? 0, host, r));
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : 0;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: port === 80 ? `http://${host}` : `http://${host}:${port}`,
+    requests,
     close: () => new Promise((r) => server.close(() => r())),
   };
 }

@@ -1,0 +1,161 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LAB } from "../../lab/lab-paths.ts";
+import { apiClient, isFinished } from "../support/api-client.ts";
+import type { DevStack } from "../support/dev-stack.ts";
+import { mediaFixtures } from "../support/media-fixtures.ts";
+import { startStaticServer } from "../support/static-server.ts";
+import { HOSTS, labOrReason, startContainerStack, stopContainerStack } from "./container-stack.ts";
+import { labDocker, runningRunnerContainers, theRunnerContainer } from "./lab-docker.ts";
+
+/**
+ * The production path, for real: the Worker under `wrangler dev` with containers enabled, each job
+ * in a container built from container/Dockerfile by wrangler, its egress through the Worker's
+ * outbound handler (via the lab's sidecar double), driven over the public API.
+ */
+const JOB_TIMEOUT_SECONDS = 15;
+const skipReason = await labOrReason();
+const fx = mediaFixtures();
+let stack: DevStack;
+let media: Awaited<ReturnType<typeof startStaticServer>>;
+let elsewhere: Awaited<ReturnType<typeof startStaticServer>>;
+let api: ReturnType<typeof apiClient>;
+
+/** A job that runs until stopped: it reads a two-minute input at its real rate. */
+const endlessJob = () => ({ inputs: { a: { type: "url", url: `${media.url}/long.mp4` } }, ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"] });
+
+async function createJob(body: unknown): Promise<string> {
+  const created = await api.call("POST", "/v1/jobs", body);
+  expect(created.status, JSON.stringify(created.body)).toBe(202);
+  return created.body.id;
+}
+
+async function runningWithProgress(id: string) {
+  return api.waitUntil(id, (j) => isFinished(j) || (j.status === "running" && j.progress !== null), 60_000);
+}
+
+describe.skipIf(skipReason)("the production container path (real containers from container/Dockerfile)", () => {
+  beforeAll(async () => {
+    media = await startStaticServer(fx.dir, { host: HOSTS.media, port: 80 });
+    elsewhere = await startStaticServer(fx.dir, { host: HOSTS.elsewhere, port: 80 });
+    stack = await startContainerStack({ JOB_TIMEOUT_SECONDS: String(JOB_TIMEOUT_SECONDS) });
+    api = apiClient(stack.baseUrl, stack.apiKey);
+  });
+  afterAll(async () => {
+    await stopContainerStack(stack);
+    await media?.close();
+    await elsewhere?.close();
+  });
+
+  it("uploads a file, transcodes it with a URL input mixed in, and serves an output that ffprobe reads", async () => {
+    const slot = await api.call("POST", "/v1/files", { fileName: "clip.mp4", contentType: "video/mp4" });
+    expect((await fetch(slot.body.upload.url, { method: "PUT", body: readFileSync(fx.clip), headers: slot.body.upload.headers })).status).toBe(200);
+    const id = await createJob({
+      inputs: { video: { type: "asset", assetId: slot.body.id }, music: { type: "url", url: `${media.url}/tone.wav` } },
+      outputs: { out: { fileName: "mixed.mp4" } },
+      ffmpegArgs: ["-i", "{{video}}", "-i", "{{music}}", "-map", "0:v", "-map", "1:a", "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", "{{out}}"],
+    });
+    const job = await api.waitUntil(id, isFinished);
+    expect(job, stack.logs().slice(-3000)).toMatchObject({ status: "completed", errorCode: null });
+    const download = await fetch(job.outputs[0].downloadUrl);
+    expect(download.status).toBe(200);
+    const path = join(tmpdir(), `ffjobs-container-${id}.mp4`);
+    writeFileSync(path, Buffer.from(await download.arrayBuffer()));
+    const probed = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }));
+    expect(probed.streams.map((s: { codec_name: string }) => s.codec_name).sort()).toEqual(["aac", "h264"]);
+    expect(probed.streams.find((s: { codec_type: string }) => s.codec_type === "video").width).toBe(160);
+    // One container per job, ended with it.
+    expect(runningRunnerContainers()).toEqual([]);
+  });
+
+  it("runs an ffprobe job on a URL input and returns its JSON", async () => {
+    const id = await createJob({ binary: "ffprobe", input: [{ type: "url", url: `${media.url}/clip.mp4` }], ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_format", "{{input0}}"] });
+    await api.waitUntil(id, isFinished);
+    const result = await api.call("GET", `/v1/jobs/${id}/result`);
+    expect(result.body).toMatchObject({ status: "completed", exitCode: 0 });
+    expect(Number(result.body.probe.format.duration)).toBeCloseTo(3, 0);
+  });
+
+  it("gives a failing command a clear error", async () => {
+    const id = await createJob({ inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } }, outputs: { o: { fileName: "o.mp4" } }, ffmpegArgs: ["-i", "{{a}}", "-c:v", "no_such_codec", "{{o}}"] });
+    const job = await api.waitUntil(id, isFinished);
+    expect(job).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED" });
+    expect(job.errorMessage).toMatch(/no_such_codec/);
+  });
+
+  it("refuses at creation a URL input on a port the container egress cannot reach", async () => {
+    const created = await api.call("POST", "/v1/jobs", { inputs: { a: { type: "url", url: `http://${HOSTS.media}:8080/clip.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+    expect(created.status).toBe(400);
+    expect(created.body.details).toEqual([expect.objectContaining({ path: ["inputs", "a", "url"], message: expect.stringContaining("port 8080 cannot be reached") })]);
+  });
+
+  it("runs ffmpeg inside bubblewrap in the container, and reaches nothing but the job's own requests", async () => {
+    const id = await createJob(endlessJob());
+    expect((await runningWithProgress(id)).status).toBe("running");
+    const container = await theRunnerContainer();
+    const processes = labDocker(["exec", container, "sh", "-c", 'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline; echo; done']);
+    expect(processes).toMatch(/bwrap .*--unshare-all.* \/usr\/bin\/ffmpeg/);
+    // From inside the job's container, as its runner would: the API (same host as storage), another
+    // loopback host, and a port the egress does not carry.
+    const probe = `const r = []; for (const u of process.argv.slice(1)) { try { const res = await fetch(u, { signal: AbortSignal.timeout(10000) });
+      r.push([u, res.status, res.headers.get("x-ffjobs-egress")]); } catch (e) { r.push([u, "error", String(e.cause?.code ?? e.message)]); } } console.log(JSON.stringify(r));`;
+    const urls = [`http://${HOSTS.api}/openapi.json`, `http://${HOSTS.elsewhere}/clip.mp4`, `http://${HOSTS.media}:8080/clip.mp4`, "http://127.0.0.1:8080/healthz"];
+    const seen = JSON.parse(labDocker(["exec", container, "node", "--input-type=module", "-e", probe, ...urls]));
+    expect(seen.slice(0, 2)).toEqual([[urls[0], 403, "refused"], [urls[1], 403, "refused"]]);
+    expect(seen[2][1]).toBe("error");
+    expect(seen[3][1]).toBe("error");
+    expect(elsewhere.requests).toEqual([]);
+    await api.call("POST", `/v1/jobs/${id}/cancel`);
+  });
+
+  it("refuses a redirect to a host the job did not name, saying why, without reaching it", async () => {
+    const id = await createJob({ inputs: { a: { type: "url", url: `${media.url}/redirect?to=${encodeURIComponent(`http://${HOSTS.elsewhere}/clip.mp4`)}` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+    const job = await api.waitUntil(id, isFinished);
+    expect(job).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED" });
+    expect(job.errorMessage).toMatch(/egress refused 127\.0\.0\.5/);
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it("cancels a running job: its process stops and its container ends", async () => {
+    const id = await createJob(endlessJob());
+    await runningWithProgress(id);
+    const canceled = await api.call("POST", `/v1/jobs/${id}/cancel`);
+    expect(canceled.body).toMatchObject({ status: "canceled", errorCode: "CANCELED" });
+    expect(canceled.body.runtimeSeconds).toBeGreaterThanOrEqual(1);
+    await expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]);
+  });
+
+  it("stops a job at its timeout", async () => {
+    const id = await createJob(endlessJob());
+    const job = await api.waitUntil(id, isFinished, (JOB_TIMEOUT_SECONDS + 30) * 1000);
+    expect(job).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT" });
+    expect(job.runtimeSeconds).toBeLessThanOrEqual(JOB_TIMEOUT_SECONDS + 1);
+    await expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]);
+  });
+
+  it("ends a job whose container is killed mid-job, within a bounded time", async () => {
+    const id = await createJob(endlessJob());
+    await runningWithProgress(id);
+    labDocker(["kill", await theRunnerContainer()]);
+    const killedAt = Date.now();
+    const job = await api.waitUntil(id, isFinished, 60_000);
+    expect(job).toMatchObject({ status: "failed", errorCode: "RUNNER_LOST", creditsCharged: 0 });
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
+  });
+
+  it("fails jobs SANDBOX_UNAVAILABLE, with the reason, on a host without user namespaces", async () => {
+    const switchFile = join(LAB.dir, "confine-all");
+    writeFileSync(switchFile, "");
+    try {
+      const id = await createJob({ binary: "ffprobe", input: [{ type: "url", url: `${media.url}/clip.mp4` }], ffmpegArgs: ["{{input0}}"] });
+      const job = await api.waitUntil(id, isFinished);
+      expect(job).toMatchObject({ status: "failed", errorCode: "SANDBOX_UNAVAILABLE", creditsCharged: 0 });
+      expect(job.errorMessage).toMatch(/sandbox/);
+    } finally {
+      rmSync(switchFile, { force: true });
+    }
+  });
+});
