@@ -1,16 +1,14 @@
 // Start latency on an idle local stack: createdAt → startedAt (queue hand-off, coordinator, runner
 // accepted) and createdAt → finishedAt for a small ffprobe job. Writes docs/benchmarks.md.
 // Run: npm run bench [-- --jobs N]
-import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { percentile as pct, writeBenchmarkSection } from "./benchmarks-doc.ts";
 import { startDevStack } from "../test/support/dev-stack.ts";
 import { mediaFixtures } from "../test/support/media-fixtures.ts";
 import { startStaticServer } from "../test/support/static-server.ts";
 
 const { values } = parseArgs({ options: { jobs: { type: "string", default: "30" } } });
 const jobs = Number(values.jobs);
-const root = resolve(import.meta.dirname, "..");
 
 const fx = mediaFixtures();
 const media = await startStaticServer(fx.dir);
@@ -42,11 +40,8 @@ try {
   await media.close();
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const row = (name: string, xs: number[]) => `| ${name} | ${pct(xs, 50)} | ${pct(xs, 95)} | ${Math.max(...xs)} |`;
-const report = `# Benchmarks
-
-## Job start latency (idle local stack)
+const report = `## Job start latency (idle local stack)
 
 \`npm run bench\` (bench/start-latency.ts): ${jobs} ffprobe jobs one after another on \`npm run dev\`'s stack
 (wrangler dev + local runner + host ffmpeg), a 3 s 320x240 MP4 served from loopback. Times in ms from
@@ -61,5 +56,5 @@ Measured ${new Date().toISOString().slice(0, 10)} on ${process.platform}/${proce
 The queue consumer runs with \`max_batch_timeout = 0\`, so dispatch does not wait to fill a batch; the finish time
 is dominated by the coordinator's poll interval (\`RUNNER_POLL_INTERVAL_MS\`, 1000 by default).
 `;
-writeFileSync(join(root, "docs/benchmarks.md"), report);
+writeBenchmarkSection("start-latency", report);
 console.log(report);

@@ -20,19 +20,33 @@ const port = Number(process.env.PORT || (containers ? 80 : 8787));
 const runnerPort = Number(process.env.RUNNER_PORT || port + 10);
 const host = process.env.HOST || "127.0.0.1";
 const children: ChildProcess[] = [];
+/** How long children get to exit (wrangler removes its containers) before they are killed. */
+const STOP_GRACE_MS = 15_000;
+let stopping = false;
 
-function stopAll(code: number): never {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-  process.exit(code);
+/** Stops every child and exits once they are gone, so the ports are free when this process ends. */
+async function stopAll(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+    const exited = Promise.all(running.map((c) => new Promise((r) => c.once("exit", r))));
+    for (const child of running) child.kill("SIGTERM");
+    const grace = setTimeout(() => running.forEach((c) => c.kill("SIGKILL")), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(grace);
+    process.exit(code);
+  }
+  return new Promise<never>(() => {});
 }
-process.on("SIGINT", () => stopAll(0));
-process.on("SIGTERM", () => stopAll(0));
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
 
 function supervise(name: string, child: ChildProcess) {
   children.push(child);
   child.on("exit", (code) => {
+    if (stopping) return;
     console.error(`[ffjobs] ${name} exited (${code}); stopping.`);
-    stopAll(code || 1);
+    void stopAll(code || 1);
   });
 }
 
@@ -94,5 +108,5 @@ async function main() {
 
 main().catch((err: Error) => {
   console.error(`[ffjobs] ${err.message}`);
-  stopAll(1);
+  void stopAll(1);
 });

@@ -1,0 +1,108 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { median, percentile, writeBenchmarkSection } from "../../bench/benchmarks-doc.ts";
+import { apiClient, isFinished } from "../support/api-client.ts";
+import type { DevStack } from "../support/dev-stack.ts";
+import { mediaFixtures } from "../support/media-fixtures.ts";
+import { startStaticServer } from "../support/static-server.ts";
+import { HOSTS, labOrReason, startContainerStack, stopContainerStack } from "./container-stack.ts";
+import { labDocker, runningRunnerContainers } from "./lab-docker.ts";
+
+/**
+ * A small job's latency through a cold container (the default: a new one per job) and a warm one
+ * (CONTAINER_PLACEMENT=pool:1 reuses one instance), each paired with the same ffprobe run bare on
+ * this machine in the same run. Figures go to .cache/container-latency.md, and into
+ * docs/benchmarks.md when FFJOBS_RECORD_BENCHMARKS=1. Nothing here asserts a time: it asserts that
+ * the jobs complete and where they ran.
+ */
+const ROUNDS = 5;
+const skipReason = await labOrReason();
+const fx = mediaFixtures();
+const root = resolve(import.meta.dirname, "../..");
+let media: Awaited<ReturnType<typeof startStaticServer>>;
+let stack: DevStack | undefined;
+const figures: Record<string, { job: number[]; bare: number[] }> = {};
+
+function bareFfprobeMs(): number {
+  const t0 = performance.now();
+  execFileSync("ffprobe", ["-v", "error", "-show_format", fx.clip], { stdio: "ignore" });
+  return performance.now() - t0;
+}
+
+/** Runs `rounds` small ffprobe jobs one after another, each paired with a bare ffprobe run. */
+async function measure(label: string, rounds: number, afterEach: () => Promise<void> | void = () => {}): Promise<void> {
+  const api = apiClient(stack!.baseUrl, stack!.apiKey);
+  figures[label] = { job: [], bare: [] };
+  for (let i = 0; i < rounds; i++) {
+    const created = await api.call("POST", "/v1/jobs", { binary: "ffprobe", input: [{ type: "url", url: `${media.url}/clip.mp4` }], ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"] });
+    const job = await api.waitUntil(created.body.id, isFinished, 60_000, 25);
+    expect(job.status).toBe("completed");
+    figures[label].job.push(Date.parse(job.finishedAt) - Date.parse(job.createdAt));
+    figures[label].bare.push(bareFfprobeMs());
+    await afterEach();
+  }
+}
+
+/** A running container's identity: its name and when it (last) started. */
+const runnerIdentity = () => runningRunnerContainers().map((name) => `${name}@${labDocker(["inspect", "-f", "{{.State.StartedAt}}", name]).trim()}`);
+
+describe.skipIf(skipReason)("job latency through cold and warm containers", () => {
+  beforeAll(async () => {
+    media = await startStaticServer(fx.dir, { host: HOSTS.media, port: 80 });
+  });
+  afterAll(async () => {
+    await stopContainerStack(stack);
+    await media?.close();
+    writeReport();
+  });
+
+  it("cold: every job starts a container of its own", async () => {
+    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: "50" });
+    // Each job's container ends with it (just after the job is recorded finished).
+    await measure("cold (new container per job, the default)", ROUNDS, () => expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]));
+    await stopContainerStack(stack);
+    stack = undefined;
+  });
+
+  it("warm: with CONTAINER_PLACEMENT=pool:1 one running container serves every job", async () => {
+    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: "50", CONTAINER_PLACEMENT: "pool:1" });
+    await measure("first job on the pool (cold)", 1);
+    const warm = runnerIdentity();
+    expect(warm).toHaveLength(1);
+    await measure("warm (pool:1, container already running)", ROUNDS, () => expect(runnerIdentity()).toEqual(warm));
+  });
+});
+
+function writeReport(): void {
+  const rows = Object.entries(figures).map(([label, f]) => {
+    const ratio = median(f.job) / median(f.bare);
+    return `| ${label} | ${f.job.length} | ${Math.round(median(f.job))} | ${Math.round(percentile(f.job, 95))} | ${Math.round(median(f.bare))} | ${ratio.toFixed(1)}× |`;
+  });
+  if (!rows.length) return;
+  const report = `## Job latency through a real container (container suite)
+
+\`npm run test:containers\` (test/container/container-latency.test.ts): small ffprobe jobs (3 s 320x240 MP4 from
+a loopback URL) one after another through \`npm run dev:containers\` (wrangler dev, containers on the lab's
+Docker engine, egress through the Worker), coordinator polling every 50 ms. Job time is \`createdAt → finishedAt\`
+(server clock, ms); each job is paired with the same ffprobe run bare on this machine in the same run.
+
+| placement | jobs | job p50 | job p95 | bare ffprobe p50 | job / bare |
+|---|---|---|---|---|---|
+${rows.join("\n")}
+
+Measured ${new Date().toISOString().slice(0, 10)} on ${process.platform}/${process.arch}, Node ${process.version}, Docker ${dockerVersion()}.`;
+  mkdirSync(join(root, ".cache"), { recursive: true });
+  writeFileSync(join(root, ".cache/container-latency.md"), report + "\n");
+  console.log(`\n${report}\n`);
+  if (process.env.FFJOBS_RECORD_BENCHMARKS === "1") writeBenchmarkSection("container-latency", report);
+}
+
+function dockerVersion(): string {
+  try {
+    return execFileSync("/usr/bin/docker", ["--version"], { encoding: "utf8" }).match(/version ([^,\s]+)/)?.[1] ?? "?";
+  } catch {
+    return "?";
+  }
+}
