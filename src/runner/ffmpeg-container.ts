@@ -52,8 +52,9 @@ export class FfmpegContainer extends Container<Env> {
   /** The job is over: its requests are refused again; `stop` also ends the instance. */
   async releaseJob(jobId: string, stop: boolean): Promise<void> {
     await this.ctx.storage.delete(SCOPE_KEY_PREFIX + jobId);
-    if (stop) await this.destroy();
-    else await this.applyScopes();
+    // A container that already died (killed, evicted) has nothing left to stop.
+    if (stop && this.ctx.container?.running) await this.destroy();
+    else if (!stop) await this.applyScopes();
   }
 
   /**

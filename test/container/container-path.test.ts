@@ -67,8 +67,8 @@ describe.skipIf(skipReason)("the production container path (real containers from
     const probed = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }));
     expect(probed.streams.map((s: { codec_name: string }) => s.codec_name).sort()).toEqual(["aac", "h264"]);
     expect(probed.streams.find((s: { codec_type: string }) => s.codec_type === "video").width).toBe(160);
-    // One container per job, ended with it.
-    expect(runningRunnerContainers()).toEqual([]);
+    // One container per job, ended with it (just after the job is recorded finished).
+    await expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]);
   });
 
   it("runs an ffprobe job on a URL input and returns its JSON", async () => {
