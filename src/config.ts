@@ -20,6 +20,7 @@ const configSchema = z
     CREDITS_PER_SECOND: intFrom(1, 0, 1_000_000),
     JOB_TIMEOUT_SECONDS: intFrom(3600, 1, 7 * 24 * 3600),
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
+    STALLED_JOB_SECONDS: intFrom(120, 1, 24 * 3600),
     RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
     CONTAINER_RUNNER_SANDBOX: z.enum(["on", "off"]).default("on"),
     CONTAINER_PLACEMENT: z
@@ -59,6 +60,8 @@ export type Config = {
   creditsPerSecond: number;
   jobTimeoutMs: number;
   runnerPollIntervalMs: number;
+  /** An unfinished job untouched this long is re-sent to its coordinator by the sweeper. */
+  stalledJobMs: number;
   rateLimitPerMinute: number;
   /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
   containerSandbox: "on" | "off";
@@ -87,6 +90,7 @@ export function loadConfig(env: Env): Config {
     creditsPerSecond: c.CREDITS_PER_SECOND,
     jobTimeoutMs: c.JOB_TIMEOUT_SECONDS * 1000,
     runnerPollIntervalMs: c.RUNNER_POLL_INTERVAL_MS,
+    stalledJobMs: c.STALLED_JOB_SECONDS * 1000,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     containerSandbox: c.CONTAINER_RUNNER_SANDBOX,
     containerPlacement: c.CONTAINER_PLACEMENT,

@@ -22,6 +22,7 @@ export interface Env {
   R2_ACCESS_KEY_ID?: string;
   R2_SECRET_ACCESS_KEY?: string;
   RUNNER_POLL_INTERVAL_MS?: string;
+  STALLED_JOB_SECONDS?: string;
   WEBHOOK_RETRY_SCHEDULE_SECONDS?: string;
   RATE_LIMIT_PER_MINUTE?: string;
   CONTAINER_RUNNER_SANDBOX?: string;

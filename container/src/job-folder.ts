@@ -42,6 +42,18 @@ export async function removeJobFolder(folder: JobFolder): Promise<void> {
   await rm(folder.root, { recursive: true, force: true });
 }
 
+const JOB_FOLDER_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Removes job folders a previous runner left behind when it died (inputs can be gigabytes): none of
+ * their jobs is this runner's. Only job-id folders are touched, whatever else shares the work dir.
+ */
+export async function removeLeftoverJobFolders(workDir: string): Promise<string[]> {
+  const names = (await readdir(workDir).catch(() => [] as string[])).filter((n) => JOB_FOLDER_NAME.test(n));
+  await Promise.all(names.map((n) => rm(join(workDir, n), { recursive: true, force: true })));
+  return names;
+}
+
 /** Total bytes under a folder (the quota watcher's reading). */
 export async function folderBytes(dir: string): Promise<number> {
   let total = 0;

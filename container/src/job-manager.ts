@@ -5,30 +5,42 @@ import type { RunnerSettings } from "./settings.ts";
 
 type TrackedJob = {
   status: RunnerJobStatus;
-  /** Aborting cancels: input downloads stop, a waiting job never starts, a running process is killed. */
+  /** Aborting cancels: a waiting job leaves the line, input downloads stop, a running process is killed. */
   abort: AbortController;
   finished: Promise<RunnerOutcome>;
+  /** When the coordinator last asked about the job: its lease. */
+  lastSeenMs: number;
+  leaseMs: number;
 };
 
 const CANCEL_WAIT_MS = 10_000;
+const LEASE_CHECK_INTERVAL_MS = 1_000;
 
 /**
- * The runner's jobs: at most `concurrency` execute at once, each keeps its final report until the
- * coordinator collects it (DELETE) or it expires. Submitting a known job id is a no-op.
+ * The runner's jobs: at most `concurrency` execute at once, the rest wait oldest first; each keeps
+ * its final report until the coordinator collects it (DELETE) or it expires. Submitting a known job
+ * id is a no-op, so a retried hand-over never runs a job twice. A job whose coordinator stops
+ * asking about it (its lease runs out) is canceled: nobody would collect its result.
  */
-export function createJobManager(settings: RunnerSettings, execute = executeJob) {
+export function createJobManager(settings: RunnerSettings, execute = executeJob, now = Date.now) {
   const jobs = new Map<string, TrackedJob>();
   const slots = createSemaphore(settings.concurrency);
 
   function submit(req: RunnerJobRequest): RunnerJobStatus {
     const known = jobs.get(req.jobId);
-    if (known) return known.status;
-    const status: RunnerJobStatus = { jobId: req.jobId, state: "waiting", progress: null, outcome: null };
+    if (known) return seen(known).status;
+    const status: RunnerJobStatus = { jobId: req.jobId, state: "waiting", startedAt: null, progress: null, outcome: null };
     const abort = new AbortController();
     const finished = (async () => {
-      const release = await slots.acquire();
+      let release: () => void;
       try {
-        if (abort.signal.aborted) return canceledBeforeStart();
+        release = await slots.acquire(req.createdAt, abort.signal);
+      } catch {
+        return canceledBeforeStart();
+      }
+      try {
+        status.startedAt = new Date(now()).toISOString();
+        console.log(`job ${req.jobId}: started`);
         return await execute(req, settings, {
           setState: (s) => (status.state = s),
           setProgress: (p) => (status.progress = p),
@@ -45,8 +57,13 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob)
       setTimeout(() => jobs.delete(req.jobId), settings.reportRetentionMs).unref();
       return outcome;
     });
-    jobs.set(req.jobId, { status, abort, finished });
+    jobs.set(req.jobId, { status, abort, finished, lastSeenMs: now(), leaseMs: req.leaseMs });
     return status;
+  }
+
+  function seen(job: TrackedJob): TrackedJob {
+    job.lastSeenMs = now();
+    return job;
   }
 
   /** Cancels the job (see TrackedJob.abort) and waits briefly for its final report. */
@@ -60,12 +77,31 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob)
     return tracked.status;
   }
 
+  /** The coordinator is done with the job: stop it if it still runs, and drop it. */
+  function release(jobId: string): void {
+    jobs.get(jobId)?.abort.abort(new Error("released"));
+    jobs.delete(jobId);
+  }
+
+  const leaseCheck = setInterval(() => {
+    for (const [jobId, job] of jobs) {
+      if (job.status.outcome || job.abort.signal.aborted || now() - job.lastSeenMs < job.leaseMs) continue;
+      console.error(`job ${jobId}: no word from its coordinator for ${Math.round(job.leaseMs / 1000)} s; canceled as orphaned`);
+      job.abort.abort(new Error("orphaned"));
+    }
+  }, LEASE_CHECK_INTERVAL_MS);
+  leaseCheck.unref();
+
   return {
     submit,
     cancel,
-    status: (jobId: string) => jobs.get(jobId)?.status ?? null,
-    forget: (jobId: string) => jobs.delete(jobId),
+    release,
+    status: (jobId: string) => {
+      const job = jobs.get(jobId);
+      return job ? seen(job).status : null;
+    },
     activeCount: () => [...jobs.values()].filter((j) => !j.status.outcome).length,
+    stop: () => clearInterval(leaseCheck),
   };
 }
 

@@ -2,6 +2,7 @@ import { createJobManager } from "./job-manager.ts";
 import { createRunnerServer } from "./server.ts";
 import { readSettings } from "./settings.ts";
 import { sandboxWorks } from "./sandbox.ts";
+import { removeLeftoverJobFolders } from "./job-folder.ts";
 
 const configured = readSettings(process.env);
 const probe = configured.sandbox === "on" ? sandboxWorks(configured.bwrapPath) : { ok: false, reason: null };
@@ -12,6 +13,8 @@ if (configured.sandbox === "off") {
   console.error(`ERROR: the sandbox (bubblewrap) cannot start: ${settings.sandboxProblem}`);
   console.error("ERROR: refusing every job (SANDBOX_UNAVAILABLE). Fix the host, or set RUNNER_SANDBOX=off explicitly.");
 }
+const leftovers = await removeLeftoverJobFolders(settings.workDir);
+if (leftovers.length) console.error(`removed ${leftovers.length} job folder(s) a previous runner left in ${settings.workDir}`);
 const manager = createJobManager(settings);
 const server = createRunnerServer(manager, { concurrency: settings.concurrency, sandbox: settings.sandbox === "off" ? "off" : settings.sandboxProblem ? "unavailable" : "on" });
 server.listen(settings.port, settings.host, () => {

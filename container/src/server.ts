@@ -32,7 +32,7 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
         return status ? send(200, status) : send(404, { error: "unknown job" });
       }
       if (match && req.method === "DELETE" && !match[2]) {
-        manager.forget(match[1]);
+        manager.release(match[1]);
         return send(204);
       }
       return send(404, { error: "not found" });
@@ -63,6 +63,8 @@ function isJobRequest(v: unknown): v is RunnerJobRequest {
     Array.isArray(r.inputs) && r.inputs.every((i) => /^[A-Za-z0-9_]{1,64}$/.test(i?.name) && typeof i.url === "string") &&
     Array.isArray(r.outputs) && r.outputs.every((o) => /^[A-Za-z0-9_]{1,64}$/.test(o?.name) && typeof o.uploadUrl === "string") &&
     Number.isFinite(r.timeoutMs) && r.timeoutMs > 0 &&
+    Number.isFinite(r.leaseMs) && r.leaseMs > 0 &&
+    typeof r.createdAt === "string" &&
     Array.isArray(r.allowedPrivateHosts)
   );
 }

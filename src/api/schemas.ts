@@ -90,6 +90,7 @@ export const jobSchema = z.object({
   status: z.enum(JOB_STATUSES),
   runtimeSeconds: z.number().int(),
   creditsCharged: z.number().int(),
+  attempts: z.number().int(),
   errorCode: z.string().nullable(),
   errorMessage: z.string().nullable(),
   createdAt: timestamp,

@@ -2,10 +2,12 @@
 // starts the runner (host ffmpeg) and `wrangler dev` (containers off), and prints where they are.
 // npm run dev:containers (`--containers`): the production path instead: no local runner, every job
 // runs in a real container built from container/Dockerfile, on the lab's Docker engine (lab/).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareLab } from "../../lab/prepare.ts";
 import { createKey, localTarget } from "./keys.ts";
+import { createSupervisor } from "./supervisor.ts";
 import { projectRoot, spawnWrangler, wrangler, wranglerEnv } from "./wrangler.ts";
 
 const LOCAL_S3 = { accessKeyId: "local-dev-access-key", secretAccessKey: "local-dev-secret-key" };
@@ -19,36 +21,9 @@ const containers = process.argv.includes("--containers");
 const port = Number(process.env.PORT || (containers ? 80 : 8787));
 const runnerPort = Number(process.env.RUNNER_PORT || port + 10);
 const host = process.env.HOST || "127.0.0.1";
-const children: ChildProcess[] = [];
-/** How long children get to exit (wrangler removes its containers) before they are killed. */
-const STOP_GRACE_MS = 15_000;
-let stopping = false;
-
-/** Stops every child and exits once they are gone, so the ports are free when this process ends. */
-async function stopAll(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
-    const exited = Promise.all(running.map((c) => new Promise((r) => c.once("exit", r))));
-    for (const child of running) child.kill("SIGTERM");
-    const grace = setTimeout(() => running.forEach((c) => c.kill("SIGKILL")), STOP_GRACE_MS);
-    await exited;
-    clearTimeout(grace);
-    process.exit(code);
-  }
-  return new Promise<never>(() => {});
-}
-process.on("SIGINT", () => void stopAll(0));
-process.on("SIGTERM", () => void stopAll(0));
-
-function supervise(name: string, child: ChildProcess) {
-  children.push(child);
-  child.on("exit", (code) => {
-    if (stopping) return;
-    console.error(`[ffjobs] ${name} exited (${code}); stopping.`);
-    void stopAll(code || 1);
-  });
-}
+const supervisor = createSupervisor((message) => console.error(`[ffjobs] ${message}`));
+/** The sweeper (re-sends stalled jobs) runs on cron in production; wrangler dev fires no cron. */
+const SWEEP_INTERVAL_MS = Number(process.env.FFJOBS_SWEEP_INTERVAL_MS || 60_000);
 
 async function waitFor(url: string, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -71,15 +46,16 @@ async function main() {
   if (containers && port !== 80) console.error(`[ffjobs] warning: PORT=${port}: containers can reach storage only on port 80; jobs with outputs or uploaded inputs will fail`);
   const labEnv = containers ? await prepareLab() : {};
   if (!containers) {
-    supervise(
-      "runner",
+    // A runner that dies is restarted; jobs it had are retried by their coordinators.
+    const workDir = process.env.RUNNER_WORK_DIR || join(tmpdir(), `ffjobs-runner-${runnerPort}`);
+    supervisor.restarted("runner", () =>
       spawn(process.execPath, [join(projectRoot, "container/src/main.ts")], {
         stdio: ["ignore", "inherit", "inherit"],
-        env: { ...process.env, RUNNER_HOST: host, RUNNER_PORT: String(runnerPort) },
+        env: { ...process.env, RUNNER_HOST: host, RUNNER_PORT: String(runnerPort), RUNNER_WORK_DIR: workDir },
       }),
     );
   }
-  const passThrough = ["RUNNER_POLL_INTERVAL_MS", "JOB_TIMEOUT_SECONDS", "CREDITS_PER_SECOND", "CONTAINER_RUNNER_SANDBOX", "CONTAINER_PLACEMENT"];
+  const passThrough = ["RUNNER_POLL_INTERVAL_MS", "STALLED_JOB_SECONDS", "JOB_TIMEOUT_SECONDS", "CREDITS_PER_SECOND", "CONTAINER_RUNNER_SANDBOX", "CONTAINER_PLACEMENT"];
   const vars: Record<string, string> = {
     ...(containers ? { RUNNER_MODE: "container" } : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}` }),
     R2_S3_ENDPOINT: `http://${host}:${port}/cdn-cgi/local/r2/s3`,
@@ -89,11 +65,11 @@ async function main() {
     ...Object.fromEntries(passThrough.filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
   };
   const state = process.env.FFJOBS_STATE_DIR;
-  supervise(
+  supervisor.essential(
     "wrangler dev",
     spawnWrangler(
       [
-        "dev", "--ip", host, "--port", String(port), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false",
+        "dev", "--ip", host, "--port", String(port), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false", "--test-scheduled",
         ...(state ? ["--persist-to", state] : []),
         ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ],
@@ -102,11 +78,14 @@ async function main() {
   );
   await waitFor(`http://${host}:${port}/openapi.json`, containers ? CONTAINER_READY_TIMEOUT_MS : READY_TIMEOUT_MS);
   if (!containers) await waitFor(`http://${host}:${runnerPort}/healthz`);
+  const sweep = () => fetch(`http://${host}:${port}/__scheduled?cron=*+*+*+*+*`).then((r) => r.body?.cancel(), () => {});
+  void sweep();
+  setInterval(sweep, SWEEP_INTERVAL_MS);
   console.log(`\nffjobs is running at http://${host}:${port}${containers ? " (jobs run in containers)" : ""}\nAPI key: ${apiKey}\n`);
   console.log(`Try: curl -H "Authorization: Bearer ${apiKey}" http://${host}:${port}/v1/jobs`);
 }
 
 main().catch((err: Error) => {
   console.error(`[ffjobs] ${err.message}`);
-  void stopAll(1);
+  void supervisor.stopAll(1);
 });

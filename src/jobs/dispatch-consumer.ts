@@ -5,8 +5,9 @@ import { rejection } from "./billing.ts";
 import { createServices } from "../services.ts";
 
 /**
- * The jobs queue consumer: hands each job to its coordinator. Each message is acked or retried on
- * its own; a duplicate message reaches the same coordinator, whose guarded start ignores it.
+ * The jobs queue consumer: hands each job to its coordinator, which arms its alarm and drives the
+ * job from there. Each message is acked or retried on its own; a duplicate message reaches the same
+ * coordinator, whose start is a no-op while it already drives the job.
  */
 export async function consumeJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
   await Promise.all(

@@ -1,12 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.ts";
 import { createServices, type Services } from "../services.ts";
-import { startJob, type StartResult } from "./start-job.ts";
-import { cancelRunningJob, superviseJob, type WatchState } from "./supervise-job.ts";
+import { getJob } from "./job-store.ts";
+import { isTerminal } from "./job-states.ts";
+import { driveJob, initialDriveState, type DriveState } from "./drive-job.ts";
+import { cancelJob } from "./supervise-job.ts";
+import { TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
 
 /**
- * One per job (named by the job id). Starts the job on its runner, then watches it with an alarm
- * until it ends. A thin adapter: the decisions live in start-job.ts and supervise-job.ts.
+ * One per job (named by the job id): drives the job from queued to terminal with its alarm, one
+ * tick at a time (src/jobs/drive-job.ts). The alarm is armed before anything about the job changes
+ * and re-armed by every tick until the job is terminal, so a crash at any point leaves a pending
+ * alarm (or, if even that was lost, the sweeper re-sends the job and `start` re-arms it).
  */
 export class JobCoordinator extends DurableObject<Env> {
   #services: Services | null = null;
@@ -16,29 +21,34 @@ export class JobCoordinator extends DurableObject<Env> {
     return this.#services;
   }
 
-  async start(jobId: string): Promise<StartResult> {
-    const result = await startJob(this.services, jobId);
-    if (result === "started") {
-      await this.ctx.storage.put({ jobId, watch: { misses: 0 } satisfies WatchState });
-      await this.ctx.storage.setAlarm(Date.now() + this.services.config.runnerPollIntervalMs);
-    }
-    return result;
+  /** Makes sure the job is being driven: a no-op while it already is. Safe to call any number of times. */
+  async start(jobId: string): Promise<"driving" | "finished"> {
+    const storage = this.ctx.storage;
+    const known = await storage.get<DriveState>("drive");
+    if (known && (await storage.getAlarm()) !== null) return "driving";
+    const job = await getJob(this.services.db, jobId);
+    if (!job || isTerminal(job.status)) return "finished";
+    await storage.put("drive", known ?? initialDriveState(job));
+    await storage.setAlarm(Date.now());
+    return "driving";
   }
 
   async cancel(jobId: string): Promise<boolean> {
-    return cancelRunningJob(this.services, jobId);
+    return cancelJob(this.services, jobId);
   }
 
   async alarm(): Promise<void> {
-    const jobId = await this.ctx.storage.get<string>("jobId");
-    if (!jobId) return;
-    const watch = (await this.ctx.storage.get<WatchState>("watch")) ?? { misses: 0 };
-    const step = await superviseJob(this.services, jobId, watch);
-    if (step.done) {
-      await this.ctx.storage.deleteAll();
-      return;
+    const storage = this.ctx.storage;
+    const state = await storage.get<DriveState>("drive");
+    if (!state) return;
+    try {
+      const step = await driveJob(this.services, state);
+      if (step.done) return await storage.deleteAll();
+      await storage.put("drive", step.state);
+      await storage.setAlarm(Date.now() + step.delayMs);
+    } catch (err) {
+      console.error(`job ${state.jobId}: coordinator tick failed; trying again`, err);
+      await storage.setAlarm(Date.now() + TICK_ERROR_RETRY_MS);
     }
-    await this.ctx.storage.put("watch", step.state);
-    await this.ctx.storage.setAlarm(Date.now() + this.services.config.runnerPollIntervalMs);
   }
 }

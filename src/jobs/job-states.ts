@@ -5,8 +5,10 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly JobStatus[] = ["completed", "failed", "canceled", "rejected"];
 
 const ALLOWED_TRANSITIONS: Record<JobStatus, readonly JobStatus[]> = {
-  queued: ["running", "canceled", "rejected"],
-  running: ["completed", "failed", "canceled"],
+  // failed without running: no runner took it in RUNNER_ATTEMPTS attempts
+  queued: ["running", "canceled", "rejected", "failed"],
+  // back to queued: its runner attempt was lost to an infrastructure fault and it waits for another
+  running: ["completed", "failed", "canceled", "queued"],
   completed: [],
   failed: [],
   canceled: [],

@@ -22,6 +22,10 @@ export type JobRow = {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Runner hand-overs so far (src/jobs/retry-policy.ts). */
+  attempts: number;
+  /** When the current attempt was handed to a runner; null while the job waits for a hand-over. */
+  dispatched_at: string | null;
 };
 
 export type JobFinish = {
@@ -54,15 +58,6 @@ export async function getJob(db: D1Database, id: string, accountId?: string): Pr
   const sql = accountId ? "SELECT * FROM jobs WHERE id = ?1 AND account_id = ?2" : "SELECT * FROM jobs WHERE id = ?1";
   const stmt = accountId ? db.prepare(sql).bind(id, accountId) : db.prepare(sql).bind(id);
   return stmt.first<JobRow>();
-}
-
-/** queued → running. False when the job was not queued (duplicate dispatch, canceled meanwhile). */
-export async function markRunning(db: D1Database, id: string, now: string): Promise<boolean> {
-  const r = await db
-    .prepare("UPDATE jobs SET status = 'running', started_at = ?2, updated_at = ?2 WHERE id = ?1 AND status = 'queued'")
-    .bind(id, now)
-    .run();
-  return r.meta.changes === 1;
 }
 
 export async function saveProgress(db: D1Database, id: string, progress: unknown, now: string): Promise<void> {

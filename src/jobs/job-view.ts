@@ -29,6 +29,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Pres
     status: row.status,
     runtimeSeconds: row.runtime_seconds,
     creditsCharged: row.credits_charged,
+    attempts: row.attempts,
     errorCode: row.error_code,
     errorMessage: row.error_message,
     createdAt: row.created_at,

@@ -1,77 +1,76 @@
 import type { Services } from "../services.ts";
 import { RunnerUnreachable } from "../runner/runner-client.ts";
+import type { RunnerJobStatus } from "../runner/runner-protocol.ts";
 import { applyOutcome } from "./finish-from-outcome.ts";
 import { billableSeconds, failure } from "./billing.ts";
-import { getJob, saveProgress } from "./job-store.ts";
+import { getJob, saveProgress, type JobRow } from "./job-store.ts";
+import { markStarted } from "./attempt-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
-
-/** Consecutive polls the runner may miss (unreachable, or not knowing the job) before it is lost. */
-export const RUNNER_LOST_AFTER_MISSES = 10;
-/** Slack past the deadline for the runner's own timeout to report first. */
-export const DEADLINE_GRACE_MS = 15_000;
-
-export type WatchState = { misses: number };
-export type WatchStep = { done: true } | { done: false; state: WatchState };
+import { DEADLINE_GRACE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
+import { loseAttempt, type DriveState, type DriveStep } from "./drive-job.ts";
 
 /**
- * One watchdog tick for a running job: collect the runner's final report, or record progress, or
- * end the job when its deadline passed or its runner is gone. Every ending is a guarded update, so
- * a tick that races a cancel or a duplicate tick changes nothing.
+ * One watch tick for a job with a runner: collect the final report, or note that the binary got its
+ * slot (queued → running) and its progress, or stop it at its deadline, or count a miss and lose the
+ * attempt after too many. Every ending is a guarded update, so a tick racing a cancel changes nothing.
  */
-export async function superviseJob(s: Services, jobId: string, state: WatchState): Promise<WatchStep> {
-  const job = await getJob(s.db, jobId);
-  if (!job || job.status !== "running") {
-    await s.runner.release(jobId);
-    return { done: true };
-  }
+export async function watchJob(s: Services, job: JobRow, state: DriveState): Promise<DriveStep> {
   const now = s.now();
-  const startedMs = Date.parse(job.started_at ?? job.created_at);
-  if (now.getTime() > startedMs + s.config.jobTimeoutMs + DEADLINE_GRACE_MS) {
-    const report = await s.runner.cancel(jobId).catch(() => null);
+  const next = (misses: number): DriveStep => ({ state: { ...state, misses }, delayMs: s.config.runnerPollIntervalMs });
+  if (job.status === "running" && now.getTime() > Date.parse(job.started_at!) + s.config.jobTimeoutMs + DEADLINE_GRACE_MS) {
+    const report = await s.runner.cancel(job.id).catch(() => null);
     // Charged for what the runner says the binary ran; with no report, nothing proves it ran.
     const seconds = billableSeconds(report?.outcome?.runtimeMs ?? 0);
-    await endJob(s, jobId, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(s.config.jobTimeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
-    await s.runner.release(jobId);
+    await endJob(s, job.id, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(s.config.jobTimeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
+    await s.runner.release(job.id);
     return { done: true };
   }
-  let status;
-  try {
-    status = await s.runner.status(jobId);
-  } catch (err) {
-    if (!(err instanceof RunnerUnreachable)) throw err;
-    status = null;
-  }
+  const status = await s.runner.status(job.id).catch((err) => {
+    if (err instanceof RunnerUnreachable) return null;
+    throw err;
+  });
   if (!status) {
-    const misses = state.misses + 1;
-    if (misses < RUNNER_LOST_AFTER_MISSES) return { done: false, state: { misses } };
-    await endJob(s, jobId, failure("RUNNER_LOST", "The runner stopped answering about this job (restarted or evicted)"));
-    await s.runner.release(jobId);
-    return { done: true };
+    if (state.misses + 1 < RUNNER_LOST_AFTER_MISSES) return next(state.misses + 1);
+    return loseAttempt(s, job, "RUNNER_LOST", "The runner stopped answering about this job (restarted, evicted or unreachable)");
   }
+  const current = await noteStart(s, job, status);
   if (status.outcome) {
-    await applyOutcome(s, job, status.outcome);
-    await s.runner.release(jobId);
+    await applyOutcome(s, current, status.outcome);
+    await s.runner.release(job.id);
     return { done: true };
   }
-  if (status.progress) await saveProgress(s.db, jobId, status.progress, now.toISOString());
-  return { done: false, state: { misses: 0 } };
+  if (status.progress) await saveProgress(s.db, job.id, status.progress, now.toISOString());
+  return next(0);
+}
+
+/** A binary that got its slot makes its job running, from the moment the runner gave it the slot. */
+async function noteStart(s: Services, job: JobRow, status: RunnerJobStatus): Promise<JobRow> {
+  if (job.status !== "queued" || status.state === "waiting") return job;
+  await markStarted(s.db, job.id, status.startedAt ?? s.now().toISOString(), s.now().toISOString());
+  return (await getJob(s.db, job.id)) ?? job;
 }
 
 /**
- * Cancels a running job: the runner kills the process and reports how long it ran. Returns false
- * when the job was no longer running (it finished first).
+ * Cancels a job that has not finished: a queued one at once (its runner, if it has one, drops it),
+ * a running one through its runner, which kills the process and reports how long it ran. Returns
+ * false when the job had already finished.
  */
-export async function cancelRunningJob(s: Services, jobId: string): Promise<boolean> {
+export async function cancelJob(s: Services, jobId: string): Promise<boolean> {
   const job = await getJob(s.db, jobId);
-  if (!job || job.status !== "running") return false;
-  const report = await s.runner.cancel(jobId).catch(() => null);
-  if (report?.outcome) {
-    const applied = await applyOutcome(s, job, report.outcome);
+  if (!job || job.status === "queued") {
+    const canceled = job ? await endJob(s, jobId, canceledFinish()) : false;
     await s.runner.release(jobId);
-    return applied && report.outcome.status === "canceled";
+    return canceled;
   }
-  // No report (runner gone or still tearing down): cancel without a charge; nothing proves it ran.
-  const finished = await endJob(s, jobId, canceledFinish());
+  if (job.status !== "running") {
+    await s.runner.release(jobId);
+    return false;
+  }
+  const report = await s.runner.cancel(jobId).catch(() => null);
+  const finished = report?.outcome
+    ? (await applyOutcome(s, job, report.outcome)) && report.outcome.status === "canceled"
+    : // No report (runner gone or still tearing down): cancel without a charge; nothing proves it ran.
+      await endJob(s, jobId, canceledFinish());
   await s.runner.release(jobId);
   return finished;
 }

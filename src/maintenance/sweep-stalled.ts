@@ -1,8 +1,6 @@
 import type { Services } from "../services.ts";
 import { MAX_QUEUE_DELAY_SECONDS } from "../webhooks/retry-schedule.ts";
 
-/** A queued job this old has lost its queue message (a send that failed after the insert). */
-export const STALE_QUEUED_JOB_MS = 2 * 60_000;
 /** An event never attempted this long after it was written lost its message. */
 export const STALE_UNSENT_DELIVERY_MS = 5 * 60_000;
 /** A pending delivery silent for longer than the longest retry delay (+ jitter and slack) is stalled. */
@@ -10,16 +8,18 @@ export const STALE_RETRYING_DELIVERY_MS = (MAX_QUEUE_DELAY_SECONDS * 1.1 + 3600)
 const SWEEP_BATCH = 100;
 
 /**
- * Every minute (cron): puts back on their queues the jobs and webhook deliveries whose queue message
- * was lost. Sending twice is harmless: a job starts once (guarded update), a delivery is sent only
- * while pending and under the same webhook-id.
+ * Every minute (cron; `npm run dev` calls it on the same schedule): puts back on their queues the
+ * unfinished jobs nothing has touched for `stalledJobMs` (a lost queue message, or a coordinator
+ * whose alarm was lost) and the webhook deliveries whose message was lost. Sending twice is
+ * harmless: a coordinator already driving its job ignores it, a delivery is sent only while
+ * pending and under the same webhook-id.
  */
 export async function sweepStalled(s: Services): Promise<{ jobs: number; deliveries: number }> {
   const now = s.now().getTime();
   const iso = (ms: number) => new Date(now - ms).toISOString();
   const jobs = await s.db
-    .prepare(`SELECT id FROM jobs WHERE status = 'queued' AND created_at < ?1 ORDER BY created_at LIMIT ${SWEEP_BATCH}`)
-    .bind(iso(STALE_QUEUED_JOB_MS))
+    .prepare(`SELECT id FROM jobs WHERE status IN ('queued', 'running') AND updated_at < ?1 ORDER BY updated_at LIMIT ${SWEEP_BATCH}`)
+    .bind(iso(s.config.stalledJobMs))
     .all<{ id: string }>();
   const deliveries = await s.db
     .prepare(

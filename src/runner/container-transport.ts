@@ -9,5 +9,7 @@ export function containerTransport(ns: DurableObjectNamespace<FfmpegContainer>, 
     prepare: (jobId, scope) => stub(jobId).admitJob(jobId, scope),
     fetch: (jobId, path, init) => stub(jobId).fetch(new Request(`http://runner${path}`, init)),
     release: (jobId) => stub(jobId).releaseJob(jobId, placement.stopsWithJob),
+    // A hand-over may boot a container: cold starts are seconds, reported up to tens of seconds.
+    timeouts: { startMs: 90_000, callMs: 15_000 },
   };
 }

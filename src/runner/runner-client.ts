@@ -3,7 +3,7 @@ import { egressScopeOf, type EgressScope } from "./egress-scope.ts";
 
 /**
  * The one seam between production and local development: how the coordinator reaches "the runner
- * for this job". Production: the job's own container instance. Local and tests: a runner process.
+ * for this job". Production: a container instance. Local and tests: a runner process.
  */
 export interface RunnerTransport {
   /** Called before the first request of a job: lets production scope the container's egress. */
@@ -11,18 +11,32 @@ export interface RunnerTransport {
   fetch(jobId: string, path: string, init?: RequestInit): Promise<Response>;
   /** The job is over: production revokes its egress (and ends a per-job container); locally nothing. */
   release(jobId: string): Promise<void>;
+  /** How long a hand-over (which may boot a container) and any other call may take before it counts as lost. */
+  timeouts: { startMs: number; callMs: number };
 }
 
 export class RunnerUnreachable extends Error {}
+/** The runner (or the platform, for containers) has no capacity for another job right now. */
+export class RunnerBusy extends Error {}
 
 export type RunnerClient = ReturnType<typeof createRunnerClient>;
 
+/** A runner's cancel waits up to 10 s for the process to exit (container/src/job-manager.ts). */
+const CANCEL_EXTRA_MS = 10_000;
+
 export function createRunnerClient(transport: RunnerTransport) {
-  async function call(jobId: string, path: string, init?: RequestInit): Promise<Response> {
+  async function call(jobId: string, path: string, init: RequestInit, timeoutMs: number): Promise<Response> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RunnerUnreachable(`runner did not answer ${path} within ${timeoutMs} ms`)), timeoutMs);
+    });
     try {
-      return await transport.fetch(jobId, path, init);
+      return await Promise.race([transport.fetch(jobId, path, { ...init, signal: AbortSignal.timeout(timeoutMs) }), timeout]);
     } catch (err) {
+      if (err instanceof RunnerUnreachable) throw err;
       throw new RunnerUnreachable(`runner unreachable: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
   async function statusFrom(res: Response): Promise<RunnerJobStatus | null> {
@@ -30,27 +44,29 @@ export function createRunnerClient(transport: RunnerTransport) {
       await res.body?.cancel();
       return null;
     }
+    if (res.status === 503 || res.status === 429) {
+      await res.body?.cancel();
+      throw new RunnerBusy(`runner answered HTTP ${res.status}`);
+    }
     if (!res.ok) throw new RunnerUnreachable(`runner answered HTTP ${res.status}`);
     return (await res.json()) as RunnerJobStatus;
   }
+  const { startMs, callMs } = transport.timeouts;
   return {
     async start(req: RunnerJobRequest): Promise<RunnerJobStatus> {
       await transport.prepare(req.jobId, egressScopeOf(req));
-      const res = await call(req.jobId, "/jobs", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(req),
-      });
-      const status = await statusFrom(res);
+      const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(req) };
+      const status = await statusFrom(await call(req.jobId, "/jobs", init, startMs));
       if (!status) throw new RunnerUnreachable("runner refused the job");
       return status;
     },
     /** null when the runner does not know the job (it restarted, or the report was collected). */
-    status: (jobId: string) => call(jobId, `/jobs/${jobId}`).then(statusFrom),
-    cancel: (jobId: string) => call(jobId, `/jobs/${jobId}/cancel`, { method: "POST" }).then(statusFrom),
+    status: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}`, {}, callMs)),
+    cancel: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}/cancel`, { method: "POST" }, callMs + CANCEL_EXTRA_MS)),
+    /** Best effort: the runner stops and drops the job; production also ends the job's container. */
     async release(jobId: string): Promise<void> {
-      await call(jobId, `/jobs/${jobId}`, { method: "DELETE" }).then((r) => r.body?.cancel()).catch(() => {});
-      await transport.release(jobId);
+      await call(jobId, `/jobs/${jobId}`, { method: "DELETE" }, callMs).then((r) => r.body?.cancel()).catch(() => {});
+      await transport.release(jobId).catch((err) => console.error(`job ${jobId}: releasing its runner failed`, err));
     },
   };
 }
@@ -62,5 +78,6 @@ export function localTransport(baseUrl: string): RunnerTransport {
     prepare: async () => {},
     fetch: (_jobId, path, init) => fetch(`${base}${path}`, init),
     release: async () => {},
+    timeouts: { startMs: 10_000, callMs: 5_000 },
   };
 }

@@ -24,6 +24,10 @@ export type RunnerJobRequest = {
   outputs: RunnerOutput[];
   timeoutMs: number;
   allowedPrivateHosts: string[];
+  /** The job's creation time: waiting jobs get a slot oldest first. */
+  createdAt: string;
+  /** The runner cancels the job if its coordinator has not asked about it for this long (it is gone). */
+  leaseMs: number;
 };
 
 export type RunnerProgress = { percent: number | null; outTimeSeconds: number | null; speed: number | null };
@@ -45,6 +49,8 @@ export type RunnerJobState = "waiting" | "fetching" | "running" | "uploading" | 
 export type RunnerJobStatus = {
   jobId: string;
   state: RunnerJobState;
+  /** When the job got a slot (left "waiting"): its deadline runs from here. */
+  startedAt: string | null;
   progress: RunnerProgress | null;
   outcome: RunnerOutcome | null;
 };

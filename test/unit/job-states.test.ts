@@ -5,7 +5,10 @@ describe("job states", () => {
   it("allows exactly the documented transitions", () => {
     const allowed = JOB_STATUSES.flatMap((from) => JOB_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`));
     expect(allowed.sort()).toEqual(
-      ["queued->running", "queued->canceled", "queued->rejected", "running->completed", "running->failed", "running->canceled"].sort(),
+      [
+        "queued->running", "queued->canceled", "queued->rejected", "queued->failed",
+        "running->completed", "running->failed", "running->canceled", "running->queued",
+      ].sort(),
     );
   });
 
@@ -21,6 +24,7 @@ describe("job states", () => {
   it("derives update guards from the table", () => {
     expect(sourcesOf("canceled")).toEqual(["queued", "running"]);
     expect(sourcesOf("completed")).toEqual(["running"]);
+    expect(sourcesOf("queued")).toEqual(["running"]);
     expect(sourcesOf("rejected")).toEqual(["queued"]);
   });
 });

@@ -3,8 +3,10 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { createServices } from "../../src/services.ts";
-import { startJob } from "../../src/jobs/start-job.ts";
-import { RUNNER_LOST_AFTER_MISSES, superviseJob } from "../../src/jobs/supervise-job.ts";
+import { dispatchJob } from "../../src/jobs/dispatch-job.ts";
+import { driveJob, type DriveState, type DriveStep } from "../../src/jobs/drive-job.ts";
+import { watchJob } from "../../src/jobs/supervise-job.ts";
+import { ATTEMPT_RETRY_DELAYS_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES } from "../../src/jobs/retry-policy.ts";
 import { finishJob, getJob } from "../../src/jobs/job-store.ts";
 import { api, createAccount, insertQueuedJob, jobStatus, mediaUrl, waitForJob, isTerminalJob } from "./helpers.ts";
 
@@ -23,7 +25,7 @@ describe("dispatch and coordination", () => {
     expect(notYet).toMatchObject({ status: 409, body: { code: "JOB_NOT_FINISHED", status: "queued" } });
     const res = await api(account.key, "POST", `/v1/jobs/${id}/cancel`);
     expect(res.body).toMatchObject({ status: "canceled", runtimeSeconds: 0, creditsCharged: 0, startedAt: null });
-    expect(await runInDurableObject(coordinator(id), (c) => c.start(id))).toBe("skipped");
+    expect(await runInDurableObject(coordinator(id), (c) => c.start(id))).toBe("finished");
     expect(await jobStatus(id)).toBe("canceled");
   });
 
@@ -38,9 +40,9 @@ describe("dispatch and coordination", () => {
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.sort()).toEqual(["m1", "m2"]);
     expect(result.retryMessages).toEqual([]);
-    expect(await runInDurableObject(coordinator(id), (c) => c.start(id))).toBe("skipped");
     const job = await waitForJob(account.key, id, isTerminalJob);
-    expect(job.status).toBe("completed");
+    expect(job).toMatchObject({ status: "completed", attempts: 1 });
+    expect(await runInDurableObject(coordinator(id), (c) => c.start(id))).toBe("finished");
   });
 
   it("retries a message whose hand-off fails, with a delay, without touching the others", async () => {
@@ -64,40 +66,79 @@ describe("dispatch and coordination", () => {
     expect(job).toMatchObject({ status: "rejected", errorCode: "RUNNER_UNAVAILABLE", creditsCharged: 0 });
   });
 
-  it("fails a job with RUNNER_UNAVAILABLE when no runner answers", async () => {
+  it("retries a job whose runner cannot be reached, then fails it RUNNER_UNAVAILABLE after the last attempt, uncharged", async () => {
     const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
-    const services = createServices({ ...env, RUNNER_URL: "http://127.0.0.1:9" });
-    expect(await startJob(services, id)).toBe("failed");
-    expect((await getJob(env.DB, id))).toMatchObject({ status: "failed", error_code: "RUNNER_UNAVAILABLE" });
+    const unreachable = createServices({ ...env, RUNNER_URL: "http://127.0.0.1:9" });
+    let state: DriveState = { jobId: id, phase: "dispatch", misses: 0 };
+    const delays: number[] = [];
+    for (let step: DriveStep = { state, delayMs: 0 }; !step.done; ) {
+      step = await driveJob(unreachable, state);
+      if (step.done) break;
+      delays.push(step.delayMs);
+      state = step.state;
+      expect(state.phase).toBe("dispatch");
+      expect(await getJob(env.DB, id)).toMatchObject({ status: "queued", dispatched_at: null });
+    }
+    expect(delays).toEqual(ATTEMPT_RETRY_DELAYS_MS);
+    expect(await getJob(env.DB, id)).toMatchObject({ status: "failed", error_code: "RUNNER_UNAVAILABLE", attempts: RUNNER_ATTEMPTS, credits_charged: 0 });
+    expect((await getJob(env.DB, id))!.error_message).toMatch(/3 attempts/);
   });
 
-  it("declares the runner lost after repeated misses (the alarm watchdog)", async () => {
-    const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
-    await env.DB.prepare("UPDATE jobs SET status = 'running', started_at = ?2 WHERE id = ?1").bind(id, new Date().toISOString()).run();
-    const stub = coordinator(id);
-    await runInDurableObject(stub, async (_c, state) => {
-      await state.storage.put({ jobId: id, watch: { misses: 0 } });
-      await state.storage.setAlarm(Date.now() + 60_000);
-    });
+  it("puts a job whose runner forgot it back in line; the next attempt runs it, charged once", async () => {
+    const limited = await createAccount(100);
+    const id = await insertQueuedJob(limited.accountId, probeSpec("clip.mp4"));
+    // As if attempt 1 had been handed to a runner that then restarted: it no longer knows the job.
+    const now = new Date().toISOString();
+    await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, now).run();
+    const services = createServices(env);
+    let state: DriveState = { jobId: id, phase: "watch", misses: 0 };
     for (let i = 0; i < RUNNER_LOST_AFTER_MISSES - 1; i++) {
-      expect(await runDurableObjectAlarm(stub)).toBe(true);
+      const step = await watchJob(services, (await getJob(env.DB, id))!, state);
+      state = (step as { state: DriveState }).state;
       expect(await jobStatus(id)).toBe("running");
     }
-    await runDurableObjectAlarm(stub);
-    expect((await getJob(env.DB, id))).toMatchObject({ status: "failed", error_code: "RUNNER_LOST", credits_charged: 0 });
-    expect(await runDurableObjectAlarm(stub)).toBe(false);
+    const lost = await watchJob(services, (await getJob(env.DB, id))!, state);
+    expect(lost).toEqual({ state: { jobId: id, phase: "dispatch", misses: 0 }, delayMs: ATTEMPT_RETRY_DELAYS_MS[0] });
+    expect(await getJob(env.DB, id)).toMatchObject({ status: "queued", started_at: null, dispatched_at: null, attempts: 1 });
+    for (let step: DriveStep = lost; !step.done; ) step = await driveJob(services, step.state);
+    const job = (await api(limited.key, "GET", `/v1/jobs/${id}`)).body;
+    expect(job).toMatchObject({ status: "completed", attempts: 2, runtimeSeconds: 1, creditsCharged: 1 });
+    const b = await env.DB.prepare("SELECT credit_balance AS b FROM accounts WHERE id = ?1").bind(limited.accountId).first<{ b: number }>();
+    expect(b!.b).toBe(99);
+  });
+
+  it("keeps driving a job from its alarm: start arms it once, and re-arms an alarm that was lost", async () => {
+    const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
+    const stub = coordinator(id);
+    await runInDurableObject(stub, async (c, state) => {
+      expect(await c.start(id)).toBe("driving");
+      const armed = await state.storage.getAlarm();
+      expect(armed).not.toBeNull();
+      expect(await c.start(id)).toBe("driving");
+      expect(await state.storage.getAlarm()).toBe(armed);
+      await state.storage.deleteAlarm();
+      expect(await c.start(id)).toBe("driving");
+      expect(await state.storage.getAlarm()).not.toBeNull();
+    });
+    while (await runDurableObjectAlarm(stub)) {
+      if (isTerminalJob({ status: await jobStatus(id) })) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await waitForJob(account.key, id, isTerminalJob)).status).toBe("completed");
   });
 
   it("stops a job past its deadline with JOB_TIMEOUT and kills its process", async () => {
     const id = await insertQueuedJob(account.accountId, { binary: "ffmpeg", args: ["-re", "-i", "{{m}}", "-f", "null", "-"], inputs: { m: { type: "url", url: mediaUrl("long.mp4") } } });
     const services = createServices(env);
-    expect(await startJob(services, id)).toBe("started");
+    let step = await dispatchJob(services, id);
     for (let i = 0; !(await services.runner.status(id))?.progress; i++) {
       if (i > 200) throw new Error("the runner never reported progress");
       await new Promise((r) => setTimeout(r, 50));
     }
+    step = await watchJob(services, (await getJob(env.DB, id))!, (step as { state: DriveState }).state);
+    expect(await jobStatus(id)).toBe("running");
     const later = { ...services, now: () => new Date(Date.now() + services.config.jobTimeoutMs + 60_000) };
-    expect(await superviseJob(later, id, { misses: 0 })).toEqual({ done: true });
+    expect(await watchJob(later, (await getJob(env.DB, id))!, (step as { state: DriveState }).state)).toEqual({ done: true });
     const job = (await getJob(env.DB, id))!;
     expect(job).toMatchObject({ status: "failed", error_code: "JOB_TIMEOUT" });
     expect(job.runtime_seconds).toBeGreaterThanOrEqual(1);

@@ -89,7 +89,7 @@ describe("the sweeper", () => {
 
   it("runs from the Worker's cron trigger", async () => {
     const jobId = await insertQueuedJob(account.accountId, { binary: "ffprobe", args: ["-show_format", "{{m}}"], inputs: { m: { type: "url", url: mediaUrl("clip.mp4") } } });
-    await env.DB.prepare("UPDATE jobs SET created_at = ?2 WHERE id = ?1").bind(jobId, new Date(Date.now() - 10 * 60_000).toISOString()).run();
+    await env.DB.prepare("UPDATE jobs SET updated_at = ?2 WHERE id = ?1").bind(jobId, new Date(Date.now() - 10 * 60_000).toISOString()).run();
     await worker.scheduled(createScheduledController({ cron: "* * * * *", scheduledTime: new Date() }), env);
     expect((await waitForJob(account.key, jobId, isTerminalJob)).status).toBe("completed");
   });

@@ -71,11 +71,14 @@ jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
   const accountId = c.get("account").id;
   const job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
   if (isTerminal(job.status)) alreadyFinished(job.status);
-  if (job.status === "queued") await endJob(createServices(c.env), job.id, canceledFinish());
-  const current = await requireJob(c.env.DB, job.id, accountId);
-  if (current.status === "running") {
-    await c.env.JOB_COORDINATOR.get(c.env.JOB_COORDINATOR.idFromName(job.id)).cancel(job.id);
+  const coordinator = c.env.JOB_COORDINATOR.get(c.env.JOB_COORDINATOR.idFromName(job.id));
+  // A queued job (even one waiting in its runner's line) is canceled at once; its coordinator
+  // then has the runner drop it, after the answer.
+  if (job.status === "queued" && (await endJob(createServices(c.env), job.id, canceledFinish()))) {
+    c.executionCtx.waitUntil(coordinator.cancel(job.id).catch((err) => console.error(`job ${job.id}: runner drop after cancel failed`, err)));
   }
+  const current = await requireJob(c.env.DB, job.id, accountId);
+  if (current.status === "running") await coordinator.cancel(job.id);
   const after = await requireJob(c.env.DB, job.id, accountId);
   if (after.status !== "canceled") alreadyFinished(after.status);
   return c.json(await jobView(after, await listOutputs(c.env.DB, [after.id]), presignerOf(c.env)));

@@ -1,0 +1,86 @@
+import type { Services } from "../services.ts";
+import { getAssets } from "../storage/asset-store.ts";
+import { objectKeys } from "../storage/presigner.ts";
+import { RunnerBusy } from "../runner/runner-client.ts";
+import type { RunnerInput, RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
+import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
+import { getJob, jobSpecOf, type JobRow } from "./job-store.ts";
+import { claimForDispatch, unclaimDispatch, whyNotClaimed } from "./attempt-store.ts";
+import { endJob } from "./end-job.ts";
+import { rejection } from "./billing.ts";
+import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
+import { loseAttempt, type DriveStep } from "./drive-job.ts";
+
+/**
+ * Hands a queued job to its runner as its next attempt. The claim (a guarded statement that also
+ * enforces the account's limits) makes a duplicate tick change nothing; the job stays queued until
+ * the runner reports that its binary got a slot.
+ */
+export async function dispatchJob(s: Services, jobId: string): Promise<DriveStep> {
+  const job = await getJob(s.db, jobId);
+  if (!job) return { done: true };
+  const limits = { maxActive: s.config.maxActiveJobsPerAccount, creditsPerSecond: s.config.creditsPerSecond };
+  if (!(await claimForDispatch(s.db, jobId, s.now().toISOString(), limits))) return notClaimed(s, job);
+  const claimed = (await getJob(s.db, jobId))!;
+  const request = await buildRunnerRequest(s, claimed);
+  try {
+    await s.runner.start(request);
+    return { state: { jobId, phase: "watch", misses: 0 }, delayMs: s.config.runnerPollIntervalMs };
+  } catch (err) {
+    if (err instanceof RunnerBusy) {
+      await unclaimDispatch(s.db, jobId, claimed.attempts, s.now().toISOString());
+      return { state: { jobId, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS };
+    }
+    console.error(`job ${jobId}: hand-over to the runner failed (attempt ${claimed.attempts})`, err);
+    return loseAttempt(s, claimed, "RUNNER_UNAVAILABLE", "No runner could be reached to run the job");
+  }
+}
+
+async function notClaimed(s: Services, job: JobRow): Promise<DriveStep> {
+  switch (await whyNotClaimed(s.db, job, s.config.maxActiveJobsPerAccount)) {
+    case "gone":
+      return job.status === "running" ? { state: { jobId: job.id, phase: "watch", misses: 0 }, delayMs: 0 } : { done: true };
+    case "already-dispatched":
+      return { state: { jobId: job.id, phase: "watch", misses: 0 }, delayMs: 0 };
+    case "no-credits":
+      await endJob(s, job.id, rejection("INSUFFICIENT_CREDITS", "The account's credit balance is exhausted"));
+      return { done: true };
+    case "too-many-active":
+      await endJob(s, job.id, rejection("TOO_MANY_ACTIVE_JOBS", `The account already has ${s.config.maxActiveJobsPerAccount} jobs queued or running`));
+      return { done: true };
+    case "credits-reserved":
+      return { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS };
+  }
+}
+
+export async function buildRunnerRequest(s: Services, job: JobRow): Promise<RunnerJobRequest> {
+  const spec = jobSpecOf(job);
+  const assetIds = Object.values(spec.inputs).flatMap((i) => (i.type === "asset" ? [i.assetId] : []));
+  const assets = new Map((await getAssets(s.db, assetIds, job.account_id)).map((a) => [a.id, a]));
+  const inputs: RunnerInput[] = await Promise.all(
+    Object.entries(spec.inputs).map(async ([name, input]): Promise<RunnerInput> => {
+      if (input.type === "url") return { name, url: input.url, fileName: new URL(input.url).pathname, trusted: false };
+      const asset = assets.get(input.assetId);
+      if (!asset) throw new Error(`asset ${input.assetId} vanished`);
+      const { url } = await s.presigner.presign("GET", asset.object_key, RUNNER_IO_URL_TTL_SECONDS);
+      return { name, url, fileName: asset.file_name, trusted: true };
+    }),
+  );
+  const outputs: RunnerOutput[] = await Promise.all(
+    Object.entries(spec.outputs).map(async ([name, o]) => {
+      const { url } = await s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS);
+      return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url };
+    }),
+  );
+  return {
+    jobId: job.id,
+    binary: spec.binary,
+    args: spec.args,
+    inputs,
+    outputs,
+    timeoutMs: s.config.jobTimeoutMs,
+    allowedPrivateHosts: s.config.allowedPrivateHosts,
+    createdAt: job.created_at,
+    leaseMs: runnerLeaseMs(s.config.runnerPollIntervalMs),
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * Infrastructure faults (a runner that cannot be reached, forgets a job, or dies with it) cost the
+ * job an attempt, not the job itself: it goes back in line after a delay and is handed over again,
+ * up to RUNNER_ATTEMPTS times in all; only then does it fail with the fault's code. A failure of
+ * the user's own command is never retried. Lost attempts are not charged.
+ */
+export const RUNNER_ATTEMPTS = 3;
+/** Delay before attempt 2, 3, …: a restarting runner or a replaced container needs a moment. */
+export const ATTEMPT_RETRY_DELAYS_MS = [2_000, 10_000];
+/** No runner slot free, or the account's credits all reserved by its running jobs: ask again this often. */
+export const CAPACITY_RETRY_MS = 5_000;
+/** An unexpected error in a coordinator tick: try the tick again this much later. */
+export const TICK_ERROR_RETRY_MS = 5_000;
+/** Consecutive status polls a runner may miss (unreachable, or not knowing the job) before the attempt is lost. */
+export const RUNNER_LOST_AFTER_MISSES = 10;
+/** Slack past the deadline for the runner's own timeout to report first. */
+export const DEADLINE_GRACE_MS = 15_000;
+
+export function attemptRetryDelayMs(attemptsSoFar: number): number {
+  return ATTEMPT_RETRY_DELAYS_MS[Math.min(attemptsSoFar, ATTEMPT_RETRY_DELAYS_MS.length) - 1] ?? 0;
+}
+
+/** How long a runner keeps a job its coordinator stopped asking about (its lease). */
+export function runnerLeaseMs(pollIntervalMs: number): number {
+  return Math.max(10_000, RUNNER_LOST_AFTER_MISSES * pollIntervalMs * 3);
+}
