@@ -49,6 +49,9 @@ export default defineConfig({
       {
         test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 120_000, hookTimeout: 120_000 },
       },
+      {
+        test: { name: "faults", include: ["test/faults/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 120_000 },
+      },
       // Real containers on the lab's Docker engine (root, Linux): `npm run test:containers` only.
       ...(process.env.FFJOBS_CONTAINER_SUITE
         ? [{ test: { name: "container", include: ["test/container/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 900_000, fileParallelism: false } }]

@@ -52,6 +52,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
         release();
       }
     })().then((outcome) => {
+      if (status.startedAt) console.log(`job ${req.jobId}: finished (${outcome.status})`);
       status.state = "finished";
       status.outcome = outcome;
       setTimeout(() => jobs.delete(req.jobId), settings.reportRetentionMs).unref();

@@ -25,7 +25,9 @@ export class JobCoordinator extends DurableObject<Env> {
   async start(jobId: string): Promise<"driving" | "finished"> {
     const storage = this.ctx.storage;
     const known = await storage.get<DriveState>("drive");
-    if (known && (await storage.getAlarm()) !== null) return "driving";
+    const alarm = await storage.getAlarm();
+    // An alarm long overdue did not fire (the platform lost it, say in a restart): arm it anew.
+    if (known && alarm !== null && alarm > Date.now() - this.services.config.stalledJobMs) return "driving";
     const job = await getJob(this.services.db, jobId);
     if (!job || isTerminal(job.status)) return "finished";
     await storage.put("drive", known ?? initialDriveState(job));

@@ -14,6 +14,8 @@ export type DevStack = {
   env: NodeJS.ProcessEnv;
   /** Everything the stack printed so far (for failure messages). */
   logs: () => string;
+  /** SIGKILL to every process of the stack (launcher, wrangler, workerd, runner) at once. */
+  crash: () => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -24,8 +26,8 @@ export type DevStack = {
 export async function startDevStack(extraEnv: Record<string, string> = {}, opts: { containers?: boolean } = {}): Promise<DevStack> {
   const port = extraEnv.PORT ? Number(extraEnv.PORT) : opts.containers ? 80 : await freePort();
   const host = extraEnv.HOST ?? "127.0.0.1";
-  const apiKey = generateApiKey();
-  const stateDir = mkdtempSync(join(tmpdir(), "ffjobs-e2e-state-"));
+  const apiKey = extraEnv.DEV_API_KEY ?? generateApiKey();
+  const stateDir = extraEnv.FFJOBS_STATE_DIR ?? mkdtempSync(join(tmpdir(), "ffjobs-e2e-state-"));
   const env = {
     ...process.env,
     PORT: String(port),
@@ -36,7 +38,8 @@ export async function startDevStack(extraEnv: Record<string, string> = {}, opts:
     ...extraEnv,
   };
   const args = [join(root, "src/cli/dev.ts"), ...(opts.containers ? ["--containers"] : [])];
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group, so a test can kill the whole stack at once, as a crash would.
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   await new Promise<void>((ready, fail) => {
@@ -52,6 +55,12 @@ export async function startDevStack(extraEnv: Record<string, string> = {}, opts:
     stateDir,
     env,
     logs: () => output,
+    crash: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once("exit", () => done());
+        process.kill(-child.pid!, "SIGKILL");
+      }),
     stop: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done();

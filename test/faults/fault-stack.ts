@@ -1,0 +1,78 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { apiClient, isFinished } from "../support/api-client.ts";
+import { startDevStack, type DevStack } from "../support/dev-stack.ts";
+import { freePort } from "../support/free-port.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+export const CAPACITY = 1;
+export const INITIAL_CREDITS = 100_000;
+
+/**
+ * `npm run dev`'s stack, tuned so faults show within seconds: one runner slot, fast polls, a sweeper
+ * every second that re-sends jobs untouched for 3 s. Its key belongs to an account with a credit
+ * balance, so every charge can be checked against the balance.
+ */
+export async function startFaultStack(mediaHost: string, reuse?: { env: NodeJS.ProcessEnv; accountKey: string }) {
+  const env: Record<string, string> = reuse
+    ? { PORT: reuse.env.PORT!, RUNNER_PORT: reuse.env.RUNNER_PORT!, FFJOBS_STATE_DIR: reuse.env.FFJOBS_STATE_DIR!, DEV_API_KEY: reuse.env.DEV_API_KEY! }
+    : { RUNNER_PORT: String(await freePort()) };
+  const stack = await startDevStack({
+    ...env,
+    ALLOWED_PRIVATE_HOSTS: mediaHost,
+    RUNNER_CONCURRENCY: String(CAPACITY),
+    RUNNER_POLL_INTERVAL_MS: "200",
+    STALLED_JOB_SECONDS: "3",
+    FFJOBS_SWEEP_INTERVAL_MS: "1000",
+    RUNNER_WORK_DIR: join(tmpdir(), `ffjobs-faults-${env.RUNNER_PORT}`),
+  });
+  const accountKey = reuse?.accountKey ?? createLimitedAccount(stack);
+  return { stack, accountKey, api: apiClient(stack.baseUrl, accountKey), workDir: join(tmpdir(), `ffjobs-faults-${env.RUNNER_PORT}`) };
+}
+
+function createLimitedAccount(stack: DevStack): string {
+  const out = execFileSync(process.execPath, [join(root, "src/cli/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
+  return out.trim().split("\n").pop()!;
+}
+
+/** The account's balance, read from the stack's local D1. */
+export function balanceOf(stack: DevStack): number {
+  const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--json", "--command", "SELECT credit_balance AS b FROM accounts WHERE name = 'faults'"], { cwd: root, env: { ...stack.env, CI: "true" }, encoding: "utf8" });
+  return JSON.parse(r.stdout)[0].results[0].b;
+}
+
+/** The pid of the runner the dev launcher started last (it says so on every start). */
+export function runnerPid(stack: DevStack): number {
+  const pids = [...stack.logs().matchAll(/runner started \(pid (\d+)\)/g)];
+  return Number(pids[pids.length - 1][1]);
+}
+
+/** How many times a runner began executing the job (the runner logs each start). */
+export function runsOf(stack: DevStack, jobId: string): number {
+  return stack.logs().split(`job ${jobId}: started`).length - 1;
+}
+
+/** The most of these jobs the stack's runner ever executed at once, from its start and finish lines. */
+export function mostConcurrentRuns(stack: DevStack, ids: string[]): number {
+  let now = 0;
+  let most = 0;
+  for (const m of stack.logs().matchAll(/job ([0-9a-f-]{36}): (started|finished)/g)) {
+    if (!ids.includes(m[1])) continue;
+    now += m[2] === "started" ? 1 : -1;
+    most = Math.max(most, now);
+  }
+  return most;
+}
+
+export async function allFinished(api: ReturnType<typeof apiClient>, ids: string[], timeoutMs: number) {
+  return Promise.all(ids.map((id) => api.waitUntil(id, isFinished, timeoutMs, 200)));
+}
+
+/** What a fault must not leave: ffmpeg processes or job folders of this stack's runner. */
+export function leftovers(workDir: string): { processes: string[]; folders: string[] } {
+  const ps = spawnSync("pgrep", ["-af", workDir], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.includes("ffmpeg") || l.includes("bwrap"));
+  const folders = existsSync(workDir) ? readdirSync(workDir).filter((n) => /^[0-9a-f-]{36}$/.test(n)) : [];
+  return { processes: ps, folders };
+}

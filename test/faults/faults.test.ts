@@ -1,0 +1,152 @@
+import { spawnSync } from "node:child_process";
+import { resolve, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isFinished } from "../support/api-client.ts";
+import type { DevStack } from "../support/dev-stack.ts";
+import { mediaFixtures } from "../support/media-fixtures.ts";
+import { startStaticServer } from "../support/static-server.ts";
+import { INITIAL_CREDITS, CAPACITY, allFinished, balanceOf, leftovers, mostConcurrentRuns, runnerPid, runsOf, startFaultStack } from "./fault-stack.ts";
+
+/**
+ * Faults injected into the real local stack (wrangler dev + runner + host ffmpeg, one runner slot):
+ * every job must reach a terminal state within a bounded time, none may run twice, none be charged
+ * twice or for a run that was lost, and no ffmpeg process or job folder may be left behind.
+ */
+const root = resolve(import.meta.dirname, "../..");
+const fx = mediaFixtures();
+let media: Awaited<ReturnType<typeof startStaticServer>>;
+let s: Awaited<ReturnType<typeof startFaultStack>>;
+const stack = (): DevStack => s.stack;
+
+const longJob = () => ({ inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } }, ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"] });
+const quickJob = () => ({ inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function create(body: unknown): Promise<string> {
+  const res = await s.api.call("POST", "/v1/jobs", body);
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  return res.body.id;
+}
+
+const runningWithProgress = (id: string) => s.api.waitUntil(id, (j) => isFinished(j) || (j.status === "running" && j.progress !== null), 30_000, 100);
+
+async function expectNoLeftovers() {
+  await expect.poll(() => leftovers(s.workDir), { timeout: 15_000, interval: 250 }).toEqual({ processes: [], folders: [] });
+}
+
+beforeAll(async () => {
+  media = await startStaticServer(fx.dir);
+  s = await startFaultStack("127.0.0.1");
+});
+afterAll(async () => {
+  await s?.stack.stop();
+  await media?.close();
+});
+
+describe("fault injection against the real local stack", () => {
+  it("a runner killed mid-job: the launcher restarts it and the job runs again, to completion", async () => {
+    const id = await create(longJob());
+    await runningWithProgress(id);
+    process.kill(runnerPid(stack()), "SIGKILL");
+    const [job] = await allFinished(s.api, [id], 40_000);
+    expect(job).toMatchObject({ status: "completed", attempts: 2 });
+    expect(stack().logs()).toMatch(/runner exited \(SIGKILL\); restarting it/);
+    await expectNoLeftovers();
+  });
+
+  it("a runner frozen during dispatch: the hand-over times out, is retried, and the job runs once", async () => {
+    const pid = runnerPid(stack());
+    process.kill(pid, "SIGSTOP");
+    let id: string;
+    try {
+      id = await create(quickJob());
+      // Past the 10 s hand-over timeout: the first attempt is lost while the runner is frozen.
+      await sleep(12_000);
+      expect((await s.api.call("GET", `/v1/jobs/${id}`)).body.status).toBe("queued");
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    const [job] = await allFinished(s.api, [id], 60_000);
+    expect(job.status).toBe("completed");
+    expect(job.attempts).toBeGreaterThanOrEqual(2);
+    expect(runsOf(stack(), id)).toBe(1);
+  });
+
+  it("a lost queue message: the sweeper finds the job and it runs", async () => {
+    const id = crypto.randomUUID();
+    const spec = { binary: "ffprobe", args: ["-v", "error", "-show_format", "{{m}}"], inputs: { m: { type: "url", url: `${media.url}/clip.mp4` } }, outputs: {}, webhookUrl: null };
+    const now = new Date().toISOString();
+    const sql = `INSERT INTO jobs (id, account_id, binary, mode, status, request_json, created_at, updated_at)
+      SELECT '${id}', id, 'ffprobe', 'raw', 'queued', '${JSON.stringify(spec)}', '${now}', '${now}' FROM accounts WHERE name = 'faults'`;
+    const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack().stateDir, "--command", sql], { cwd: root, env: stack().env, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const [job] = await allFinished(s.api, [id], 30_000);
+    expect(job).toMatchObject({ status: "completed", attempts: 1 });
+  });
+
+  it(`a burst of ${10 * CAPACITY} jobs on ${CAPACITY} slot(s): all complete in order, queued until they get a slot`, async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 10 * CAPACITY; i++) ids.push(await create(quickJob()));
+    // Until the runner gives a job its slot, the job shows queued: every job seen running has
+    // already been started by the runner.
+    while (true) {
+      const jobs = await Promise.all(ids.map(async (id) => (await s.api.call("GET", `/v1/jobs/${id}`)).body));
+      for (const j of jobs.filter((j) => j.status === "running")) expect(runsOf(stack(), j.id)).toBe(1);
+      for (const j of jobs.filter((j) => j.status === "queued")) expect(j.startedAt).toBeNull();
+      if (jobs.every(isFinished)) break;
+      await sleep(100);
+    }
+    expect(mostConcurrentRuns(stack(), ids)).toBeLessThanOrEqual(CAPACITY);
+    const jobs = await allFinished(s.api, ids, 1000);
+    expect(jobs.map((j) => j.status)).toEqual(ids.map(() => "completed"));
+    const waited = jobs.slice(CAPACITY);
+    expect(waited.map((j) => j.id)).toEqual([...waited].sort((a, b) => a.startedAt.localeCompare(b.startedAt)).map((j) => j.id));
+    for (const id of ids) expect(runsOf(stack(), id)).toBe(1);
+  });
+
+  it("a cancel storm: queued, waiting and running jobs all end canceled at once, charged only for time run", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await create(longJob()));
+    await runningWithProgress(ids[0]);
+    const answers = await Promise.all(
+      ids.map(async (id, i) => {
+        await sleep((i * 137) % 900);
+        const t0 = Date.now();
+        const res = await s.api.call("POST", `/v1/jobs/${id}/cancel`);
+        return { ...res.body, answeredInMs: Date.now() - t0 };
+      }),
+    );
+    for (const a of answers) {
+      expect(a.status).toBe("canceled");
+      expect(a.answeredInMs).toBeLessThan(5_000);
+      expect(a.creditsCharged).toBe(a.runtimeSeconds);
+    }
+    expect(answers[0].runtimeSeconds).toBeGreaterThanOrEqual(1);
+    expect(answers.slice(1).filter((a) => a.startedAt === null).length).toBeGreaterThan(0);
+    await expectNoLeftovers();
+    for (const id of ids) expect(runsOf(stack(), id)).toBeLessThanOrEqual(1);
+  });
+
+  it("the whole stack killed and restarted on the same state: running and waiting jobs all finish", async () => {
+    const ids = [await create(longJob()), await create(longJob()), await create(quickJob())];
+    await runningWithProgress(ids[0]);
+    expect((await s.api.call("GET", `/v1/jobs/${ids[1]}`)).body.status).toBe("queued");
+    await stack().crash();
+    s = await startFaultStack("127.0.0.1", { env: stack().env, accountKey: s.accountKey });
+    const jobs = await allFinished(s.api, ids, 90_000);
+    expect(jobs.map((j) => j.status)).toEqual(["completed", "completed", "completed"]);
+    expect(jobs[0].attempts).toBeGreaterThanOrEqual(2);
+    await expectNoLeftovers();
+  });
+
+  it("charged every job exactly what it reports, once", async () => {
+    const all: { creditsCharged: number }[] = [];
+    for (let cursor: string | null = null; ; ) {
+      const page: { data: { creditsCharged: number }[]; nextCursor: string | null } = (await s.api.call("GET", `/v1/jobs?limit=100${cursor ? `&cursor=${cursor}` : ""}`)).body;
+      all.push(...page.data);
+      if (!(cursor = page.nextCursor)) break;
+    }
+    expect(all.length).toBeGreaterThanOrEqual(20);
+    expect(balanceOf(stack())).toBe(INITIAL_CREDITS - all.reduce((sum, j) => sum + j.creditsCharged, 0));
+  });
+});
