@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/free-port.ts";
+import { startRunner } from "../support/runner-process.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 
@@ -37,5 +39,19 @@ describe("the runner image's file set", () => {
     });
     child.kill("SIGKILL");
     expect(started, output).toBe(true);
+  });
+});
+
+describe("the runner's work dir at start", () => {
+  it("loses the job folders a dead runner left behind, and nothing else", async () => {
+    const workDir = mkdtempSync(join(tmpdir(), "ffjobs-leftovers-"));
+    const leftover = join(workDir, crypto.randomUUID());
+    mkdirSync(join(leftover, "in"), { recursive: true });
+    writeFileSync(join(leftover, "in", "big.mp4"), "x");
+    writeFileSync(join(workDir, "not-a-job.txt"), "keep");
+    const runner = await startRunner(await freePort(), { RUNNER_WORK_DIR: workDir });
+    runner.stop();
+    expect(readdirSync(workDir)).toEqual(["not-a-job.txt"]);
+    expect(runner.logs()).toContain("removed 1 job folder(s)");
   });
 });

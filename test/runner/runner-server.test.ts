@@ -146,6 +146,30 @@ describe("runner server (real ffmpeg)", () => {
     expect((await h.api.status(slow.jobId))!.state).toBe("finished");
   });
 
+  it("cancels a job waiting for a slot at once, and reports when a job got its slot", async () => {
+    const slow = jobRequest({ args: ["-re", "-i", "{{in}}", "-t", "3", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
+    const waiting = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [input("in", "clip.mp4")] });
+    await h.api.submit(slow);
+    const running = await h.api.waitFor(slow.jobId, (s) => s.state === "running");
+    expect(Date.parse(running.startedAt!)).toBeGreaterThan(Date.now() - 10_000);
+    await h.api.submit(waiting);
+    expect(await h.api.status(waiting.jobId)).toMatchObject({ state: "waiting", startedAt: null });
+    const t0 = Date.now();
+    const canceled = await h.api.cancel(waiting.jobId);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(canceled).toMatchObject({ startedAt: null, outcome: { status: "canceled", runtimeMs: 0 } });
+    await h.api.cancel(slow.jobId);
+  });
+
+  it("cancels a job its coordinator stopped asking about (lease expired)", async () => {
+    const req = jobRequest({ leaseMs: 1500, args: ["-re", "-i", "{{in}}", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
+    await h.api.submit(req);
+    await new Promise((r) => setTimeout(r, 3500));
+    const status = await h.api.status(req.jobId);
+    expect(status!.outcome).toMatchObject({ status: "canceled", errorCode: "CANCELED" });
+    expect(h.runner.logs()).toContain(`job ${req.jobId}: no word from its coordinator`);
+  });
+
   it("rejects malformed job requests", async () => {
     const r = await fetch(`${h.runner.url}/jobs`, { method: "POST", body: JSON.stringify({ jobId: "x" }) });
     expect(r.status).toBe(400);

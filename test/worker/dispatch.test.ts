@@ -3,10 +3,11 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { createServices } from "../../src/services.ts";
+import { createRunnerClient } from "../../src/runner/runner-client.ts";
 import { dispatchJob } from "../../src/jobs/dispatch-job.ts";
 import { driveJob, type DriveState, type DriveStep } from "../../src/jobs/drive-job.ts";
 import { watchJob } from "../../src/jobs/supervise-job.ts";
-import { ATTEMPT_RETRY_DELAYS_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES } from "../../src/jobs/retry-policy.ts";
+import { ATTEMPT_RETRY_DELAYS_MS, CAPACITY_RETRY_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES } from "../../src/jobs/retry-policy.ts";
 import { finishJob, getJob } from "../../src/jobs/job-store.ts";
 import { api, createAccount, insertQueuedJob, jobStatus, mediaUrl, waitForJob, isTerminalJob } from "./helpers.ts";
 
@@ -105,6 +106,24 @@ describe("dispatch and coordination", () => {
     expect(job).toMatchObject({ status: "completed", attempts: 2, runtimeSeconds: 1, creditsCharged: 1 });
     const b = await env.DB.prepare("SELECT credit_balance AS b FROM accounts WHERE id = ?1").bind(limited.accountId).first<{ b: number }>();
     expect(b!.b).toBe(99);
+  });
+
+  it("keeps a job queued, without spending an attempt, while the platform has no container free", async () => {
+    const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
+    // What containerFetch answers when max_instances are all busy.
+    const full = createRunnerClient({
+      prepare: async () => {},
+      fetch: async () => new Response("There is no Container instance available at this time.", { status: 503 }),
+      release: async () => {},
+      timeouts: { startMs: 1000, callMs: 1000 },
+    });
+    const services = { ...createServices(env), runner: full };
+    for (let i = 0; i < 3; i++) {
+      expect(await dispatchJob(services, id)).toEqual({ state: { jobId: id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS });
+      expect(await getJob(env.DB, id)).toMatchObject({ status: "queued", attempts: 0, dispatched_at: null });
+    }
+    for (let step: DriveStep = await dispatchJob(createServices(env), id); !step.done; ) step = await driveJob(createServices(env), step.state);
+    expect(await getJob(env.DB, id)).toMatchObject({ status: "completed", attempts: 1 });
   });
 
   it("keeps driving a job from its alarm: start arms it once, and re-arms an alarm that was lost", async () => {
