@@ -17,6 +17,7 @@ const configSchema = z
   .object({
     RUNNER_MODE: z.enum(["container", "local"]).default("container"),
     RUNNER_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    RUNNER_NOTIFY_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     CREDITS_PER_SECOND: intFrom(1, 0, 1_000_000),
     JOB_TIMEOUT_SECONDS: intFrom(3600, 1, 7 * 24 * 3600),
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
@@ -57,6 +58,8 @@ const configSchema = z
 export type Config = {
   runnerMode: "container" | "local";
   runnerUrl?: string;
+  /** Local mode: the Worker's base URL as the runner reaches it, for its notifications (else it is only polled). */
+  runnerNotifyBaseUrl?: string;
   creditsPerSecond: number;
   jobTimeoutMs: number;
   runnerPollIntervalMs: number;
@@ -87,6 +90,7 @@ export function loadConfig(env: Env): Config {
   const config: Config = {
     runnerMode: c.RUNNER_MODE,
     runnerUrl: c.RUNNER_URL,
+    runnerNotifyBaseUrl: c.RUNNER_NOTIFY_BASE_URL?.replace(/\/+$/, ""),
     creditsPerSecond: c.CREDITS_PER_SECOND,
     jobTimeoutMs: c.JOB_TIMEOUT_SECONDS * 1000,
     runnerPollIntervalMs: c.RUNNER_POLL_INTERVAL_MS,

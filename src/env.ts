@@ -14,6 +14,7 @@ export interface Env {
   FFMPEG_CONTAINER?: DurableObjectNamespace<FfmpegContainer>;
   RUNNER_MODE?: string;
   RUNNER_URL?: string;
+  RUNNER_NOTIFY_BASE_URL?: string;
   CREDITS_PER_SECOND?: string;
   JOB_TIMEOUT_SECONDS?: string;
   ALLOWED_PRIVATE_HOSTS?: string;

@@ -1,6 +1,7 @@
 import type { RunnerJobRequest, RunnerJobStatus, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { executeJob } from "./execute-job.ts";
 import { createSemaphore } from "./semaphore.ts";
+import { createNotifier } from "./notifier.ts";
 import type { RunnerSettings } from "./settings.ts";
 
 type TrackedJob = {
@@ -31,6 +32,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     if (known) return seen(known).status;
     const status: RunnerJobStatus = { jobId: req.jobId, state: "waiting", startedAt: null, progress: null, outcome: null };
     const abort = new AbortController();
+    const notify = createNotifier(req.notifyUrl);
     const finished = (async () => {
       let release: () => void;
       try {
@@ -42,8 +44,14 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
         status.startedAt = new Date(now()).toISOString();
         console.log(`job ${req.jobId}: started`);
         return await execute(req, settings, {
-          setState: (s) => (status.state = s),
-          setProgress: (p) => (status.progress = p),
+          setState: (s) => {
+            if (status.state === "waiting") notify.now();
+            status.state = s;
+          },
+          setProgress: (p) => {
+            status.progress = p;
+            notify.throttled();
+          },
           // A cancel that landed before the process existed kills it as soon as it does.
           onCancelable: (kill) => (abort.signal.aborted ? kill() : abort.signal.addEventListener("abort", kill, { once: true })),
           canceled: abort.signal,
@@ -55,6 +63,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
       if (status.startedAt) console.log(`job ${req.jobId}: finished (${outcome.status})`);
       status.state = "finished";
       status.outcome = outcome;
+      notify.now();
       setTimeout(() => jobs.delete(req.jobId), settings.reportRetentionMs).unref();
       return outcome;
     });

@@ -65,6 +65,7 @@ function isJobRequest(v: unknown): v is RunnerJobRequest {
     Number.isFinite(r.timeoutMs) && r.timeoutMs > 0 &&
     Number.isFinite(r.leaseMs) && r.leaseMs > 0 &&
     typeof r.createdAt === "string" &&
+    (r.notifyUrl === null || typeof r.notifyUrl === "string") &&
     Array.isArray(r.allowedPrivateHosts)
   );
 }

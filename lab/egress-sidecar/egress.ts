@@ -1,12 +1,16 @@
 // The egress half of the sidecar double: every TCP connection from the app container is redirected
-// (iptables REDIRECT) to a local listener, which reads the HTTP request head to learn where it was
+// (iptables DNAT to the namespace's own bridge address; REDIRECT to 127.0.0.1 drops packets that were
+// headed off-host, which carry a non-loopback source) to a listener there, which reads the HTTP request head to learn where it was
 // going (the Host header: this double handles plain HTTP only) and hands it to workerd as
 // `CONNECT ip:port` with `X-Hostname` on port 80, as the real sidecar does. workerd answers 200
 // (its outbound handler serves the tunnel as HTTP) or 202 (pass-through, which it closes while the
 // container has no internet). Anything that is not HTTP, names no IP address, or is refused is
-// reset. Every other packet leaving the namespace (DNS, UDP, ICMP) is dropped.
+// reset. DNS queries go to the double's own answerer (dns.ts); every other packet leaving the
+// namespace (UDP, ICMP, IPv6) is dropped.
 import { execFileSync } from "node:child_process";
 import net from "node:net";
+import { networkInterfaces } from "node:os";
+import { DNS_PORT, FAKE_ADDRESS } from "./dns.ts";
 
 export const SIDECAR_UID = 4242;
 const INTERCEPT_PORT = 15001;
@@ -19,14 +23,24 @@ function iptables(bin: string, rules: string[][]): void {
   for (const rule of rules) execFileSync(bin, rule, { stdio: ["ignore", "ignore", "inherit"] });
 }
 
-export function installInterception(): void {
+/** The namespace's address on the Docker bridge, where the double's listeners are. */
+export function bridgeAddress(): string {
+  const found = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal);
+  if (!found) throw new Error("the sidecar has no IPv4 address on the bridge");
+  return found.address;
+}
+
+export function installInterception(address: string): void {
   const owner = ["-m", "owner", "--uid-owner", String(SIDECAR_UID)];
   iptables("iptables", [
     ["-t", "nat", "-A", "OUTPUT", "-p", "tcp", ...owner, "-j", "RETURN"],
-    ["-t", "nat", "-A", "OUTPUT", "-p", "tcp", "-j", "REDIRECT", "--to-ports", String(INTERCEPT_PORT)],
+    ["-t", "nat", "-A", "OUTPUT", "-p", "tcp", "-j", "DNAT", "--to-destination", `${address}:${INTERCEPT_PORT}`],
+    ["-t", "nat", "-A", "OUTPUT", "-p", "udp", "--dport", "53", "-j", "DNAT", "--to-destination", `${address}:${DNS_PORT}`],
     ["-A", "OUTPUT", "-o", "lo", "-j", "ACCEPT"],
     ["-A", "OUTPUT", ...owner, "-j", "ACCEPT"],
     ["-A", "OUTPUT", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"],
+    // Whatever was redirected to the double's own listeners (the filter still sees the first route).
+    ["-A", "OUTPUT", "-m", "conntrack", "--ctstate", "DNAT", "-j", "ACCEPT"],
     ["-A", "OUTPUT", "-j", "DROP"],
   ]);
   iptables("ip6tables", [
@@ -36,13 +50,15 @@ export function installInterception(): void {
   ]);
 }
 
-/** Where an HTTP request head says it is going, or null. */
+/** Where an HTTP request head says it is going (its Host header), or null. */
 export function destinationOf(head: string): { ip: string; port: number; hostHeader: string } | null {
   const host = /^host:[ \t]*([^\r\n]+)/im.exec(head)?.[1].trim();
   if (!host || !/^[A-Z]+ \S+ HTTP\/1\.[01]\r\n/.test(head)) return null;
-  const m = /^(\d+\.\d+\.\d+\.\d+)(?::(\d+))?$/.exec(host);
+  const m = /^(\d+\.\d+\.\d+\.\d+|[a-z0-9.-]+)(?::(\d+))?$/i.exec(host);
   if (!m) return null;
-  return { ip: m[1], port: m[2] ? Number(m[2]) : 80, hostHeader: host };
+  // A name was resolved by dns.ts to the one made-up address.
+  const ip = /^[\d.]+$/.test(m[1]) ? m[1] : FAKE_ADDRESS.join(".");
+  return { ip, port: m[2] ? Number(m[2]) : 80, hostHeader: host };
 }
 
 function handle(app: net.Socket, target: EgressTarget): void {
@@ -95,6 +111,6 @@ function tunnel(app: net.Socket, peeked: Buffer, dst: NonNullable<ReturnType<typ
   workerd.on("data", onAnswer);
 }
 
-export function startEgressProxy(target: EgressTarget): net.Server {
-  return net.createServer({ allowHalfOpen: true }, (app) => handle(app, target)).listen(INTERCEPT_PORT, "127.0.0.1");
+export function startEgressProxy(target: EgressTarget, address: string): net.Server {
+  return net.createServer({ allowHalfOpen: true }, (app) => handle(app, target)).listen(INTERCEPT_PORT, address);
 }

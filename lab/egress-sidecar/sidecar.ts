@@ -10,7 +10,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import { installInterception, SIDECAR_UID, startEgressProxy, type EgressTarget } from "./egress.ts";
+import { bridgeAddress, installInterception, SIDECAR_UID, startEgressProxy, type EgressTarget } from "./egress.ts";
+import { startDns } from "./dns.ts";
 
 const CA_DIR = "/ca";
 
@@ -37,8 +38,10 @@ function gatewayAddress(): string {
 
 const ca = makeCa();
 const target: EgressTarget = { host: gatewayAddress(), port: Number(flag("http-egress-port") ?? 0) };
-installInterception();
-startEgressProxy(target);
+const address = bridgeAddress();
+installInterception(address);
+startEgressProxy(target, address);
+startDns(address);
 
 const control = http.createServer((req, res) => {
   if (req.method === "GET" && req.url === "/ca") return res.writeHead(200, { "content-type": "application/x-pem-file" }).end(ca);

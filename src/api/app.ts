@@ -10,10 +10,19 @@ import { fileRoutes } from "./routes/files.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { policyRoutes } from "./routes/policy.ts";
+import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
+import { loadConfig } from "../config.ts";
 
 export const app = new Hono<AppEnv>();
 
 app.get("/openapi.json", (c) => c.json(buildOpenApiDocument(new URL(c.req.url).origin)));
+
+// A local runner's notifications (src/runner/runner-notify.ts); containers use the egress handler.
+app.post(`${LOCAL_NOTIFY_PATH}:id`, (c) => {
+  const jobId = jobIdOfNotifyPath(new URL(c.req.url).pathname);
+  if (loadConfig(c.env).runnerMode !== "local" || !jobId) throw new ApiError("NOT_FOUND", "No such endpoint");
+  return pokeCoordinator(c.env, jobId);
+});
 
 app.use(
   "/v1/*",

@@ -57,7 +57,9 @@ async function main() {
   }
   const passThrough = ["RUNNER_POLL_INTERVAL_MS", "STALLED_JOB_SECONDS", "JOB_TIMEOUT_SECONDS", "CREDITS_PER_SECOND", "CONTAINER_RUNNER_SANDBOX", "CONTAINER_PLACEMENT"];
   const vars: Record<string, string> = {
-    ...(containers ? { RUNNER_MODE: "container" } : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}` }),
+    ...(containers
+      ? { RUNNER_MODE: "container" }
+      : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${host}:${port}` }),
     R2_S3_ENDPOINT: `http://${host}:${port}/cdn-cgi/local/r2/s3`,
     R2_ACCESS_KEY_ID: LOCAL_S3.accessKeyId,
     R2_SECRET_ACCESS_KEY: LOCAL_S3.secretAccessKey,

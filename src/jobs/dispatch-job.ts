@@ -10,6 +10,7 @@ import { endJob } from "./end-job.ts";
 import { rejection } from "./billing.ts";
 import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
 import { loseAttempt, type DriveStep } from "./drive-job.ts";
+import { notifyUrlFor } from "../runner/runner-notify.ts";
 
 /**
  * Hands a queued job to its runner as its next attempt. The claim (a guarded statement that also
@@ -82,5 +83,6 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
     allowedPrivateHosts: s.config.allowedPrivateHosts,
     createdAt: job.created_at,
     leaseMs: runnerLeaseMs(s.config.runnerPollIntervalMs),
+    notifyUrl: notifyUrlFor(s.config, job.id),
   };
 }

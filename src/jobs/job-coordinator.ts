@@ -15,6 +15,8 @@ import { TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
  */
 export class JobCoordinator extends DurableObject<Env> {
   #services: Services | null = null;
+  /** A runner said something changed while a tick was under way: the next tick runs at once. */
+  #poked = false;
 
   protected get services(): Services {
     this.#services ??= createServices(this.env);
@@ -35,6 +37,13 @@ export class JobCoordinator extends DurableObject<Env> {
     return "driving";
   }
 
+  /** The runner says something changed: look now instead of at the next poll. */
+  async notify(): Promise<void> {
+    this.#poked = true;
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm !== null && alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+  }
+
   async cancel(jobId: string): Promise<boolean> {
     return cancelJob(this.services, jobId);
   }
@@ -43,11 +52,12 @@ export class JobCoordinator extends DurableObject<Env> {
     const storage = this.ctx.storage;
     const state = await storage.get<DriveState>("drive");
     if (!state) return;
+    this.#poked = false;
     try {
       const step = await driveJob(this.services, state);
       if (step.done) return await storage.deleteAll();
       await storage.put("drive", step.state);
-      await storage.setAlarm(Date.now() + step.delayMs);
+      await storage.setAlarm(Date.now() + (this.#poked ? 0 : step.delayMs));
     } catch (err) {
       console.error(`job ${state.jobId}: coordinator tick failed; trying again`, err);
       await storage.setAlarm(Date.now() + TICK_ERROR_RETRY_MS);

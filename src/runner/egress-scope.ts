@@ -2,11 +2,11 @@ import type { RunnerJobRequest } from "./runner-protocol.ts";
 
 /**
  * What a job's container may reach: exactly the requests its job needs (GET each input URL, PUT
- * each output's upload URL), nothing else. Matching whole URLs rather than hosts keeps the
+ * each output's upload URL, POST its coordinator's notification URL), nothing else. Matching whole URLs rather than hosts keeps the
  * container off everything else that shares a host with storage (in local development the API
  * itself serves the storage endpoint).
  */
-export type EgressScope = { allow: { method: "GET" | "PUT"; url: string }[] };
+export type EgressScope = { allow: { method: "GET" | "PUT" | "POST"; url: string }[] };
 
 /** Deny-all responses carry this header so the runner can say why a request failed. */
 export const EGRESS_REFUSED_HEADER = "x-ffjobs-egress";
@@ -16,6 +16,7 @@ export function egressScopeOf(req: RunnerJobRequest): EgressScope {
     allow: [
       ...req.inputs.map((i) => ({ method: "GET" as const, url: comparable(i.url) })),
       ...req.outputs.map((o) => ({ method: "PUT" as const, url: comparable(o.uploadUrl) })),
+      ...(req.notifyUrl ? [{ method: "POST" as const, url: comparable(req.notifyUrl) }] : []),
     ],
   };
 }

@@ -3,6 +3,7 @@ import type { Env } from "../env.ts";
 import { loadConfig } from "../config.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
 import { egressAllows, egressRefusal, mergeScopes, type EgressScope } from "./egress-scope.ts";
+import { isNotifyRequest, jobIdOfNotifyPath, pokeCoordinator } from "./runner-notify.ts";
 
 const SCOPE_KEY_PREFIX = "egress-scope:";
 
@@ -34,8 +35,11 @@ export class FfmpegContainer extends Container<Env> {
   // static setters, leaving its handler registry empty (no jobEgress, no deny-all default).
   static {
     this.outboundHandlers = {
-      async jobEgress(req: Request, _env: unknown, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> {
+      async jobEgress(req: Request, env: Env, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> {
         if (!egressAllows(ctx.params, req.method, req.url)) return egressRefusal(req.method, req.url);
+        const url = new URL(req.url);
+        const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;
+        if (notifiedJob) return pokeCoordinator(env, notifiedJob);
         return fetch(req, { redirect: "manual" });
       },
     };

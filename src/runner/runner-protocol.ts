@@ -28,6 +28,11 @@ export type RunnerJobRequest = {
   createdAt: string;
   /** The runner cancels the job if its coordinator has not asked about it for this long (it is gone). */
   leaseMs: number;
+  /**
+   * The runner POSTs here (no body) when the job gets its slot, when it ends, and at most once a
+   * second with progress, so the coordinator looks at once instead of at its next poll.
+   */
+  notifyUrl: string | null;
 };
 
 export type RunnerProgress = { percent: number | null; outTimeSeconds: number | null; speed: number | null };

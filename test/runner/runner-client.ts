@@ -27,5 +27,5 @@ export function runnerApi(base: string) {
 
 export function jobRequest(over: Partial<RunnerJobRequest>): RunnerJobRequest {
   return { jobId: crypto.randomUUID(), binary: "ffmpeg", args: [], inputs: [], outputs: [], timeoutMs: 30_000, allowedPrivateHosts: ["127.0.0.1"],
-    createdAt: new Date().toISOString(), leaseMs: 60_000, ...over };
+    createdAt: new Date().toISOString(), leaseMs: 60_000, notifyUrl: null, ...over };
 }

@@ -28,7 +28,7 @@ describe("URL inputs production's egress cannot reach", () => {
 
 describe("a job's egress scope", () => {
   const scope = egressScopeOf({
-    jobId: "j", binary: "ffmpeg", args: [], timeoutMs: 1, allowedPrivateHosts: [], createdAt: "", leaseMs: 1,
+    jobId: "j", binary: "ffmpeg", args: [], timeoutMs: 1, allowedPrivateHosts: [], createdAt: "", leaseMs: 1, notifyUrl: null,
     inputs: [{ name: "a", url: "http://127.0.0.1:80/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abc", fileName: "a.mp4", trusted: true }],
     outputs: [{ name: "o", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: "https://acct.r2.cloudflarestorage.com/b/out?X-Amz-Signature=def" }],
   });
