@@ -23,6 +23,7 @@ const configSchema = z
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
     STALLED_JOB_SECONDS: intFrom(120, 1, 24 * 3600),
     RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
+    READ_RATE_LIMIT_PER_MINUTE: intFrom(6000, 1, 10_000_000),
     CONTAINER_RUNNER_SANDBOX: z.enum(["on", "off"]).default("on"),
     CONTAINER_PLACEMENT: z
       .string()
@@ -66,6 +67,8 @@ export type Config = {
   /** An unfinished job untouched this long is re-sent to its coordinator by the sweeper. */
   stalledJobMs: number;
   rateLimitPerMinute: number;
+  /** GET requests (polls, waits, event streams, listings) per key per minute: cheap, so a large budget. */
+  readRateLimitPerMinute: number;
   /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
   containerSandbox: "on" | "off";
   containerPlacement: ContainerPlacement;
@@ -96,6 +99,7 @@ export function loadConfig(env: Env): Config {
     runnerPollIntervalMs: c.RUNNER_POLL_INTERVAL_MS,
     stalledJobMs: c.STALLED_JOB_SECONDS * 1000,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    readRateLimitPerMinute: c.READ_RATE_LIMIT_PER_MINUTE,
     containerSandbox: c.CONTAINER_RUNNER_SANDBOX,
     containerPlacement: c.CONTAINER_PLACEMENT,
     maxActiveJobsPerAccount: c.MAX_ACTIVE_JOBS_PER_ACCOUNT,

@@ -7,7 +7,10 @@ import type { AppEnv } from "./app-env.ts";
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="ffjobs"' };
 
-/** Bearer API key on every /v1 route (the account it belongs to scopes everything after), then the key's request rate. */
+/**
+ * Bearer API key on every /v1 route (the account it belongs to scopes everything after), then the
+ * key's request rate: writes against RATE_LIMIT_PER_MINUTE, reads (GET) against their own budget.
+ */
 export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("Authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -20,7 +23,9 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   }
   c.set("account", account);
   const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(await hashApiKey(key!)));
-  const { allowed, retryAfterSeconds } = await limiter.take(loadConfig(c.env).rateLimitPerMinute);
+  const config = loadConfig(c.env);
+  const read = c.req.method === "GET" || c.req.method === "HEAD";
+  const { allowed, retryAfterSeconds } = await limiter.take(read ? config.readRateLimitPerMinute : config.rateLimitPerMinute, read ? "read" : "write");
   if (!allowed) {
     throw new ApiError("RATE_LIMITED", `Too many requests for this API key; retry in ${retryAfterSeconds} s`, {
       headers: { "Retry-After": String(retryAfterSeconds) },

@@ -27,9 +27,14 @@ export function buildOpenApiDocument(serverUrl: string) {
     paths: {
       "/v1/jobs": {
         post: {
-          summary: "Create a job",
+          summary: "Create a job (with `Prefer: wait=N`, answer with the finished job if it ends within N ≤ 60 seconds)",
+          parameters: [{ name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } }],
           requestBody: { required: true, content: json(S.createJobSchema, "input") },
-          responses: { 202: { description: "Accepted", content: json(S.jobAcceptedSchema) }, 400: error("Invalid request"), 413: error("Body too large"), ...common },
+          responses: {
+            200: { description: "Finished within the preferred wait (Preference-Applied: wait=N)", content: json(S.jobSchema) },
+            202: { description: "Accepted", content: json(S.jobAcceptedSchema) },
+            400: error("Invalid request"), 413: error("Body too large"), ...common,
+          },
         },
         get: {
           summary: "List jobs, newest first",
@@ -38,7 +43,18 @@ export function buildOpenApiDocument(serverUrl: string) {
         },
       },
       "/v1/jobs/{id}": {
-        get: { summary: "Get a job", parameters: idParam, responses: { 200: { description: "The job", content: json(S.jobSchema) }, 404: error("No such job"), ...common } },
+        get: {
+          summary: "Get a job (with ?wait=N, as soon as it is finished or after N ≤ 60 seconds)",
+          parameters: [...idParam, ...queryParams(S.getJobQuerySchema)],
+          responses: { 200: { description: "The job", content: json(S.jobSchema) }, 400: error("Invalid query"), 404: error("No such job"), ...common },
+        },
+      },
+      "/v1/jobs/{id}/events": {
+        get: {
+          summary: "Server-Sent Events: the job, then `progress` and `status` events (each with the full job) until it is terminal; resumable with Last-Event-ID",
+          parameters: [...idParam, { name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
+          responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } }, 404: error("No such job"), ...common },
+        },
       },
       "/v1/jobs/{id}/result": {
         get: {

@@ -1,16 +1,21 @@
 import { DurableObject } from "cloudflare:workers";
 import { takeToken, type Bucket } from "./token-bucket.ts";
 
+/** Requests that create or change something (they cost: jobs, uploads, webhook sends) and reads (cheap). */
+export type RequestKind = "write" | "read";
+
 /**
- * One per API key: holds its bucket in memory (an evicted limiter starts full again, which errs on
- * the side of the client). Single-threaded, so concurrent requests cannot both take the last token.
+ * One per API key: holds one bucket per kind in memory (an evicted limiter starts full again, which
+ * errs on the side of the client). Single-threaded, so concurrent requests cannot both take the
+ * last token. Reads have their own, much larger budget, so clients that poll, wait or stream are
+ * not stopped by the limit on what costs.
  */
 export class RateLimiter extends DurableObject {
-  #bucket: Bucket | null = null;
+  #buckets = new Map<RequestKind, Bucket>();
 
-  async take(perMinute: number): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
-    const r = takeToken(this.#bucket, Date.now(), perMinute);
-    this.#bucket = r.bucket;
+  async take(perMinute: number, kind: RequestKind = "write"): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
+    const r = takeToken(this.#buckets.get(kind) ?? null, Date.now(), perMinute);
+    this.#buckets.set(kind, r.bucket);
     return { allowed: r.allowed, retryAfterSeconds: r.retryAfterSeconds };
   }
 }

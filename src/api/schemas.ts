@@ -49,6 +49,10 @@ export const listJobsQuerySchema = z
 
 export const idParamSchema = z.object({ id: uuid });
 
+export const getJobQuerySchema = z
+  .object({ wait: z.coerce.number().int().min(0).max(L.MAX_WAIT_SECONDS).optional() })
+  .strict();
+
 // zod runs every refinement even after one failed, so each must be safe on any string.
 export const webhookUrlSchema = httpUrl.refine((v) => !URL.canParse(v) || (!new URL(v).username && !new URL(v).password), "must not contain credentials");
 

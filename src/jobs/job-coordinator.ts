@@ -17,6 +17,9 @@ export class JobCoordinator extends DurableObject<Env> {
   #services: Services | null = null;
   /** A runner said something changed while a tick was under way: the next tick runs at once. */
   #poked = false;
+  /** Clients waiting (in this instance's memory) for the next tick, or for the job's end. */
+  #tickWaiters = new Set<() => void>();
+  #endWaiters = new Set<() => void>();
 
   protected get services(): Services {
     this.#services ??= createServices(this.env);
@@ -45,7 +48,38 @@ export class JobCoordinator extends DurableObject<Env> {
   }
 
   async cancel(jobId: string): Promise<boolean> {
-    return cancelJob(this.services, jobId);
+    try {
+      return await cancelJob(this.services, jobId);
+    } finally {
+      this.#wake(true);
+    }
+  }
+
+  /** Resolves true when this coordinator next looks at the job (SSE), false after `timeoutMs`. */
+  waitForTick(timeoutMs: number): Promise<boolean> {
+    return this.#wait(this.#tickWaiters, timeoutMs);
+  }
+
+  /** Resolves true when this coordinator ends the job (long-poll waits), false after `timeoutMs`. */
+  waitForEnd(timeoutMs: number): Promise<boolean> {
+    return this.#wait(this.#endWaiters, timeoutMs);
+  }
+
+  #wait(waiters: Set<() => void>, timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (woken: boolean) => {
+        waiters.delete(wake);
+        clearTimeout(timer);
+        resolve(woken);
+      };
+      const wake = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      waiters.add(wake);
+    });
+  }
+
+  #wake(ended: boolean): void {
+    for (const wake of [...this.#tickWaiters, ...(ended ? this.#endWaiters : [])]) wake();
   }
 
   async alarm(): Promise<void> {
@@ -55,6 +89,7 @@ export class JobCoordinator extends DurableObject<Env> {
     this.#poked = false;
     try {
       const step = await driveJob(this.services, state);
+      this.#wake(step.done === true);
       if (step.done) return await storage.deleteAll();
       await storage.put("drive", step.state);
       await storage.setAlarm(Date.now() + (this.#poked ? 0 : step.delayMs));

@@ -20,6 +20,7 @@ export type JobRow = {
   stdout: string | null;
   stderr_tail: string | null;
   created_at: string;
+  updated_at: string;
   started_at: string | null;
   finished_at: string | null;
   /** Runner hand-overs so far (src/jobs/retry-policy.ts). */

@@ -12,3 +12,5 @@ export const DOWNLOAD_URL_TTL_SECONDS = 3600;
 export const RUNNER_IO_URL_TTL_SECONDS = 6 * 3600;
 export const MAX_STDOUT_BYTES = 256 * 1024;
 export const MAX_STDERR_TAIL_BYTES = 16 * 1024;
+/** Longest a client may hold a request waiting for a job (`?wait=`, `Prefer: wait=`). */
+export const MAX_WAIT_SECONDS = 60;

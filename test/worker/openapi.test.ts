@@ -8,7 +8,7 @@ describe("GET /openapi.json", () => {
     const doc = res.body;
     expect(doc.openapi).toBe("3.0.3");
     expect(Object.keys(doc.paths).sort()).toEqual([
-      "/v1/files", "/v1/files/{id}", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/result", "/v1/policy",
+      "/v1/files", "/v1/files/{id}", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/events", "/v1/jobs/{id}/result", "/v1/policy",
       "/v1/webhooks/deliveries", "/v1/webhooks/deliveries/{id}/redeliver", "/v1/webhooks/secret", "/v1/webhooks/secret/rotate", "/v1/webhooks/test",
     ]);
     expect(doc.paths["/v1/webhooks/test"].post.requestBody.content["application/json"].schema.required).toEqual(["url"]);
@@ -18,5 +18,7 @@ describe("GET /openapi.json", () => {
     expect(create.properties.ffmpegArgs.minItems).toBe(1);
     expect(Object.keys(doc.paths["/v1/jobs"].post.responses)).toEqual(expect.arrayContaining(["202", "400", "401", "413"]));
     expect(doc.paths["/v1/jobs"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["cursor", "limit", "status"]);
+    expect(doc.paths["/v1/jobs/{id}"].get.parameters.map((p: { name: string }) => p.name)).toEqual(["id", "wait"]);
+    expect(doc.paths["/v1/jobs/{id}"].get.parameters[1].schema.maximum).toBe(60);
   });
 });

@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../api-error.ts";
-import { createJobSchema, idParamSchema, listJobsQuerySchema } from "../schemas.ts";
+import { createJobSchema, getJobQuerySchema, idParamSchema, listJobsQuerySchema } from "../schemas.ts";
+import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
+import { jobEventStream } from "./job-events.ts";
 import { requireJsonBody, validate } from "../validation.ts";
 import { checkJobRequest, toJobSpec } from "../../jobs/job-request.ts";
 import { checkAssetInputs } from "../../jobs/asset-inputs.ts";
@@ -41,6 +43,15 @@ jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c
   // its 202 (a 500 here would make it retry and create the job twice).
   await c.env.JOBS_QUEUE.send({ jobId: id }).catch((err) => console.error(`job ${id}: dispatch deferred to the sweeper`, err));
   c.header("Location", `/v1/jobs/${id}`);
+  // Prefer: wait=N (RFC 7240): the finished job if it ends within N seconds, else the usual 202.
+  const waitSeconds = preferredWaitSeconds(c.req.header("Prefer"));
+  if (waitSeconds) {
+    const job = await waitForTerminal(waitDeps(c.env, id, account.id, c.req.raw.signal), waitSeconds);
+    if (isTerminal(job.status)) {
+      c.header("Preference-Applied", `wait=${waitSeconds}`);
+      return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)), 200);
+    }
+  }
   return c.json({ id, binary: spec.binary, status: "queued" as const, mode: "raw" as const }, 202);
 });
 
@@ -54,9 +65,27 @@ jobRoutes.get("/", validate("query", listJobsQuerySchema), async (c) => {
   return c.json({ data: await Promise.all(page.rows.map((r) => jobView(r, outputs, presigner))), nextCursor: page.nextCursor });
 });
 
-jobRoutes.get("/:id", validate("param", idParamSchema), async (c) => {
-  const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
+jobRoutes.get("/:id", validate("param", idParamSchema), validate("query", getJobQuerySchema), async (c) => {
+  const accountId = c.get("account").id;
+  let job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
+  const wait = c.req.valid("query").wait;
+  if (wait) job = await waitForTerminal(waitDeps(c.env, job.id, accountId, c.req.raw.signal), wait);
   return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)));
+});
+
+jobRoutes.get("/:id/events", validate("param", idParamSchema), async (c) => {
+  const accountId = c.get("account").id;
+  const { id } = c.req.valid("param");
+  await requireJob(c.env.DB, id, accountId);
+  const stream = jobEventStream(
+    {
+      read: () => requireJob(c.env.DB, id, accountId),
+      view: async (job) => jobView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)),
+      tick: (ms) => coordinatorOf(c.env, id).waitForTick(ms),
+    },
+    c.req.header("Last-Event-ID") ?? null,
+  );
+  return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
 });
 
 jobRoutes.get("/:id/result", validate("param", idParamSchema), async (c) => {
@@ -71,7 +100,7 @@ jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
   const accountId = c.get("account").id;
   const job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
   if (isTerminal(job.status)) alreadyFinished(job.status);
-  const coordinator = c.env.JOB_COORDINATOR.get(c.env.JOB_COORDINATOR.idFromName(job.id));
+  const coordinator = coordinatorOf(c.env, job.id);
   // A queued job (even one waiting in its runner's line) is canceled at once; its coordinator
   // then has the runner drop it, after the answer.
   if (job.status === "queued" && (await endJob(createServices(c.env), job.id, canceledFinish()))) {
@@ -83,6 +112,12 @@ jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
   if (after.status !== "canceled") alreadyFinished(after.status);
   return c.json(await jobView(after, await listOutputs(c.env.DB, [after.id]), presignerOf(c.env)));
 });
+
+const coordinatorOf = (env: AppEnv["Bindings"], jobId: string) => env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));
+
+function waitDeps(env: AppEnv["Bindings"], jobId: string, accountId: string, signal: AbortSignal) {
+  return { read: () => requireJob(env.DB, jobId, accountId), wake: (ms: number) => coordinatorOf(env, jobId).waitForEnd(ms), signal };
+}
 
 async function requireJob(db: D1Database, id: string, accountId: string) {
   const job = await getJob(db, id, accountId);

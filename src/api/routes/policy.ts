@@ -36,6 +36,7 @@ policyRoutes.get("/", (c) => {
       jobTimeoutSeconds: config.jobTimeoutMs / 1000,
       maxActiveJobsPerAccount: config.maxActiveJobsPerAccount,
       requestsPerMinutePerKey: config.rateLimitPerMinute,
+      readRequestsPerMinutePerKey: config.readRateLimitPerMinute,
       runner: "input and output sizes, memory, CPU and disk: see docs/security.md (RUNNER_* settings)",
     },
   });
