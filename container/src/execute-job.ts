@@ -1,19 +1,19 @@
 import { availableParallelism } from "node:os";
-import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { JobErrorCode } from "../../src/api/error-codes.ts";
 import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import type { RunnerJobRequest, RunnerJobState, RunnerOutcome, RunnerProgress } from "../../src/runner/runner-protocol.ts";
 import { buildArgv, childEnvironment, explainFailure } from "./command.ts";
 import { createJobFolder, folderBytes, removeJobFolder, type JobFolder } from "./job-folder.ts";
 import { createProgressParser } from "./progress.ts";
-import { ffprobeJson, longestDurationSeconds, summarizeProbe } from "./probe.ts";
+import { longestDurationSeconds } from "./probe.ts";
 import { runProcess, type ProcessResult } from "./run-process.ts";
 import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
 import { FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
-import { uploadFile } from "./upload.ts";
+import { JobEnded, ended } from "./job-ended.ts";
+import { storeOutputs } from "./store-outputs.ts";
 import { trustedAgent } from "./trust.ts";
+import { createPhaseClock } from "./phase-clock.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -28,19 +28,6 @@ const QUOTA_CHECK_INTERVAL_MS = 500;
 const PROCESS_LIMIT = 512;
 const OPEN_FILES_LIMIT = 1024;
 
-class JobEnded extends Error {
-  readonly outcome: RunnerOutcome;
-  constructor(outcome: RunnerOutcome) {
-    super(outcome.errorMessage ?? outcome.status);
-    this.outcome = outcome;
-  }
-}
-
-function ended(errorCode: JobErrorCode, errorMessage: string, extra: Partial<RunnerOutcome> = {}): JobEnded {
-  const status = errorCode === "CANCELED" ? "canceled" : "failed";
-  return new JobEnded({ status, exitCode: null, runtimeMs: 0, errorCode, errorMessage, stdout: "", stderrTail: "", outputs: [], ...extra });
-}
-
 /** Fetch inputs, check the arguments, run the binary sandboxed, store declared outputs, clean up. Never throws. */
 export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings, hooks: JobHooks): Promise<RunnerOutcome> {
   const deadline = Date.now() + req.timeoutMs;
@@ -52,48 +39,62 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   }
   const refused = checkArguments(req.binary, req.args, names);
   if (refused.length) return ended("ARGUMENTS_REFUSED", `Argument ${refused[0].index}: ${refused[0].message}`).outcome;
+  const clock = createPhaseClock();
   const folder = await createJobFolder(settings.workDir, req, settings.sandbox === "on");
   try {
     hooks.setState("fetching");
     await fetchInputs(req, folder, settings, deadline, hooks.canceled);
     if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled");
+    clock.next("runMs");
     hooks.setState("running");
     const ran = await runBinary(req, folder, settings, deadline, hooks);
+    clock.next("storeMs");
     hooks.setState("uploading");
     const outputs = await storeOutputs(req, folder, settings, ran);
-    return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran };
+    return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran, ...clock.stop() };
   } catch (err) {
-    if (err instanceof JobEnded) return err.outcome;
+    if (err instanceof JobEnded) return { ...err.outcome, ...clock.stop() };
     console.error(`job ${req.jobId}: unexpected runner error`, err);
-    return ended("INTERNAL", "The runner failed unexpectedly").outcome;
+    return { ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() };
   } finally {
     await removeJobFolder(folder);
   }
 }
 
+/**
+ * All inputs at once: a job with several inputs waits for the slowest, not for their sum. The first
+ * failure stops the others, and every download has ended before the job folder can be removed.
+ */
 async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, canceled: AbortSignal): Promise<void> {
-  for (const input of req.inputs) {
-    try {
-      await safeDownload(input.url, folder.hostPath(input.name)!, {
-        allowedPrivateHosts: req.allowedPrivateHosts,
-        trusted: input.trusted,
-        maxBytes: settings.maxInputBytes,
-        timeoutMs: Math.max(1, deadline - Date.now()),
-        signal: canceled,
-        httpsAgent: trustedAgent(settings.extraCaFile),
-        defaultPortsOnly: settings.egressPorts === "default",
-      });
-    } catch (err) {
-      if (canceled.aborted) throw ended("CANCELED", "The job was canceled");
-      if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= deadline) {
-        throw ended("JOB_TIMEOUT", "The job's time limit ran out while fetching inputs");
+  const stopOthers = new AbortController();
+  const results = await Promise.allSettled(
+    req.inputs.map(async (input) => {
+      try {
+        await safeDownload(input.url, folder.hostPath(input.name)!, {
+          allowedPrivateHosts: req.allowedPrivateHosts,
+          trusted: input.trusted,
+          maxBytes: settings.maxInputBytes,
+          timeoutMs: Math.max(1, deadline - Date.now()),
+          signal: AbortSignal.any([canceled, stopOthers.signal]),
+          httpsAgent: trustedAgent(settings.extraCaFile),
+          defaultPortsOnly: settings.egressPorts === "default",
+        });
+      } catch (err) {
+        if (stopOthers.signal.aborted && !canceled.aborted) throw null; // another input failed first
+        stopOthers.abort();
+        if (canceled.aborted) throw ended("CANCELED", "The job was canceled");
+        if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= deadline) {
+          throw ended("JOB_TIMEOUT", "The job's time limit ran out while fetching inputs");
+        }
+        throw ended("INPUT_FETCH_FAILED", `Input "${input.name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`);
       }
-      throw ended("INPUT_FETCH_FAILED", `Input "${input.name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`);
-    }
-  }
+    }),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected" && r.reason !== null);
+  if (failed) throw failed.reason;
 }
 
-type RunResult = Pick<RunnerOutcome, "exitCode" | "runtimeMs" | "stdout" | "stderrTail">;
+export type RunResult = Pick<RunnerOutcome, "exitCode" | "runtimeMs" | "stdout" | "stderrTail">;
 
 async function runBinary(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks): Promise<RunResult> {
   const timeoutMs = Math.max(1, deadline - Date.now());
@@ -146,23 +147,4 @@ function limitSignal(r: ProcessResult): string | null {
   if (r.signal === "SIGXFSZ" || r.exitCode === 128 + 25) return "An output reached the file-size limit and the process was stopped";
   if (r.signal === "SIGXCPU" || r.exitCode === 128 + 24) return "The job used up its CPU-time limit and was stopped";
   return null;
-}
-
-async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult): Promise<RunnerOutcome["outputs"]> {
-  const outputs: RunnerOutcome["outputs"] = [];
-  for (const output of req.outputs) {
-    const path = folder.hostPath(output.name)!;
-    const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
-    if (size === null) throw ended("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})`, ran);
-    if (size >= settings.maxOutputBytes) {
-      throw ended("LIMIT_EXCEEDED", `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`, ran);
-    }
-    const metadata = summarizeProbe(await ffprobeJson(path, childEnvironment(folder.root)), size);
-    try {
-      outputs.push({ name: output.name, size: await uploadFile(path, output.uploadUrl, output.contentType, trustedAgent(settings.extraCaFile)), metadata });
-    } catch {
-      throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
-    }
-  }
-  return outputs;
 }

@@ -118,6 +118,6 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
 function canceledBeforeStart(): RunnerOutcome {
   return {
     status: "canceled", exitCode: null, runtimeMs: 0, errorCode: "CANCELED", errorMessage: "The job was canceled",
-    stdout: "", stderrTail: "", outputs: [],
+    stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: 0, storeMs: 0 }, finishedAt: new Date().toISOString(),
   };
 }

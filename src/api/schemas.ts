@@ -87,6 +87,15 @@ export const progressSchema = z.object({
   speed: z.number().nullable(),
 });
 
+/** Where a finished job's time went (src/jobs/job-timings.ts), ms. */
+export const timingsSchema = z.object({
+  queuedMs: z.number().int(),
+  fetchMs: z.number().int(),
+  runMs: z.number().int(),
+  storeMs: z.number().int(),
+  finishMs: z.number().int(),
+});
+
 export const jobSchema = z.object({
   id: uuid,
   binary: z.enum(["ffmpeg", "ffprobe"]),
@@ -95,6 +104,7 @@ export const jobSchema = z.object({
   runtimeSeconds: z.number().int(),
   creditsCharged: z.number().int(),
   attempts: z.number().int(),
+  timings: timingsSchema.nullable(),
   errorCode: z.string().nullable(),
   errorMessage: z.string().nullable(),
   createdAt: timestamp,
@@ -123,6 +133,7 @@ export const jobResultSchema = z.object({
   stdout: z.string().nullable(),
   stderrTail: z.string().nullable(),
   probe: z.unknown().nullable(),
+  timings: timingsSchema.nullable(),
   finishedAt: timestamp.nullable(),
 });
 

@@ -7,9 +7,8 @@ import { finishJob, type JobFinish } from "./job-store.ts";
  * webhookUrl) the end event's outbox row, in one D1 batch. A late or duplicate end changes and sends
  * nothing. If the queue send fails, the row is still there and the sweeper sends it.
  */
-export async function endJob(s: Services, jobId: string, finish: JobFinish): Promise<boolean> {
+export async function endJob(s: Services, jobId: string, finish: JobFinish, now = s.now().toISOString()): Promise<boolean> {
   const ids = { deliveryId: crypto.randomUUID(), eventId: newEventId() };
-  const now = s.now().toISOString();
   const { moved, alongside } = await finishJob(s.db, jobId, finish, now, [jobEndOutboxStatement(s.db, jobId, ids, now)]);
   if (alongside[0]?.meta.changes === 1) {
     await s.webhooksQueue.send({ deliveryId: ids.deliveryId }).catch((err) => {

@@ -5,6 +5,7 @@ import { jobSpecOf, type JobRow } from "./job-store.ts";
 import { finishFromOutcome } from "./billing.ts";
 import { endJob } from "./end-job.ts";
 import { recordOutputs } from "./output-store.ts";
+import { jobTimings } from "./job-timings.ts";
 
 /** Stores a finished job's outputs (when it completed) and moves it to its terminal state. */
 export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutcome): Promise<boolean> {
@@ -28,5 +29,6 @@ export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutc
       now,
     );
   }
-  return endJob(s, job.id, finishFromOutcome(outcome, s.config.creditsPerSecond));
+  const timings = jobTimings(job.created_at, job.started_at, outcome, now);
+  return endJob(s, job.id, { ...finishFromOutcome(outcome, s.config.creditsPerSecond), timings }, now);
 }

@@ -2,6 +2,7 @@ import type { JobErrorCode } from "../api/error-codes.ts";
 import type { JobSpec } from "./job-request.ts";
 import { sourcesOf, type JobStatus } from "./job-states.ts";
 import { keysetPage, type Cursor } from "../storage/keyset-page.ts";
+import type { JobTimings } from "./job-timings.ts";
 
 export type JobRow = {
   id: string;
@@ -27,6 +28,8 @@ export type JobRow = {
   attempts: number;
   /** When the current attempt was handed to a runner; null while the job waits for a hand-over. */
   dispatched_at: string | null;
+  /** JSON JobTimings, once the job finished with a runner report. */
+  timings_json: string | null;
 };
 
 export type JobFinish = {
@@ -38,6 +41,7 @@ export type JobFinish = {
   errorMessage: string | null;
   stdout: string | null;
   stderrTail: string | null;
+  timings?: JobTimings | null;
 };
 
 export function jobSpecOf(row: JobRow): JobSpec {
@@ -86,12 +90,12 @@ export async function finishJob(
     db
       .prepare(
         `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
-           error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10,
+           error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10, timings_json = ?11,
            started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
          WHERE id = ?1 AND status IN (${guard})`,
       )
       .bind(id, finish.status, finish.exitCode, finish.runtimeSeconds, finish.creditsCharged, finish.errorCode,
-        finish.errorMessage, finish.stdout, finish.stderrTail, now),
+        finish.errorMessage, finish.stdout, finish.stderrTail, now, finish.timings ? JSON.stringify(finish.timings) : null),
     db
       .prepare(
         `UPDATE accounts SET credit_balance = credit_balance - (SELECT credits_charged FROM jobs WHERE id = ?1)

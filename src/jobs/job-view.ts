@@ -2,6 +2,7 @@ import type { Presigner } from "../storage/presigner.ts";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
 import { jobSpecOf, type JobRow } from "./job-store.ts";
 import type { OutputRow } from "./output-store.ts";
+import type { JobTimings } from "./job-timings.ts";
 
 /** The spec's Output object, with a fresh expiring download URL. */
 export async function outputView(o: OutputRow, presigner: Presigner, ttlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
@@ -30,6 +31,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Pres
     runtimeSeconds: row.runtime_seconds,
     creditsCharged: row.credits_charged,
     attempts: row.attempts,
+    timings: timingsOf(row),
     errorCode: row.error_code,
     errorMessage: row.error_message,
     createdAt: row.created_at,
@@ -71,6 +73,11 @@ export async function jobResultView(row: JobRow, outputs: OutputRow[], presigner
     stdout: row.stdout,
     stderrTail: row.stderr_tail,
     probe: row.binary === "ffprobe" ? parseProbe(row.stdout) : null,
+    timings: view.timings,
     finishedAt: row.finished_at,
   };
+}
+
+function timingsOf(row: JobRow): JobTimings | null {
+  return row.timings_json ? (JSON.parse(row.timings_json) as JobTimings) : null;
 }

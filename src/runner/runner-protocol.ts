@@ -47,7 +47,12 @@ export type RunnerOutcome = {
   stdout: string;
   stderrTail: string;
   outputs: { name: string; size: number; metadata: unknown }[];
+  /** Where the time on the runner went (container/src/phase-clock.ts), and when it was done. */
+  timings: RunnerTimings;
+  finishedAt: string;
 };
+
+export type RunnerTimings = { fetchMs: number; runMs: number; storeMs: number };
 
 export type RunnerJobState = "waiting" | "fetching" | "running" | "uploading" | "finished";
 

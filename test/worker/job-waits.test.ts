@@ -40,6 +40,19 @@ describe("waiting for a job without polling", () => {
     expect(waited.body).toMatchObject({ status: "completed", attempts: 1 });
   });
 
+  it("says where a finished job's time went, in phases that add up to its wall time", async () => {
+    const created = await api(account.key, "POST", "/v1/jobs", { ...probe(), outputs: {} });
+    const job = (await api(account.key, "GET", `/v1/jobs/${created.body.id}?wait=30`)).body;
+    const t = job.timings;
+    expect(Object.keys(t)).toEqual(["queuedMs", "fetchMs", "runMs", "storeMs", "finishMs"]);
+    for (const ms of Object.values(t) as number[]) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(t.runMs).toBeGreaterThan(0);
+    const wall = Date.parse(job.finishedAt) - Date.parse(job.createdAt);
+    const sum = (Object.values(t) as number[]).reduce((a, b) => a + b, 0);
+    expect(Math.abs(sum - wall)).toBeLessThanOrEqual(wall * 0.05 + 2);
+    expect((await api(account.key, "GET", `/v1/jobs/${created.body.id}/result`)).body.timings).toEqual(t);
+  });
+
   it("GET ?wait=N gives up after N seconds with the job as it is, and refuses waits past the cap", async () => {
     const created = await api(account.key, "POST", "/v1/jobs", endless());
     const t0 = Date.now();

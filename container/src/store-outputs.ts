@@ -1,0 +1,41 @@
+import { stat } from "node:fs/promises";
+import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
+import { childEnvironment } from "./command.ts";
+import type { RunResult } from "./execute-job.ts";
+import type { JobFolder } from "./job-folder.ts";
+import { ended } from "./job-ended.ts";
+import { ffprobeJson, summarizeProbe } from "./probe.ts";
+import type { RunnerSettings } from "./settings.ts";
+import { trustedAgent } from "./trust.ts";
+import { uploadFile } from "./upload.ts";
+
+/**
+ * Checks every declared output first (a missing or cut-short one fails the job before anything is
+ * stored), then uploads and probes them all at once: each output's probe runs while it uploads.
+ */
+export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult): Promise<RunnerOutcome["outputs"]> {
+  const files = await Promise.all(
+    req.outputs.map(async (output) => {
+      const path = folder.hostPath(output.name)!;
+      const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
+      if (size === null) throw ended("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})`, ran);
+      if (size >= settings.maxOutputBytes) {
+        throw ended("LIMIT_EXCEEDED", `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`, ran);
+      }
+      return { output, path, size };
+    }),
+  );
+  const stored = await Promise.allSettled(
+    files.map(async ({ output, path, size }) => {
+      const [probe, uploaded] = await Promise.all([
+        ffprobeJson(path, childEnvironment(folder.root)),
+        uploadFile(path, output.uploadUrl, output.contentType, trustedAgent(settings.extraCaFile)).catch(() => null),
+      ]);
+      if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
+      return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size) };
+    }),
+  );
+  const failed = stored.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return stored.map((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"][number]>).value);
+}
