@@ -25,6 +25,11 @@ export type JobHooks = {
 };
 
 const QUOTA_CHECK_INTERVAL_MS = 500;
+/**
+ * The inputs' duration (for progress percent) is probed only once a job has run this long, and
+ * beside it, not before it: short jobs never pay for the extra ffprobe.
+ */
+const DURATION_PROBE_DELAY_MS = 300;
 const PROCESS_LIMIT = 512;
 const OPEN_FILES_LIMIT = 1024;
 
@@ -106,7 +111,10 @@ async function runBinary(req: RunnerJobRequest, folder: JobFolder, settings: Run
     processes: PROCESS_LIMIT,
   };
   const inputPaths = req.inputs.map((i) => folder.hostPath(i.name)!);
-  const duration = req.binary === "ffmpeg" ? await longestDurationSeconds(inputPaths, childEnvironment(folder.root)) : null;
+  let duration: number | null = null;
+  const durationProbe = req.binary === "ffmpeg"
+    ? setTimeout(() => void longestDurationSeconds(inputPaths, childEnvironment(folder.root)).then((d) => (duration = d)), DURATION_PROBE_DELAY_MS)
+    : undefined;
   const argv = buildArgv(req.binary, req.args, folder.visiblePath, settings.maxOutputBytes);
   const sandboxed = settings.sandbox === "on";
   const command = sandboxed ? sandboxedCommand(req.binary, argv, folder.root, limits, settings.bwrapPath) : limitedCommand(req.binary, argv, limits);
@@ -118,7 +126,7 @@ async function runBinary(req: RunnerJobRequest, folder: JobFolder, settings: Run
     timeoutMs,
     maxStdoutBytes: settings.maxStdoutBytes,
     maxStderrBytes: settings.maxStderrBytes,
-    onProgressText: createProgressParser(duration, hooks.setProgress),
+    onProgressText: createProgressParser(() => duration, hooks.setProgress),
   });
   hooks.onCancelable(proc.cancel);
   let overQuota = false;
@@ -128,7 +136,10 @@ async function runBinary(req: RunnerJobRequest, folder: JobFolder, settings: Run
       proc.cancel();
     }
   }, QUOTA_CHECK_INTERVAL_MS);
-  const r = await proc.done.finally(() => clearInterval(watcher));
+  const r = await proc.done.finally(() => {
+    clearInterval(watcher);
+    clearTimeout(durationProbe);
+  });
   const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: folder.scrub(r.stdout), stderrTail: folder.scrub(r.stderrTail) };
   if (overQuota) throw ended("LIMIT_EXCEEDED", `The job's outputs grew past the ${settings.jobDiskQuotaBytes}-byte quota and it was stopped`, ran);
   if (r.canceled) throw ended("CANCELED", "The job was canceled", ran);

@@ -2,9 +2,10 @@ import type { RunnerProgress } from "../../src/runner/runner-protocol.ts";
 
 /**
  * Reads ffmpeg's `-progress` stream (key=value lines, each block closed by `progress=...`) and turns
- * each block into a progress figure; `durationSeconds` (when known) gives the percentage.
+ * each block into a progress figure; the inputs' duration (once known) gives the percentage.
  */
-export function createProgressParser(durationSeconds: number | null, onProgress: (p: RunnerProgress) => void) {
+export function createProgressParser(durationSeconds: number | null | (() => number | null), onProgress: (p: RunnerProgress) => void) {
+  const duration = typeof durationSeconds === "function" ? durationSeconds : () => durationSeconds;
   let pending = "";
   let block: Record<string, string> = {};
   return (chunk: string) => {
@@ -18,7 +19,7 @@ export function createProgressParser(durationSeconds: number | null, onProgress:
       const value = line.slice(eq + 1).trim();
       block[key] = value;
       if (key === "progress") {
-        onProgress(progressFromBlock(block, durationSeconds, value === "end"));
+        onProgress(progressFromBlock(block, duration(), value === "end"));
         block = {};
       }
     }

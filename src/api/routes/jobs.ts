@@ -42,6 +42,9 @@ jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c
   // The job is stored: a lost dispatch message is re-sent by the sweeper, so the client still gets
   // its 202 (a 500 here would make it retry and create the job twice).
   await c.env.JOBS_QUEUE.send({ jobId: id }).catch((err) => console.error(`job ${id}: dispatch deferred to the sweeper`, err));
+  // Straight to its coordinator as well, without waiting for the queue's delivery: the message is
+  // the durable path (a second start is a no-op), this one only saves the hop.
+  c.executionCtx.waitUntil(coordinatorOf(c.env, id).start(id).catch((err) => console.error(`job ${id}: direct start failed; the queue will start it`, err)));
   c.header("Location", `/v1/jobs/${id}`);
   // Prefer: wait=N (RFC 7240): the finished job if it ends within N seconds, else the usual 202.
   const waitSeconds = preferredWaitSeconds(c.req.header("Prefer"));
