@@ -22,6 +22,7 @@ const configSchema = z
     JOB_TIMEOUT_SECONDS: intFrom(3600, 1, 7 * 24 * 3600),
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
     STALLED_JOB_SECONDS: intFrom(120, 1, 24 * 3600),
+    CONTAINER_IDLE_SECONDS: intFrom(120, 10, 24 * 3600),
     RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
     READ_RATE_LIMIT_PER_MINUTE: intFrom(6000, 1, 10_000_000),
     CONTAINER_RUNNER_SANDBOX: z.enum(["on", "off"]).default("on"),
@@ -29,8 +30,8 @@ const configSchema = z
       .string()
       .optional()
       .transform((v, ctx) => {
-        const placement = parsePlacement(v || "per-job");
-        if (!placement) ctx.addIssue({ code: "custom", message: `"per-job" or "pool:N" (N from 1 to 9999), got "${v}"` });
+        const placement = parsePlacement(v || "pool");
+        if (!placement) ctx.addIssue({ code: "custom", message: `"pool", "pool:N" (N from 1 to 9999) or "per-job", got "${v}"` });
         return placement!;
       }),
     MAX_ACTIVE_JOBS_PER_ACCOUNT: intFrom(50, 1, 100_000),
@@ -72,6 +73,8 @@ export type Config = {
   /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
   containerSandbox: "on" | "off";
   containerPlacement: ContainerPlacement;
+  /** A container with no job for this long stops (it bills like a busy one while it runs). */
+  containerIdleSeconds: number;
   maxActiveJobsPerAccount: number;
   allowedPrivateHosts: string[];
   webhookRetryDelaysSeconds: number[];
@@ -102,6 +105,7 @@ export function loadConfig(env: Env): Config {
     readRateLimitPerMinute: c.READ_RATE_LIMIT_PER_MINUTE,
     containerSandbox: c.CONTAINER_RUNNER_SANDBOX,
     containerPlacement: c.CONTAINER_PLACEMENT,
+    containerIdleSeconds: c.CONTAINER_IDLE_SECONDS,
     maxActiveJobsPerAccount: c.MAX_ACTIVE_JOBS_PER_ACCOUNT,
     allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
     webhookRetryDelaysSeconds: c.WEBHOOK_RETRY_SCHEDULE_SECONDS,

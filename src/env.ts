@@ -1,6 +1,7 @@
 import type { JobCoordinator } from "./jobs/job-coordinator.ts";
 import type { RateLimiter } from "./api/rate-limit.ts";
 import type { FfmpegContainer } from "./runner/ffmpeg-container.ts";
+import type { ContainerPool } from "./runner/container-pool.ts";
 import type { JobMessage } from "./jobs/job-message.ts";
 import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
 
@@ -12,6 +13,7 @@ export interface Env {
   WEBHOOKS_QUEUE: Queue<DeliveryMessage>;
   JOB_COORDINATOR: DurableObjectNamespace<JobCoordinator>;
   FFMPEG_CONTAINER?: DurableObjectNamespace<FfmpegContainer>;
+  CONTAINER_POOL?: DurableObjectNamespace<ContainerPool>;
   RUNNER_MODE?: string;
   RUNNER_URL?: string;
   RUNNER_NOTIFY_BASE_URL?: string;
@@ -29,6 +31,7 @@ export interface Env {
   READ_RATE_LIMIT_PER_MINUTE?: string;
   CONTAINER_RUNNER_SANDBOX?: string;
   CONTAINER_PLACEMENT?: string;
+  CONTAINER_IDLE_SECONDS?: string;
   MAX_ACTIVE_JOBS_PER_ACCOUNT?: string;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }

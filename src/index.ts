@@ -7,6 +7,7 @@ import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-co
 
 export { JobCoordinator } from "./jobs/job-coordinator.ts";
 export { FfmpegContainer } from "./runner/ffmpeg-container.ts";
+export { ContainerPool } from "./runner/container-pool.ts";
 export { RateLimiter } from "./api/rate-limit.ts";
 // The containers library reaches the Worker's outbound handlers through this entrypoint
 // (ctx.exports.ContainerProxy): without it no container can start with egress interception.

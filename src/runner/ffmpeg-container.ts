@@ -15,12 +15,12 @@ const SCOPE_KEY_PREFIX = "egress-scope:";
  */
 export class FfmpegContainer extends Container<Env> {
   defaultPort = RUNNER_PORT;
-  sleepAfter = "5m";
   enableInternet = false;
   interceptHttps = true;
 
   constructor(ctx: DurableObjectState<{}>, env: Env) {
     super(ctx, env);
+    this.sleepAfter = `${loadConfig(env).containerIdleSeconds}s`;
     this.envVars = {
       RUNNER_HOST: "0.0.0.0",
       RUNNER_PORT: String(RUNNER_PORT),

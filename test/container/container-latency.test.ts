@@ -11,8 +11,8 @@ import { HOSTS, labOrReason, startContainerStack, stopContainerStack } from "./c
 import { labDocker, runningRunnerContainers } from "./lab-docker.ts";
 
 /**
- * A small job's latency through a cold container (the default: a new one per job) and a warm one
- * (CONTAINER_PLACEMENT=pool:1 reuses one instance), each paired with the same ffprobe run bare on
+ * A small job's latency through a cold container (CONTAINER_PLACEMENT=per-job: a new one per job)
+ * and a warm one (the warm pool, the default), each paired with the same ffprobe run bare on
  * this machine in the same run. Figures go to .cache/container-latency.md, and into
  * docs/benchmarks.md when FFJOBS_RECORD_BENCHMARKS=1. Nothing here asserts a time: it asserts that
  * the jobs complete and where they ran.
@@ -62,23 +62,23 @@ describe.skipIf(skipReason)("job latency through cold and warm containers", () =
     writeReport();
   });
 
-  it("cold: every job starts a container of its own", async () => {
-    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS) });
+  it("cold: with CONTAINER_PLACEMENT=per-job every job starts a container of its own", async () => {
+    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS), CONTAINER_PLACEMENT: "per-job" });
     try {
       // Each job's container ends with it (just after the job is recorded finished).
-      await measure("cold (new container per job, the default)", ROUNDS, () => expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]));
+      await measure("cold (a new container per job: per-job)", ROUNDS, () => expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]));
     } finally {
       await stopContainerStack(stack);
       stack = undefined;
     }
   });
 
-  it("warm: with CONTAINER_PLACEMENT=pool:1 one running container serves every job", async () => {
-    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS), CONTAINER_PLACEMENT: "pool:1" });
+  it("warm: with the warm pool (the default) the running container serves the next job", async () => {
+    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS) });
     await measure("first job on the pool (cold)", 1);
     const warm = runnerIdentity();
     expect(warm).toHaveLength(1);
-    await measure("warm (pool:1, container already running)", ROUNDS, () => expect(runnerIdentity()).toEqual(warm));
+    await measure("warm (pool, container already running)", ROUNDS, () => expect(runnerIdentity()).toEqual(warm));
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePlacement } from "../../src/runner/container-placement.ts";
+import { acquire, instanceOf, release, type PoolState } from "../../src/runner/pool-state.ts";
 import { egressAllows, egressScopeOf, mergeScopes } from "../../src/runner/egress-scope.ts";
 import { unreachablePortIssues } from "../../src/jobs/url-input-ports.ts";
 import type { CreateJobRequest } from "../../src/api/schemas.ts";
@@ -55,18 +56,33 @@ describe("a job's egress scope", () => {
 });
 
 describe("container placement", () => {
-  it("gives each job its own instance by default, and spreads jobs over a pool by id", () => {
-    const perJob = parsePlacement("per-job")!;
-    expect(perJob.instanceFor("job-1")).toBe("job-1");
-    expect(perJob.stopsWithJob).toBe(true);
-    const pool = parsePlacement("pool:3")!;
-    expect(pool.stopsWithJob).toBe(false);
-    const names = new Set(Array.from({ length: 60 }, (_, i) => pool.instanceFor(`job-${i}`)));
-    expect([...names].sort()).toEqual(["pool-0", "pool-1", "pool-2"]);
-    expect(pool.instanceFor("job-7")).toBe(pool.instanceFor("job-7"));
+  it("is a warm pool of 20 by default, capped by pool:N, or a container per job", () => {
+    expect(parsePlacement("pool")).toEqual({ kind: "pool", maxInstances: 20 });
+    expect(parsePlacement("pool:3")).toEqual({ kind: "pool", maxInstances: 3 });
+    expect(parsePlacement("per-job")).toEqual({ kind: "per-job" });
   });
 
   it("refuses anything else", () => {
-    for (const bad of ["", "pool", "pool:0", "pool:-1", "pool:10000", "shared"]) expect(parsePlacement(bad)).toBeNull();
+    for (const bad of ["", "pool:", "pool:0", "pool:-1", "pool:10000", "shared"]) expect(parsePlacement(bad)).toBeNull();
+  });
+});
+
+describe("the warm pool's bookkeeping", () => {
+  let n = 0;
+  const fresh = () => `c${++n}`;
+
+  it("gives a job the instance idle the shortest time, one job per instance, new ones only under the cap", () => {
+    const state: PoolState = { entries: [] };
+    expect(acquire(state, "a", 0, 2, fresh)).toBe("c1");
+    expect(acquire(state, "b", 0, 2, fresh)).toBe("c2");
+    expect(acquire(state, "c", 0, 2, fresh)).toBeNull();
+    expect(acquire(state, "a", 0, 2, fresh)).toBe("c1");
+    release(state, "b", 100);
+    release(state, "a", 200);
+    expect(instanceOf(state, "a")).toBeNull();
+    expect(acquire(state, "c", 300, 2, fresh)).toBe("c1");
+    expect(acquire(state, "d", 300, 2, fresh)).toBe("c2");
+    expect(instanceOf(state, "d")).toBe("c2");
+    expect(state.entries).toHaveLength(2);
   });
 });

@@ -1,9 +1,9 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { ContainerProxy } from "@cloudflare/containers";
 import { describe, expect, it } from "vitest";
 import * as worker from "../../src/index.ts";
 import { EGRESS_REFUSED_HEADER, type EgressScope } from "../../src/runner/egress-scope.ts";
-import { mediaUrl } from "./helpers.ts";
+import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
 
 /**
  * The egress path as the containers library drives it: it calls ctx.exports.ContainerProxy with
@@ -49,5 +49,23 @@ describe("production container wiring", () => {
     const res = await egressFor().fetch(mediaUrl("tone.wav"));
     expect(res.status).toBe(403);
     expect(res.headers.get(EGRESS_REFUSED_HEADER)).toBe("refused");
+  });
+});
+
+describe("the warm pool's Durable Object", () => {
+  it("hands out one instance per job up to the cap, and takes back those held by finished jobs when full", async () => {
+    const pool = env.CONTAINER_POOL!.get(env.CONTAINER_POOL!.idFromName(`test-${crypto.randomUUID()}`));
+    const { accountId } = await createAccount();
+    const [a, b, c] = [await insertQueuedJob(accountId), await insertQueuedJob(accountId), await insertQueuedJob(accountId)];
+    const first = await pool.acquire(a, 2);
+    const second = await pool.acquire(b, 2);
+    expect(first).not.toBe(second);
+    expect(await pool.acquire(c, 2)).toBeNull();
+    // Job a ended, but its coordinator never released the instance (it died): the pool takes it back.
+    await env.DB.prepare("UPDATE jobs SET status = 'canceled' WHERE id = ?1").bind(a).run();
+    expect(await pool.acquire(c, 2)).toBe(first);
+    await pool.release(b);
+    expect(await pool.instanceOf(b)).toBeNull();
+    expect(await pool.acquire(a, 2)).toBe(second);
   });
 });

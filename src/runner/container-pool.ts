@@ -1,0 +1,47 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env.ts";
+import { acquire, busyJobIds, instanceOf, release, type PoolState } from "./pool-state.ts";
+
+/**
+ * The warm pool's one point of truth (one instance, named "pool"): hands out container instances to
+ * jobs, one job each, and takes them back. Single-threaded, so two jobs never get the same
+ * instance. An instance held by a job that is already finished (its coordinator died before
+ * releasing it) is taken back when the pool is full.
+ */
+export class ContainerPool extends DurableObject<Env> {
+  async acquire(jobId: string, maxInstances: number): Promise<string | null> {
+    const state = await this.#load();
+    let name = acquire(state, jobId, Date.now(), maxInstances, () => `pool-${crypto.randomUUID()}`);
+    if (name === null && (await this.#reclaimFinished(state))) {
+      name = acquire(state, jobId, Date.now(), maxInstances, () => `pool-${crypto.randomUUID()}`);
+    }
+    await this.ctx.storage.put("pool", state);
+    return name;
+  }
+
+  async release(jobId: string): Promise<void> {
+    const state = await this.#load();
+    release(state, jobId, Date.now());
+    await this.ctx.storage.put("pool", state);
+  }
+
+  async instanceOf(jobId: string): Promise<string | null> {
+    return instanceOf(await this.#load(), jobId);
+  }
+
+  async #load(): Promise<PoolState> {
+    return (await this.ctx.storage.get<PoolState>("pool")) ?? { entries: [] };
+  }
+
+  /** Releases instances whose job is no longer queued or running; true if any was. */
+  async #reclaimFinished(state: PoolState): Promise<boolean> {
+    const busy = busyJobIds(state);
+    if (!busy.length) return false;
+    const marks = busy.map((_, i) => `?${i + 1}`).join(", ");
+    const live = await this.env.DB.prepare(`SELECT id FROM jobs WHERE id IN (${marks}) AND status IN ('queued', 'running')`).bind(...busy).all<{ id: string }>();
+    const alive = new Set(live.results.map((r) => r.id));
+    const finished = busy.filter((id) => !alive.has(id));
+    for (const id of finished) release(state, id, Date.now());
+    return finished.length > 0;
+  }
+}
