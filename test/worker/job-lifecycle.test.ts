@@ -64,7 +64,8 @@ describe("job lifecycle (queue → coordinator → real runner)", () => {
       inputs: { a: { type: "url", url: mediaUrl("long.mp4") } },
       ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"],
     });
-    const running = await waitForJob(key, created.body.id, (j) => j.status === "running" && j.progress !== null);
+    // The percentage comes once the inputs' duration is known (probed beside the running job).
+    const running = await waitForJob(key, created.body.id, (j) => j.status === "running" && j.progress?.percent != null);
     expect(running.progress).toEqual({ percent: expect.any(Number), outTimeSeconds: expect.any(Number), speed: expect.anything() });
     expect(running.startedAt).not.toBeNull();
     const early = await api(key, "GET", `/v1/jobs/${created.body.id}/result`);

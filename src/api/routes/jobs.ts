@@ -4,6 +4,7 @@ import { ApiError, invalidRequest } from "../api-error.ts";
 import { createJobSchema, getJobQuerySchema, idParamSchema, listJobsQuerySchema } from "../schemas.ts";
 import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
 import { jobEventStream } from "./job-events.ts";
+import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
 import { checkJobRequest, toJobSpec } from "../../jobs/job-request.ts";
 import { checkAssetInputs } from "../../jobs/asset-inputs.ts";
@@ -44,7 +45,7 @@ jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c
   await c.env.JOBS_QUEUE.send({ jobId: id }).catch((err) => console.error(`job ${id}: dispatch deferred to the sweeper`, err));
   // Straight to its coordinator as well, without waiting for the queue's delivery: the message is
   // the durable path (a second start is a no-op), this one only saves the hop.
-  c.executionCtx.waitUntil(coordinatorOf(c.env, id).start(id).catch((err) => console.error(`job ${id}: direct start failed; the queue will start it`, err)));
+  afterResponse(c, coordinatorOf(c.env, id).start(id));
   c.header("Location", `/v1/jobs/${id}`);
   // Prefer: wait=N (RFC 7240): the finished job if it ends within N seconds, else the usual 202.
   const waitSeconds = preferredWaitSeconds(c.req.header("Prefer"));
@@ -107,7 +108,7 @@ jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
   // A queued job (even one waiting in its runner's line) is canceled at once; its coordinator
   // then has the runner drop it, after the answer.
   if (job.status === "queued" && (await endJob(createServices(c.env), job.id, canceledFinish()))) {
-    c.executionCtx.waitUntil(coordinator.cancel(job.id).catch((err) => console.error(`job ${job.id}: runner drop after cancel failed`, err)));
+    afterResponse(c, coordinator.cancel(job.id));
   }
   const current = await requireJob(c.env.DB, job.id, accountId);
   if (current.status === "running") await coordinator.cancel(job.id);
