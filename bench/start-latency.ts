@@ -1,6 +1,6 @@
 // Start latency on an idle local stack: createdAt → startedAt (queue hand-off, coordinator, runner
 // accepted) and createdAt → finishedAt for a small ffprobe job. Writes docs/benchmarks.md.
-// Run: npm run bench [-- --jobs N]
+// Run: node bench/start-latency.ts [--jobs N] (npm run bench runs the paired comparison, bench/paired.ts)
 import { parseArgs } from "node:util";
 import { percentile as pct, writeBenchmarkSection } from "./benchmarks-doc.ts";
 import { startDevStack } from "../test/support/dev-stack.ts";
@@ -43,18 +43,18 @@ try {
 const row = (name: string, xs: number[]) => `| ${name} | ${pct(xs, 50)} | ${pct(xs, 95)} | ${Math.max(...xs)} |`;
 const report = `## Job start latency (idle local stack)
 
-\`npm run bench\` (bench/start-latency.ts): ${jobs} ffprobe jobs one after another on \`npm run dev\`'s stack
+\`node bench/start-latency.ts\`: ${jobs} ffprobe jobs one after another on \`npm run dev\`'s stack
 (wrangler dev + local runner + host ffmpeg), a 3 s 320x240 MP4 served from loopback. Times in ms from
 the job's \`createdAt\` (server clock). Target: a job starts within 1 s of creation on an idle system.
 
 | measure | p50 | p95 | max |
 |---|---|---|---|
 ${row("createdAt → startedAt (queued → running)", starts)}
-${row("createdAt → finishedAt (incl. fetch, ffprobe, 1 s poll interval)", totals)}
+${row("createdAt → finishedAt (incl. fetch, ffprobe, the runner's notification)", totals)}
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${process.platform}/${process.arch}, Node ${process.version}.
-The queue consumer runs with \`max_batch_timeout = 0\`, so dispatch does not wait to fill a batch; the finish time
-is dominated by the coordinator's poll interval (\`RUNNER_POLL_INTERVAL_MS\`, 1000 by default).
+A job goes straight to its coordinator at creation (and through the queue as the durable path); the runner
+notifies the coordinator when the job starts and ends, so neither waits for a poll.
 `;
 writeBenchmarkSection("start-latency", report);
 console.log(report);

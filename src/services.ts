@@ -16,6 +16,8 @@ export type Services = {
   jobsQueue: Queue<JobMessage>;
   webhooksQueue: Queue<DeliveryMessage>;
   now: () => Date;
+  /** Called once a job has reached a terminal state (the coordinator wakes its waiting clients). */
+  onJobEnded?: (jobId: string) => void;
 };
 
 export function createServices(env: Env): Services {

@@ -10,6 +10,7 @@ import { finishJob, type JobFinish } from "./job-store.ts";
 export async function endJob(s: Services, jobId: string, finish: JobFinish, now = s.now().toISOString()): Promise<boolean> {
   const ids = { deliveryId: crypto.randomUUID(), eventId: newEventId() };
   const { moved, alongside } = await finishJob(s.db, jobId, finish, now, [jobEndOutboxStatement(s.db, jobId, ids, now)]);
+  if (moved) s.onJobEnded?.(jobId);
   if (alongside[0]?.meta.changes === 1) {
     await s.webhooksQueue.send({ deliveryId: ids.deliveryId }).catch((err) => {
       console.error(`job ${jobId}: end event queued later by the sweeper (send failed)`, err);

@@ -22,7 +22,8 @@ export class JobCoordinator extends DurableObject<Env> {
   #endWaiters = new Set<() => void>();
 
   protected get services(): Services {
-    this.#services ??= createServices(this.env);
+    // Waiting clients are woken the moment the job is terminal, before its runner is released.
+    this.#services ??= { ...createServices(this.env), onJobEnded: () => this.#wake(true) };
     return this.#services;
   }
 
