@@ -17,12 +17,13 @@ import { notifyUrlFor } from "../runner/runner-notify.ts";
  * enforces the account's limits) makes a duplicate tick change nothing; the job stays queued until
  * the runner reports that its binary got a slot.
  */
-export async function dispatchJob(s: Services, jobId: string): Promise<DriveStep> {
-  const job = await getJob(s.db, jobId);
-  if (!job) return { done: true };
+export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> {
+  const jobId = job.id;
   const limits = { maxActive: s.config.maxActiveJobsPerAccount, creditsPerSecond: s.config.creditsPerSecond };
-  if (!(await claimForDispatch(s.db, jobId, s.now().toISOString(), limits))) return notClaimed(s, job);
-  const claimed = (await getJob(s.db, jobId))!;
+  const now = s.now().toISOString();
+  if (!(await claimForDispatch(s.db, jobId, now, limits))) return notClaimed(s, (await getJob(s.db, jobId)) ?? job);
+  // What the claim wrote, without reading it back.
+  const claimed: JobRow = { ...job, attempts: job.attempts + 1, dispatched_at: now };
   const request = await buildRunnerRequest(s, claimed);
   try {
     await s.runner.start(request);

@@ -31,7 +31,7 @@ export async function driveJob(s: Services, state: DriveState): Promise<DriveSte
     await s.runner.release(state.jobId);
     return { done: true };
   }
-  return state.phase === "dispatch" ? dispatchJob(s, job.id) : watchJob(s, job, state);
+  return state.phase === "dispatch" ? dispatchJob(s, job) : watchJob(s, job, state);
 }
 
 /**

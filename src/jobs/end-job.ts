@@ -3,13 +3,16 @@ import { jobEndOutboxStatement, newEventId } from "../webhooks/job-end-event.ts"
 import { finishJob, type JobFinish } from "./job-store.ts";
 
 /**
- * The one way a job reaches a terminal state: the guarded update, the charge and (for jobs with a
- * webhookUrl) the end event's outbox row, in one D1 batch. A late or duplicate end changes and sends
+ * The one way a job reaches a terminal state: the guarded update, the charge, (for jobs with a
+ * webhookUrl) the end event's outbox row and any `alongside` statements (a completed job's outputs),
+ * in one D1 batch. A late or duplicate end changes and sends
  * nothing. If the queue send fails, the row is still there and the sweeper sends it.
  */
-export async function endJob(s: Services, jobId: string, finish: JobFinish, now = s.now().toISOString()): Promise<boolean> {
+export async function endJob(s: Services, jobId: string, finish: JobFinish, opts: { now?: string; alongside?: D1PreparedStatement[] } = {}): Promise<boolean> {
   const ids = { deliveryId: crypto.randomUUID(), eventId: newEventId() };
-  const { moved, alongside } = await finishJob(s.db, jobId, finish, now, [jobEndOutboxStatement(s.db, jobId, ids, now)]);
+  const now = opts.now ?? s.now().toISOString();
+  const statements = [jobEndOutboxStatement(s.db, jobId, ids, now), ...(opts.alongside ?? [])];
+  const { moved, alongside } = await finishJob(s.db, jobId, finish, now, statements);
   if (moved) s.onJobEnded?.(jobId);
   if (alongside[0]?.meta.changes === 1) {
     await s.webhooksQueue.send({ deliveryId: ids.deliveryId }).catch((err) => {

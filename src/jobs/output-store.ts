@@ -13,17 +13,21 @@ export type OutputRow = {
 
 export type StoredOutput = { label: string; fileName: string; contentType: string; objectKey: string; size: number; metadata: unknown };
 
-/** Records a job's stored outputs as assets of the job's account; re-recording the same label is a no-op. */
-export async function recordOutputs(db: D1Database, job: { id: string; accountId: string }, outputs: StoredOutput[], now: string): Promise<void> {
-  if (outputs.length === 0) return;
-  const statements = outputs.flatMap((o) => {
+/**
+ * The statements that record a job's stored outputs as assets of its account, for the same batch as
+ * the job's terminal update (after it): they insert only while the job is completed, and re-recording
+ * the same label is a no-op, so outputs exist exactly when the job says it completed.
+ */
+export function recordOutputsStatements(db: D1Database, job: { id: string; accountId: string }, outputs: StoredOutput[], now: string): D1PreparedStatement[] {
+  return outputs.flatMap((o) => {
     const assetId = crypto.randomUUID();
     return [
       db
         .prepare(
           `INSERT INTO assets (id, account_id, origin, job_id, file_name, content_type, size, status, object_key, created_at)
            SELECT ?1, ?2, 'output', ?3, ?4, ?5, ?6, 'ready', ?7, ?8
-           WHERE NOT EXISTS (SELECT 1 FROM job_outputs WHERE job_id = ?3 AND label = ?9)`,
+           WHERE NOT EXISTS (SELECT 1 FROM job_outputs WHERE job_id = ?3 AND label = ?9)
+             AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND status = 'completed')`,
         )
         .bind(assetId, job.accountId, job.id, o.fileName, o.contentType, o.size, o.objectKey, now, o.label),
       db
@@ -34,7 +38,6 @@ export async function recordOutputs(db: D1Database, job: { id: string; accountId
         .bind(crypto.randomUUID(), job.id, assetId, o.label, o.contentType, o.metadata === null ? null : JSON.stringify(o.metadata), now),
     ];
   });
-  await db.batch(statements);
 }
 
 export async function listOutputs(db: D1Database, jobIds: string[]): Promise<OutputRow[]> {

@@ -119,10 +119,10 @@ describe("dispatch and coordination", () => {
     });
     const services = { ...createServices(env), runner: full };
     for (let i = 0; i < 3; i++) {
-      expect(await dispatchJob(services, id)).toEqual({ state: { jobId: id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS });
+      expect(await dispatchJob(services, (await getJob(env.DB, id))!)).toEqual({ state: { jobId: id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS });
       expect(await getJob(env.DB, id)).toMatchObject({ status: "queued", attempts: 0, dispatched_at: null });
     }
-    for (let step: DriveStep = await dispatchJob(createServices(env), id); !step.done; ) step = await driveJob(createServices(env), step.state);
+    for (let step: DriveStep = await dispatchJob(createServices(env), (await getJob(env.DB, id))!); !step.done; ) step = await driveJob(createServices(env), step.state);
     expect(await getJob(env.DB, id)).toMatchObject({ status: "completed", attempts: 1 });
   });
 
@@ -149,7 +149,7 @@ describe("dispatch and coordination", () => {
   it("stops a job past its deadline with JOB_TIMEOUT and kills its process", async () => {
     const id = await insertQueuedJob(account.accountId, { binary: "ffmpeg", args: ["-re", "-i", "{{m}}", "-f", "null", "-"], inputs: { m: { type: "url", url: mediaUrl("long.mp4") } } });
     const services = createServices(env);
-    let step = await dispatchJob(services, id);
+    let step = await dispatchJob(services, (await getJob(env.DB, id))!);
     for (let i = 0; !(await services.runner.status(id))?.progress; i++) {
       if (i > 200) throw new Error("the runner never reported progress");
       await new Promise((r) => setTimeout(r, 50));
