@@ -24,6 +24,9 @@ describe("argument policy", () => {
     expect(ff("-i", "{{in}}", "-vf", "subtitles={{subs}}:force_style='Fontsize=24'", "{{out}}")).toEqual([]);
     expect(ff("-i", "{{in}}", "-af", "loudnorm=I=-16:print_format=json", "-f", "null", "-")).toEqual([]);
     expect(probe("-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{in}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-filter_complex", "color=c=black:s=640x360:d=5[bg];[bg][0:v]overlay=shortest=1", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-filter_complex", "anullsrc=r=48000:duration=2.5s[a]", "-map", "[a]", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-i", "{{logo}}", "-vf", "curves=psfile={{logo}}", "{{out}}")).toEqual([]);
   });
 
   it.each([
@@ -39,11 +42,20 @@ describe("argument policy", () => {
     [["-i", "{{in}}", "-vf", "drawtext=textfile=/etc/passwd", "{{out}}"], 3, /textfile/],
     [["-i", "{{in}}", "-vf", "subtitles=/etc/passwd", "{{out}}"], 3, /input placeholder/],
     [["-i", "{{in}}", "-vf", "subtitles=filename=/proc/self/environ", "{{out}}"], 3, /input placeholder/],
-    [["-i", "{{in}}", "-af", "ladspa=file={{logo}}", "{{out}}"], 3, /plugins/],
-    [["-i", "{{in}}", "-vf", "zmq", "{{out}}"], 3, /socket/],
-    [["-i", "{{in}}", "-filter_complex", "[0:v]sendcmd=f=/etc/passwd,null", "{{out}}"], 3, /command file/],
+    [["-i", "{{in}}", "-af", "ladspa=file={{logo}}", "{{out}}"], 3, /filter "ladspa" is not allowed/],
+    [["-i", "{{in}}", "-vf", "zmq", "{{out}}"], 3, /filter "zmq" is not allowed/],
+    [["-i", "{{in}}", "-filter_complex", "[0:v]sendcmd=f=/etc/passwd,null", "{{out}}"], 3, /filter "sendcmd" is not allowed/],
     [["-i", "{{in}}", "-lavfi", "[0:v][0:v]psnr=stats.log", "-f", "null", "-"], 3, /psnr/],
-    [["-i", "{{in}}", "-vf", "metadata=mode=print:file=/tmp/x", "{{out}}"], 3, /metadata option file/],
+    [["-i", "{{in}}", "-vf", "metadata=mode=print:file=/tmp/x", "{{out}}"], 3, /filter "metadata" is not allowed/],
+    // Filters with file options a denylist once missed (issue 10), and unbounded sources.
+    [["-i", "{{in}}", "-vf", "cellauto=f=/etc/passwd", "{{out}}"], 3, /filter "cellauto" is not allowed/],
+    [["-i", "{{in}}", "-vf", "curves=psfile=/etc/passwd", "{{out}}"], 3, /curves psfile must be an input placeholder/],
+    [["-i", "{{in}}", "-vf", "curves=preset=vintage:plot=/tmp/x.plt", "{{out}}"], 3, /curves option plot is not allowed/],
+    [["-i", "{{in}}", "-i", "{{logo}}", "-lavfi", "vmafmotion=stats_file=/tmp/x", "-f", "null", "-"], 5, /filter "vmafmotion" is not allowed/],
+    [["-i", "{{in}}", "-vf", "paletteuse=debug_kdtree=/tmp/k.dot", "{{out}}"], 3, /paletteuse option debug_kdtree/],
+    [["-i", "{{in}}", "-filter_complex", "testsrc[v];[0:v][v]overlay", "{{out}}"], 3, /source filter testsrc needs d= or duration=/],
+    [["-i", "{{in}}", "-filter_complex", "color=black:d=99999[v];[0:v][v]overlay", "{{out}}"], 3, /from 0 to 3600 s/],
+    [["-i", "{{in}}", "-filter_complex", "anullsrc=d=t*2[a]", "{{out}}"], 3, /source filter anullsrc/],
     [["-filter_complex_script", "/etc/passwd", "-i", "{{in}}", "{{out}}"], 0, /filter scripts/],
     [["-i", "{{in}}", "-vstats_file", "/tmp/x", "{{out}}"], 2, /side file/],
     [["-i", "{{in}}", "-pass", "1", "-passlogfile", "/tmp/x", "{{out}}"], 2, /side files/],

@@ -70,7 +70,9 @@ describe("GET /v1/policy", () => {
     expect(body.options.refused).toMatchObject({ protocol_whitelist: expect.any(String), vstats_file: expect.any(String) });
     expect(body.formats.allowed).toContain("mp4");
     expect(body.formats.allowed).not.toContain("concat");
-    expect(body.filters.refused).toHaveProperty("movie");
+    expect(body.filters.allowed).toContain("scale");
+    expect(body.filters.allowed).not.toContain("movie");
+    expect(body.filters.sources.maxSeconds).toBe(3600);
     expect(body.injected.beforeEachInput).toContain("-protocol_whitelist");
     expect(body.limits).toMatchObject({ args: 256, inputsPerJob: 16, maxActiveJobsPerAccount: 50, requestsPerMinutePerKey: 600 });
   });
@@ -84,6 +86,12 @@ describe("argument policy at the API", () => {
     [["-f", "concat", "-i", "{{in}}", "{{out}}"], "1"],
     [["-listen", "1", "-i", "{{in}}", "{{out}}"], "0"],
     [["-i", "{{in}}", "-af", "ladspa=file=/tmp/x.so", "{{out}}"], "3"],
+    // What a filter denylist let through (issue 10): now 400s at the graph's argument.
+    [["-i", "{{in}}", "-vf", "cellauto=f=/etc/passwd", "{{out}}"], "3"],
+    [["-i", "{{in}}", "-vf", "curves=psfile=/etc/passwd", "{{out}}"], "3"],
+    [["-i", "{{in}}", "-vf", "curves=preset=vintage:plot=/tmp/x", "{{out}}"], "3"],
+    [["-i", "{{in}}", "-lavfi", "[0:v][0:v]vmafmotion=stats_file=/tmp/x", "{{out}}"], "3"],
+    [["-i", "{{in}}", "-filter_complex", "testsrc[t];[0:v][t]overlay", "{{out}}"], "3"],
   ])("refuses %j with a 400 at ffmpegArgs/%s and stores nothing", async (ffmpegArgs, index) => {
     const before = await countRows("jobs");
     const res = await api(account.key, "POST", "/v1/jobs", {

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { loadConfig } from "../../config.ts";
 import * as L from "../../jobs/limits.ts";
-import { FILE_OPTIONS, REFUSED_FILTERS } from "../../jobs/policy/filter-graph.ts";
+import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "../../jobs/policy/filter-tables.ts";
 import * as T from "../../jobs/policy/option-tables.ts";
 
 export const policyRoutes = new Hono<AppEnv>();
@@ -19,7 +19,12 @@ policyRoutes.get("/", (c) => {
       other: "any option not listed is refused",
     },
     formats: { allowed: T.ALLOWED_FORMATS, inputDemuxers: T.INPUT_FORMAT_WHITELIST },
-    filters: { refused: REFUSED_FILTERS, fileOptions: FILE_OPTIONS, other: "every other filter is allowed" },
+    filters: {
+      allowed: ALLOWED_FILTERS,
+      fileOptions: FILE_OPTIONS,
+      sources: { durationOptions: SOURCE_DURATION_OPTIONS, maxSeconds: MAX_SOURCE_SECONDS },
+      other: "every filter not listed is refused",
+    },
     injected: {
       beforeEachInput: ["-protocol_whitelist", "file", "-format_whitelist", "<inputDemuxers>", "-max_pixels", String(T.MAX_PIXELS)],
       beforeEachOutput: ["-fs", "<maxOutputBytes>"],

@@ -1,5 +1,7 @@
 import { isFilterGraphOption } from "../placeholders.ts";
-import { FILE_OPTIONS, parseFilterGraph, REFUSED_FILTERS } from "./filter-graph.ts";
+import { parseFilterGraph, type ParsedFilter } from "./filter-graph.ts";
+import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "./filter-tables.ts";
+import { durationSeconds } from "./durations.ts";
 import {
   ALLOWED_FORMATS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STREAM_LOOP, REFUSED_FLAGS,
   REFUSED_OPTIONS,
@@ -128,10 +130,12 @@ function checkPositional(
 export function checkFilterGraph(graph: string, names: DeclaredNames): string[] {
   const problems: string[] = [];
   for (const f of parseFilterGraph(graph)) {
-    if (REFUSED_FILTERS[f.name]) {
-      problems.push(`filter "${f.name}" is not allowed: ${REFUSED_FILTERS[f.name]}`);
+    if (!ALLOWED.has(f.name)) {
+      problems.push(`filter "${f.name}" is not allowed (GET /v1/policy lists the filters that are)`);
       continue;
     }
+    const unbounded = sourceProblem(f);
+    if (unbounded) problems.push(unbounded);
     const rule = FILE_OPTIONS[f.name];
     const values: [string, string, "placeholderOnly" | "refused" | undefined][] = Object.entries(f.options).map(([k, v]) => [
       k, v, rule?.placeholderOnly?.includes(k) ? "placeholderOnly" : rule?.refused?.includes(k) ? "refused" : undefined,
@@ -148,4 +152,16 @@ export function checkFilterGraph(graph: string, names: DeclaredNames): string[] 
     }
   }
   return problems;
+}
+
+const ALLOWED = new Set<string>(ALLOWED_FILTERS);
+
+/** A source filter must say how long it generates, within MAX_SOURCE_SECONDS. */
+function sourceProblem(f: ParsedFilter): string | null {
+  const keys = SOURCE_DURATION_OPTIONS[f.name];
+  if (!keys) return null;
+  const given = keys.map((k) => f.options[k]).find((v) => v !== undefined);
+  const seconds = given === undefined ? null : durationSeconds(given);
+  if (seconds !== null && seconds > 0 && seconds <= MAX_SOURCE_SECONDS) return null;
+  return `source filter ${f.name} needs ${keys.map((k) => `${k}=`).join(" or ")} with a duration from 0 to ${MAX_SOURCE_SECONDS} s`;
 }

@@ -62,39 +62,3 @@ export function parseFilterGraph(graph: string): ParsedFilter[] {
   }
   return filters;
 }
-
-/** Filters refused outright: they read or write files by themselves, open sockets, or load code. */
-export const REFUSED_FILTERS: Record<string, string> = {
-  movie: "reads files or URLs", amovie: "reads files or URLs", ladspa: "loads plugins", lv2: "loads plugins",
-  frei0r: "loads plugins", frei0r_src: "loads plugins", zmq: "listens on a socket", azmq: "listens on a socket",
-  sendcmd: "reads a command file", asendcmd: "reads a command file", ocr: "reads model files", flite: "reads files",
-  signature: "writes files", vidstabdetect: "writes a side file", dnn_processing: "loads model files",
-  dnn_detect: "loads model files", dnn_classify: "loads model files", sr: "loads model files", derain: "loads model files",
-  libvmaf: "reads model files and writes logs", qrencode: "reads files",
-};
-
-/**
- * Filter options that name a file. `placeholderOnly`: the value must be exactly an input placeholder
- * (the job's own file goes there). `refused`: reads or writes files the job did not declare.
- * `positional0` says what a first positional argument is for that filter.
- */
-type FileRule = { placeholderOnly?: string[]; refused?: string[]; positional0?: "placeholderOnly" | "refused" };
-
-export const FILE_OPTIONS: Record<string, FileRule> = {
-  subtitles: { placeholderOnly: ["filename", "f"], positional0: "placeholderOnly", refused: ["fontsdir"] },
-  ass: { placeholderOnly: ["filename", "f"], positional0: "placeholderOnly", refused: ["fontsdir"] },
-  drawtext: { placeholderOnly: ["fontfile"], refused: ["textfile"] },
-  lut3d: { placeholderOnly: ["file"], positional0: "placeholderOnly" },
-  lut1d: { placeholderOnly: ["file"], positional0: "placeholderOnly" },
-  removelogo: { placeholderOnly: ["filename", "f"], positional0: "placeholderOnly" },
-  find_rect: { placeholderOnly: ["object"] },
-  cover_rect: { placeholderOnly: ["cover"] },
-  sofalizer: { placeholderOnly: ["sofa"] },
-  arnndn: { placeholderOnly: ["model", "m"] },
-  vidstabtransform: { placeholderOnly: ["input"] },
-  psnr: { refused: ["stats_file", "f"], positional0: "refused" },
-  ssim: { refused: ["stats_file", "f"], positional0: "refused" },
-  metadata: { refused: ["file"] },
-  ametadata: { refused: ["file"] },
-  ebur128: { refused: ["metadata_file"] },
-};
