@@ -84,11 +84,12 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
     const created = await call("POST", "/v1/jobs", {
       inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } },
       outputs: { o: { fileName: "o.mp4" } },
-      ffmpegArgs: ["-i", "{{a}}", "-vf", "no_such_filter", "{{o}}"],
+      // An allowed filter asked for the impossible: the policy lets it through, ffmpeg fails on it.
+      ffmpegArgs: ["-i", "{{a}}", "-vf", "crop=9999:9999", "{{o}}"],
     });
     const job = await waitUntil(created.body.id, finished);
     expect(job).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED", outputs: [] });
-    expect(job.errorMessage).toMatch(/no_such_filter/);
+    expect(job.errorMessage).toMatch(/ffmpeg exited with code \d+: .*(too big|crop)/i);
   });
 
   it("cancels a running job", async () => {

@@ -50,14 +50,16 @@ describe("contained by the runner (policy, injected options, limits)", () => {
     expect(outcome.errorMessage).toMatch(/max pixel count/);
   });
 
-  it("an endless generated stream is cut at the output size limit", async () => {
-    const outcome = await run({ args: ["-filter_complex", "testsrc2=s=640x480:r=30", "-c:v", "rawvideo", "-f", "rawvideo", "{{out}}"], outputs: [output("out", "huge.raw")] });
+  it("an unbounded generated stream is refused; an hour-long one is cut at the output size limit", async () => {
+    const endless = await run({ args: ["-filter_complex", "testsrc2=s=640x480:r=30", "-c:v", "rawvideo", "-f", "rawvideo", "{{out}}"], outputs: [output("out", "huge.raw")] });
+    expect(endless).toMatchObject({ status: "failed", errorCode: "ARGUMENTS_REFUSED", runtimeMs: 0 });
+    const outcome = await run({ args: ["-filter_complex", "testsrc2=s=640x480:r=30:d=3600", "-c:v", "rawvideo", "-f", "rawvideo", "{{out}}"], outputs: [output("out", "huge.raw")] });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "LIMIT_EXCEEDED" });
     expect(outcome.errorMessage).toMatch(/300000-byte limit/);
   });
 
-  it("an endless stream with no output is stopped by the time limit", async () => {
-    const outcome = await run({ timeoutMs: 1500, args: ["-filter_complex", "anullsrc", "-f", "null", "-"] });
+  it("an hour-long stream with no output is stopped by the time limit", async () => {
+    const outcome = await run({ timeoutMs: 1500, args: ["-filter_complex", "testsrc2=s=1280x720:r=30:d=3600", "-f", "null", "-"] });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT" });
   });
 
