@@ -8,15 +8,17 @@ import { cancelJob } from "./supervise-job.ts";
 import { TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
 
 /**
- * One per job (named by the job id): drives the job from queued to terminal with its alarm, one
- * tick at a time (src/jobs/drive-job.ts). The alarm is armed before anything about the job changes
- * and re-armed by every tick until the job is terminal, so a crash at any point leaves a pending
- * alarm (or, if even that was lost, the sweeper re-sends the job and `start` re-arms it).
+ * One per job (named by the job id): drives the job from queued to terminal one tick at a time
+ * (src/jobs/drive-job.ts), never two at once: at its start, when its runner notifies it, and at its
+ * alarm. The alarm is armed before anything about the job changes and re-armed by every tick until
+ * the job is terminal, so a crash at any point leaves a pending alarm (or, if even that was lost,
+ * the sweeper re-sends the job and `start` re-arms it).
  */
 export class JobCoordinator extends DurableObject<Env> {
   #services: Services | null = null;
-  /** A runner said something changed while a tick was under way: the next tick runs at once. */
-  #poked = false;
+  /** The tick under way (ticks never overlap) and the one queued behind it, if any. */
+  #running: Promise<void> = Promise.resolve();
+  #queued: Promise<void> | null = null;
   /** Clients waiting (in this instance's memory) for the next tick, or for the job's end. */
   #tickWaiters = new Set<() => void>();
   #endWaiters = new Set<() => void>();
@@ -37,15 +39,15 @@ export class JobCoordinator extends DurableObject<Env> {
     const job = await getJob(this.services.db, jobId);
     if (!job || isTerminal(job.status)) return "finished";
     await storage.put("drive", known ?? initialDriveState(job));
-    await storage.setAlarm(Date.now());
+    // The alarm first, as the safety net; then the first tick at once, not at the alarm's pace.
+    await storage.setAlarm(Date.now() + this.services.config.runnerPollIntervalMs);
+    void this.#tickSoon();
     return "driving";
   }
 
   /** The runner says something changed: look now instead of at the next poll. */
   async notify(): Promise<void> {
-    this.#poked = true;
-    const alarm = await this.ctx.storage.getAlarm();
-    if (alarm !== null && alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    if (await this.ctx.storage.get<DriveState>("drive")) void this.#tickSoon();
   }
 
   async cancel(jobId: string): Promise<boolean> {
@@ -84,16 +86,31 @@ export class JobCoordinator extends DurableObject<Env> {
   }
 
   async alarm(): Promise<void> {
+    await this.#tickSoon();
+  }
+
+  /** One tick after the one under way; a tick already waiting to run answers this request too. */
+  #tickSoon(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    const next = this.#running.then(() => {
+      this.#queued = null;
+      return this.#tick();
+    });
+    this.#queued = next;
+    this.#running = next.catch(() => {});
+    return next;
+  }
+
+  async #tick(): Promise<void> {
     const storage = this.ctx.storage;
     const state = await storage.get<DriveState>("drive");
     if (!state) return;
-    this.#poked = false;
     try {
       const step = await driveJob(this.services, state);
       this.#wake(step.done === true);
       if (step.done) return await storage.deleteAll();
       await storage.put("drive", step.state);
-      await storage.setAlarm(Date.now() + (this.#poked ? 0 : step.delayMs));
+      await storage.setAlarm(Date.now() + step.delayMs);
     } catch (err) {
       console.error(`job ${state.jobId}: coordinator tick failed; trying again`, err);
       await storage.setAlarm(Date.now() + TICK_ERROR_RETRY_MS);
