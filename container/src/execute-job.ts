@@ -5,7 +5,7 @@ import type { RunnerJobRequest, RunnerJobState, RunnerOutcome, RunnerProgress } 
 import { buildArgv, childEnvironment, explainFailure } from "./command.ts";
 import { createJobFolder, folderBytes, removeJobFolder, type JobFolder } from "./job-folder.ts";
 import { createProgressParser } from "./progress.ts";
-import { longestDurationSeconds } from "./probe.ts";
+import { createProber, longestDurationSeconds } from "./probe.ts";
 import { runProcess, type ProcessResult } from "./run-process.ts";
 import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
 import { FetchFailure, safeDownload } from "./safe-fetch.ts";
@@ -110,10 +110,9 @@ async function runBinary(req: RunnerJobRequest, folder: JobFolder, settings: Run
     openFiles: OPEN_FILES_LIMIT,
     processes: PROCESS_LIMIT,
   };
-  const inputPaths = req.inputs.map((i) => folder.hostPath(i.name)!);
   let duration: number | null = null;
   const durationProbe = req.binary === "ffmpeg"
-    ? setTimeout(() => void longestDurationSeconds(inputPaths, childEnvironment(folder.root)).then((d) => (duration = d)), DURATION_PROBE_DELAY_MS)
+    ? setTimeout(() => void longestDurationSeconds(createProber(folder, settings), req.inputs.map((i) => i.name)).then((d) => (duration = d)), DURATION_PROBE_DELAY_MS)
     : undefined;
   const argv = buildArgv(req.binary, req.args, folder.visiblePath, settings.maxOutputBytes);
   const sandboxed = settings.sandbox === "on";

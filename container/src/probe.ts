@@ -1,26 +1,44 @@
 import { execFile } from "node:child_process";
+import { INPUT_FORMAT_WHITELIST, MAX_PIXELS } from "../../src/jobs/policy/option-tables.ts";
+import { childEnvironment } from "./command.ts";
+import type { JobFolder } from "./job-folder.ts";
+import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
+import type { RunnerSettings } from "./settings.ts";
 
 const PROBE_TIMEOUT_MS = 30_000;
+const PROBE_LIMITS: Omit<Limits, "addressSpaceBytes"> = { cpuSeconds: 30, fileSizeBytes: 1024 * 1024, openFiles: 256, processes: 64 };
 
 type ProbeStream = Record<string, unknown> & { codec_type?: string };
 type ProbeJson = { format?: Record<string, unknown>; streams?: ProbeStream[] };
 
-export function ffprobeJson(path: string, env: Record<string, string>): Promise<ProbeJson | null> {
-  return new Promise((resolve) => {
-    execFile(
-      "ffprobe",
-      ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path],
-      { env, timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 },
-      (err, stdout) => {
+/** Probes a job's file (by name: an input or an output) and returns ffprobe's JSON, or null. */
+export type Prober = (name: string) => Promise<ProbeJson | null>;
+
+/**
+ * The runner's own ffprobe runs, on files the job's command made or the client sent: in the job's
+ * sandbox and under the same input options as the command itself (files only, media demuxers only,
+ * bounded pixels), so a hostile file is no more dangerous to the runner here than in the job.
+ */
+export function createProber(folder: JobFolder, settings: RunnerSettings): Prober {
+  const sandboxed = settings.sandbox === "on";
+  return (name) => {
+    const path = folder.visiblePath(name);
+    if (!path) return Promise.resolve(null);
+    const argv = ["-v", "error", "-protocol_whitelist", "file", "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS),
+      "-print_format", "json", "-show_format", "-show_streams", path];
+    const limits = { ...PROBE_LIMITS, addressSpaceBytes: settings.maxMemoryBytes };
+    const command = sandboxed ? sandboxedCommand("ffprobe", argv, folder.root, limits, settings.bwrapPath) : limitedCommand("ffprobe", argv, limits);
+    return new Promise((resolve) => {
+      execFile(command.file, command.args, { env: sandboxed ? {} : childEnvironment(folder.root), timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 }, (err, stdout) => {
         if (err) return resolve(null);
         try {
           resolve(JSON.parse(stdout) as ProbeJson);
         } catch {
           resolve(null);
         }
-      },
-    );
-  });
+      });
+    });
+  };
 }
 
 const num = (v: unknown): number | null => {
@@ -56,8 +74,8 @@ export function summarizeProbe(probe: ProbeJson | null, size: number) {
 }
 
 /** The longest input duration, so progress can be a percentage. */
-export async function longestDurationSeconds(paths: string[], env: Record<string, string>): Promise<number | null> {
-  const durations = await Promise.all(paths.map(async (p) => num((await ffprobeJson(p, env))?.format?.duration)));
+export async function longestDurationSeconds(probe: Prober, inputNames: string[]): Promise<number | null> {
+  const durations = await Promise.all(inputNames.map(async (n) => num((await probe(n))?.format?.duration)));
   const known = durations.filter((d): d is number => d !== null && d > 0);
   return known.length ? Math.max(...known) : null;
 }

@@ -1,10 +1,9 @@
 import { stat } from "node:fs/promises";
 import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
-import { childEnvironment } from "./command.ts";
 import type { RunResult } from "./execute-job.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { ended } from "./job-ended.ts";
-import { ffprobeJson, summarizeProbe } from "./probe.ts";
+import { createProber, summarizeProbe } from "./probe.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
@@ -25,10 +24,11 @@ export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, set
       return { output, path, size };
     }),
   );
+  const prober = createProber(folder, settings);
   const stored = await Promise.allSettled(
     files.map(async ({ output, path, size }) => {
       const [probe, uploaded] = await Promise.all([
-        ffprobeJson(path, childEnvironment(folder.root)),
+        prober(output.name),
         uploadFile(path, output.uploadUrl, output.contentType, trustedAgent(settings.extraCaFile)).catch(() => null),
       ]);
       if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
