@@ -10,6 +10,7 @@ import { fileRoutes } from "./routes/files.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { policyRoutes } from "./routes/policy.ts";
+import { presetRoutes } from "./routes/presets.ts";
 import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
 import { loadConfig } from "../config.ts";
 
@@ -38,6 +39,7 @@ app.route("/v1/jobs", jobRoutes);
 app.route("/v1/files", fileRoutes);
 app.route("/v1/webhooks", webhookRoutes);
 app.route("/v1/policy", policyRoutes);
+app.route("/v1/presets", presetRoutes);
 
 app.notFound(() => {
   throw new ApiError("NOT_FOUND", "No such endpoint");

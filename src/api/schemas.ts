@@ -25,6 +25,7 @@ export const outputDeclarationSchema = z.object({ fileName, contentType: content
 
 export const createJobSchema = z
   .object({
+    mode: z.literal("raw").optional(),
     binary: z.enum(["ffmpeg", "ffprobe"]).default("ffmpeg"),
     inputs: z.record(name, jobInputSchema).optional(),
     input: z.array(jobInputSchema).max(L.MAX_INPUTS).optional(),
@@ -34,6 +35,20 @@ export const createJobSchema = z
   })
   .strict();
 export type CreateJobRequest = z.infer<typeof createJobSchema>;
+
+/** A job from a named recipe (GET /v1/presets): its parameters instead of ffmpegArgs. */
+export const presetJobSchema = z
+  .object({
+    mode: z.literal("preset"),
+    preset: z.string().min(1).max(64),
+    inputs: z.record(name, jobInputSchema).optional(),
+    input: z.array(jobInputSchema).max(L.MAX_INPUTS).optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+    outputs: z.record(name, z.object({ fileName }).strict()).optional(),
+    webhookUrl: z.lazy(() => webhookUrlSchema).optional(),
+  })
+  .strict();
+export type PresetJobRequest = z.infer<typeof presetJobSchema>;
 
 export const createFileSchema = z
   .object({ fileName, contentType, size: z.number().int().min(0).max(L.MAX_UPLOAD_BYTES).optional() })
@@ -115,6 +130,8 @@ export const jobSchema = z.object({
   ffmpegArgs: z.array(z.string()),
   inputs: z.record(z.string(), jobInputSchema),
   outputDeclarations: z.record(z.string(), outputDeclarationSchema),
+  preset: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()).nullable(),
   webhookUrl: z.string().nullable(),
 });
 

@@ -14,6 +14,10 @@ export type JobSpec = {
   inputs: Record<string, JobInput>;
   outputs: Record<string, OutputDeclaration>;
   webhookUrl: string | null;
+  /** Preset jobs: which recipe, with which parameters (args holds its expansion). */
+  mode?: "raw" | "preset";
+  preset?: string;
+  params?: Record<string, unknown>;
 };
 
 export type RequestIssue = { path: string[]; message: string };

@@ -52,9 +52,9 @@ export async function insertJob(db: D1Database, job: { id: string; accountId: st
   await db
     .prepare(
       `INSERT INTO jobs (id, account_id, binary, mode, status, request_json, webhook_url, created_at, updated_at)
-       VALUES (?1, ?2, ?3, 'raw', 'queued', ?4, ?5, ?6, ?6)`,
+       VALUES (?1, ?2, ?3, ?7, 'queued', ?4, ?5, ?6, ?6)`,
     )
-    .bind(job.id, job.accountId, job.spec.binary, JSON.stringify(job.spec), job.spec.webhookUrl, job.now)
+    .bind(job.id, job.accountId, job.spec.binary, JSON.stringify(job.spec), job.spec.webhookUrl, job.now, job.spec.mode ?? "raw")
     .run();
 }
 

@@ -43,6 +43,8 @@ export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Pres
     inputs: spec.inputs,
     outputDeclarations: spec.outputs,
     webhookUrl: spec.webhookUrl,
+    preset: spec.preset ?? null,
+    params: spec.params ?? null,
   };
 }
 

@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../api-error.ts";
-import { createJobSchema, getJobQuerySchema, idParamSchema, listJobsQuerySchema } from "../schemas.ts";
+import { getJobQuerySchema, idParamSchema, listJobsQuerySchema, type CreateJobRequest } from "../schemas.ts";
+import { validateCreateJob } from "../create-job-validation.ts";
+import { expandPresetJob } from "../../presets/expand-preset.ts";
 import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
 import { jobEventStream } from "./job-events.ts";
 import { afterResponse } from "../after-response.ts";
@@ -24,9 +26,12 @@ export const jobRoutes = new Hono<AppEnv>();
 
 const presignerOf = (env: AppEnv["Bindings"]) => createPresigner(loadConfig(env).storage);
 
-jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c) => {
-  const req = c.req.valid("json");
-  const spec = toJobSpec(req);
+jobRoutes.post("/", requireJsonBody, validateCreateJob, async (c) => {
+  const body = c.get("createJob");
+  const expanded = body.mode === "preset" ? expandPresetJob(body) : null;
+  if (expanded && "issues" in expanded) throw invalidRequest(expanded.issues.map((i) => ({ ...i, code: "custom" })));
+  const req = expanded ? expanded.request : (body as CreateJobRequest);
+  const spec = expanded ? { ...toJobSpec(req), mode: "preset" as const, preset: expanded.preset, params: expanded.params } : toJobSpec(req);
   const account = c.get("account");
   const config = loadConfig(c.env);
   const issues = [
@@ -56,7 +61,7 @@ jobRoutes.post("/", requireJsonBody, validate("json", createJobSchema), async (c
       return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)), 200);
     }
   }
-  return c.json({ id, binary: spec.binary, status: "queued" as const, mode: "raw" as const }, 202);
+  return c.json({ id, binary: spec.binary, status: "queued" as const, mode: spec.mode ?? "raw" }, 202);
 });
 
 jobRoutes.get("/", validate("query", listJobsQuerySchema), async (c) => {

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import type { Preset } from "./preset.ts";
+import { aacPreset, loudnessPreset, mp3Preset, opusPreset, waveformPreset } from "./audio-presets.ts";
+import {
+  concatPreset, contactSheetPreset, gifPreset, probePreset, thumbnailPreset, trimPreset, watermarkPreset, webMp4Preset, webmPreset,
+} from "./video-presets.ts";
+
+/** Every preset, by name. */
+export const PRESETS: ReadonlyMap<string, Preset> = new Map(
+  [
+    probePreset, thumbnailPreset, contactSheetPreset, webMp4Preset, webmPreset, gifPreset, trimPreset, watermarkPreset, concatPreset,
+    mp3Preset, aacPreset, opusPreset, loudnessPreset, waveformPreset,
+  ].map((p) => [p.name, p]),
+);
+
+/** A preset as `GET /v1/presets` shows it: its parameters as JSON Schema, with defaults. */
+export function presetView(p: Preset) {
+  return {
+    name: p.name,
+    description: p.description,
+    binary: p.binary,
+    inputs: p.inputs === "list" ? { list: "input: [ … ] (input0, input1, …), at least 2" } : p.inputs,
+    params: z.toJSONSchema(p.params, { io: "input", unrepresentable: "any" }),
+    outputs: p.outputs,
+  };
+}

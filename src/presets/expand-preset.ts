@@ -1,0 +1,53 @@
+import type { CreateJobRequest, PresetJobRequest } from "../api/schemas.ts";
+import type { RequestIssue } from "../jobs/job-request.ts";
+import { contentTypeFor } from "../storage/content-types.ts";
+import { PRESETS } from "./catalog.ts";
+
+export type ExpandedPreset = { request: CreateJobRequest; preset: string; params: Record<string, unknown> };
+
+/**
+ * A preset job as the raw job it stands for: the preset's arguments for these parameters, its
+ * outputs (with the client's file names, if it renamed them), the client's inputs. The result goes
+ * through the same checks as any raw job.
+ */
+export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[] } | ExpandedPreset {
+  const preset = PRESETS.get(req.preset);
+  if (!preset) return { issues: [{ path: ["preset"], message: `no preset "${req.preset}": GET /v1/presets lists them` }] };
+  const issues: RequestIssue[] = [];
+  const parsed = preset.params.safeParse(req.params ?? {});
+  if (!parsed.success) {
+    for (const i of parsed.error.issues) issues.push({ path: ["params", ...i.path.map(String)], message: i.message });
+  }
+  let inputNames: string[] = [];
+  if (preset.inputs === "list") {
+    if (!req.input || req.input.length < 2 || req.inputs) issues.push({ path: ["input"], message: `preset ${preset.name} takes its inputs as a list: "input": [ … ], at least 2` });
+    else inputNames = req.input.map((_, i) => `input${i}`);
+  } else {
+    const given = req.inputs ?? {};
+    if (req.input) issues.push({ path: ["input"], message: `preset ${preset.name} takes named inputs: "inputs": { ${preset.inputs.join(", ")} }` });
+    for (const name of preset.inputs) if (!given[name]) issues.push({ path: ["inputs", name], message: `preset ${preset.name} needs input "${name}"` });
+    for (const name of Object.keys(given)) if (!preset.inputs.includes(name)) issues.push({ path: ["inputs", name], message: `preset ${preset.name} has no input "${name}"` });
+    inputNames = preset.inputs;
+  }
+  for (const name of Object.keys(req.outputs ?? {})) {
+    if (!preset.outputs[name]) issues.push({ path: ["outputs", name], message: `preset ${preset.name} has no output "${name}"` });
+  }
+  if (issues.length || !parsed.success) return { issues };
+  const outputs = Object.fromEntries(
+    Object.entries(preset.outputs).map(([name, o]) => {
+      const fileName = req.outputs?.[name]?.fileName ?? o.fileName;
+      return [name, { fileName, contentType: fileName === o.fileName ? o.contentType : contentTypeFor(fileName) }];
+    }),
+  );
+  return {
+    preset: preset.name,
+    params: parsed.data as Record<string, unknown>,
+    request: {
+      binary: preset.binary,
+      ...(preset.inputs === "list" ? { input: req.input } : { inputs: req.inputs }),
+      outputs,
+      ffmpegArgs: preset.expand(parsed.data, inputNames),
+      ...(req.webhookUrl ? { webhookUrl: req.webhookUrl } : {}),
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, isFinished } from "../support/api-client.ts";
+import { startDevStack, type DevStack } from "../support/dev-stack.ts";
+import { mediaFixtures } from "../support/media-fixtures.ts";
+import { startStaticServer } from "../support/static-server.ts";
+
+const fx = mediaFixtures();
+let stack: DevStack;
+let media: Awaited<ReturnType<typeof startStaticServer>>;
+let api: ReturnType<typeof apiClient>;
+
+beforeAll(async () => {
+  media = await startStaticServer(fx.dir);
+  stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
+  api = apiClient(stack.baseUrl, stack.apiKey);
+});
+afterAll(async () => {
+  await stack?.stop();
+  await media?.close();
+});
+
+/** An input served by the media server (its address is known only once it runs). */
+const url = (file: string) => ({ type: "url", url: `MEDIA/${file}` });
+const withMedia = (body: unknown) => JSON.parse(JSON.stringify(body).replaceAll("MEDIA/", `${media.url}/`));
+const stream = (output: any, type: string) => output.metadata.streams.find((s: any) => s.type === type);
+
+/** Each preset run for real through the local stack (real runner, host ffmpeg, real storage); outputs checked by their ffprobe metadata. */
+const cases: [string, Record<string, unknown>, (outputs: Record<string, any>, job: any) => void][] = [
+  ["thumbnail", { inputs: { video: url("clip.mp4") }, params: { at: 1, width: 160 } }, (o) => expect(stream(o.thumbnail, "video")).toMatchObject({ width: 160, height: 120 })],
+  ["contact-sheet", { inputs: { video: url("clip.mp4") }, params: { columns: 2, rows: 2, everyFrames: 10, tileWidth: 80 } }, (o) => expect(stream(o.sheet, "video")).toMatchObject({ width: 160, height: 120 })],
+  ["web-mp4", { inputs: { video: url("clip.mp4") }, params: { height: 120 } }, (o) => {
+    expect(stream(o.mp4, "video")).toMatchObject({ codec: "h264", height: 120 });
+    expect(stream(o.mp4, "audio")).toMatchObject({ codec: "aac" });
+  }],
+  ["webm", { inputs: { video: url("clip.mp4") }, params: { height: 120 } }, (o) => {
+    expect(stream(o.webm, "video")).toMatchObject({ codec: "vp9", height: 120 });
+    expect(stream(o.webm, "audio")).toMatchObject({ codec: "opus" });
+  }],
+  ["gif", { inputs: { video: url("clip.mp4") }, params: { duration: 1, width: 120 } }, (o) => expect(stream(o.gif, "video")).toMatchObject({ codec: "gif", width: 120 })],
+  ["trim", { inputs: { video: url("clip.mp4") }, params: { start: 1, duration: 1 } }, (o) => {
+    expect(stream(o.clip, "video")).toMatchObject({ codec: "h264" });
+    expect(o.clip.metadata.durationSeconds).toBeLessThan(2.5);
+  }],
+  ["watermark", { inputs: { video: url("clip.mp4"), logo: url("logo.png") }, params: { position: "top-left" } }, (o) => expect(stream(o.watermarked, "video")).toMatchObject({ codec: "h264", width: 320 })],
+  ["concat", { input: [url("clip.mp4"), url("clip.mp4")] }, (o) => expect(o.joined.metadata.durationSeconds).toBeCloseTo(6, 0)],
+  ["audio-mp3", { inputs: { media: url("clip.mp4") } }, (o) => expect(o.audio.metadata.streams).toEqual([expect.objectContaining({ codec: "mp3" })])],
+  ["audio-aac", { inputs: { media: url("clip.mp4") } }, (o) => expect(o.audio.metadata.streams).toEqual([expect.objectContaining({ codec: "aac" })])],
+  ["audio-opus", { inputs: { media: url("clip.mp4") } }, (o) => expect(o.audio.metadata.streams).toEqual([expect.objectContaining({ codec: "opus" })])],
+  ["loudnorm", { inputs: { media: url("clip.mp4") }, params: { target: -23 } }, (o) => expect(stream(o.normalized, "audio")).toMatchObject({ codec: "aac" })],
+  ["waveform", { inputs: { media: url("tone.wav") }, params: { width: 400, height: 100 } }, (o) => expect(stream(o.picture, "video")).toMatchObject({ codec: "png", width: 400, height: 100 })],
+  ["probe", { inputs: { video: url("clip.mp4") } }, (_o, job) => expect(job.status).toBe("completed")],
+];
+
+describe("presets, run for real", () => {
+  it.each(cases)("%s", async (name, body, check) => {
+    const created = await api.call("POST", "/v1/jobs", withMedia({ mode: "preset", preset: name, ...body }));
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    expect(created.body.mode).toBe("preset");
+    const job = await api.waitUntil(created.body.id, isFinished, 60_000);
+    expect(job, JSON.stringify(job)).toMatchObject({ status: "completed", mode: "preset", preset: name });
+    expect(job.ffmpegArgs.length).toBeGreaterThan(0);
+    check(Object.fromEntries(job.outputs.map((o: any) => [o.label, o])), job);
+  }, 90_000);
+
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { PRESETS } from "../../src/presets/catalog.ts";
+import { expandPresetJob, type ExpandedPreset } from "../../src/presets/expand-preset.ts";
+import { checkJobRequest } from "../../src/jobs/job-request.ts";
+import type { PresetJobRequest } from "../../src/api/schemas.ts";
+
+const url = (n: string) => ({ type: "url" as const, url: `https://media.example.com/${n}.mp4` });
+
+function requestFor(name: string, params: Record<string, unknown>): PresetJobRequest {
+  const preset = PRESETS.get(name)!;
+  return preset.inputs === "list"
+    ? { mode: "preset", preset: name, input: [url("a"), url("b"), url("c")], params }
+    : { mode: "preset", preset: name, inputs: Object.fromEntries(preset.inputs.map((n) => [n, url(n)])), params };
+}
+
+/** Parameter sets at the edges of each preset's schema: every number at its minimum, then its maximum, every enum value. */
+function edgeParams(name: string): Record<string, unknown>[] {
+  const schema = z.toJSONSchema(PRESETS.get(name)!.params, { io: "input" }) as { properties?: Record<string, any> };
+  const props = Object.entries(schema.properties ?? {});
+  const at = (pick: (p: any) => unknown) => Object.fromEntries(props.flatMap(([k, p]) => (pick(p) === undefined ? [] : [[k, pick(p)]])));
+  const sets = [at((p) => p.minimum ?? p.exclusiveMinimum), at((p) => p.maximum ?? p.exclusiveMaximum)];
+  for (const [k, p] of props) for (const v of p.enum ?? []) sets.push({ [k]: v });
+  return sets;
+}
+
+describe("presets", () => {
+  it("are at least the ones the contract names", () => {
+    expect([...PRESETS.keys()]).toEqual(expect.arrayContaining([
+      "probe", "thumbnail", "contact-sheet", "web-mp4", "webm", "audio-mp3", "audio-aac", "audio-opus", "gif", "loudnorm", "waveform", "trim", "concat", "watermark",
+    ]));
+  });
+
+  for (const name of PRESETS.keys()) {
+    it(`${name}: expands, with its defaults and at its parameters' edges, into a job the API rules accept`, () => {
+      const required = name === "trim" ? { duration: 2 } : {};
+      for (const params of [required, ...edgeParams(name).map((p) => ({ ...required, ...p }))]) {
+        const expanded = expandPresetJob(requestFor(name, params));
+        expect("issues" in expanded ? expanded.issues : [], JSON.stringify(params)).toEqual([]);
+        expect(checkJobRequest((expanded as ExpandedPreset).request), JSON.stringify(params)).toEqual([]);
+      }
+    });
+  }
+
+  it("say what is wrong: an unknown preset, bad parameters, missing or unknown inputs and outputs", () => {
+    expect(expandPresetJob({ mode: "preset", preset: "nope", inputs: {} })).toEqual({ issues: [expect.objectContaining({ path: ["preset"] })] });
+    const bad = expandPresetJob({ ...requestFor("thumbnail", { width: 1, extra: 1 }), outputs: { other: { fileName: "x.jpg" } } }) as { issues: { path: string[] }[] };
+    expect(bad.issues.map((i) => i.path)).toEqual(expect.arrayContaining([["params", "width"], ["params"], ["outputs", "other"]]));
+    expect((expandPresetJob({ mode: "preset", preset: "watermark", inputs: { video: url("v") } }) as { issues: { path: string[] }[] }).issues.map((i) => i.path)).toEqual([["inputs", "logo"]]);
+    expect((expandPresetJob({ mode: "preset", preset: "concat", input: [url("a")] }) as { issues: { path: string[] }[] }).issues.map((i) => i.path)).toEqual([["input"]]);
+  });
+
+  it("let the client rename an output file, keeping a fitting content type", () => {
+    const expanded = expandPresetJob({ ...requestFor("thumbnail", {}), outputs: { thumbnail: { fileName: "poster.png" } } }) as ExpandedPreset;
+    expect(expanded.request.outputs).toEqual({ thumbnail: { fileName: "poster.png", contentType: "image/png" } });
+  });
+});
