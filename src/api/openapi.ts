@@ -29,7 +29,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         post: {
           summary: "Create a job (with `Prefer: wait=N`, answer with the finished job if it ends within N ≤ 60 seconds)",
           parameters: [{ name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } }],
-          requestBody: { required: true, content: json(S.createJobSchema, "input") },
+          requestBody: { required: true, content: { "application/json": { schema: { oneOf: [schema(S.createJobSchema, "input"), schema(S.presetJobSchema, "input")] } } } },
           responses: {
             200: { description: "Finished within the preferred wait (Preference-Applied: wait=N)", content: json(S.jobSchema) },
             202: { description: "Accepted", content: json(S.jobAcceptedSchema) },
@@ -105,6 +105,16 @@ export function buildOpenApiDocument(serverUrl: string) {
       },
       "/v1/webhooks/deliveries/{id}/redeliver": {
         post: { summary: "Send a delivery again (same event id)", parameters: idParam, responses: { 202: { description: "The reopened delivery", content: json(S.deliverySchema) }, 404: error("No such delivery"), ...common } },
+      },
+      "/v1/presets": {
+        get: { summary: "The presets: name, description, binary, inputs, params (JSON Schema) and outputs", responses: { 200: { description: "The presets", content: { "application/json": { schema: { type: "object" } } } }, ...common } },
+      },
+      "/v1/presets/{name}": {
+        get: {
+          summary: "One preset",
+          parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: { description: "The preset", content: { "application/json": { schema: { type: "object" } } } }, 404: error("No such preset"), ...common },
+        },
       },
       "/v1/files/{id}": {
         get: { summary: "Get an asset", parameters: idParam, responses: { 200: { description: "The asset", content: json(S.assetSchema) }, 404: error("No such file"), ...common } },

@@ -8,11 +8,12 @@ describe("GET /openapi.json", () => {
     const doc = res.body;
     expect(doc.openapi).toBe("3.0.3");
     expect(Object.keys(doc.paths).sort()).toEqual([
-      "/v1/files", "/v1/files/{id}", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/events", "/v1/jobs/{id}/result", "/v1/policy",
+      "/v1/files", "/v1/files/{id}", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/events", "/v1/jobs/{id}/result", "/v1/policy", "/v1/presets", "/v1/presets/{name}",
       "/v1/webhooks/deliveries", "/v1/webhooks/deliveries/{id}/redeliver", "/v1/webhooks/secret", "/v1/webhooks/secret/rotate", "/v1/webhooks/test",
     ]);
     expect(doc.paths["/v1/webhooks/test"].post.requestBody.content["application/json"].schema.required).toEqual(["url"]);
-    const create = doc.paths["/v1/jobs"].post.requestBody.content["application/json"].schema;
+    const [create, preset] = doc.paths["/v1/jobs"].post.requestBody.content["application/json"].schema.oneOf;
+    expect(preset.required).toEqual(["mode", "preset"]);
     expect(create.required).toEqual(["ffmpegArgs"]);
     expect(create.properties.binary.enum).toEqual(["ffmpeg", "ffprobe"]);
     expect(create.properties.ffmpegArgs.minItems).toBe(1);
