@@ -3,35 +3,22 @@ import { definePreset } from "./preset.ts";
 
 const bitrateKbps = (fallback: number) => z.number().int().min(16).max(512).default(fallback);
 
-export const mp3Preset = definePreset({
-  name: "audio-mp3",
-  description: "The audio as MP3 at `bitrateKbps`.",
-  binary: "ffmpeg",
-  inputs: ["media"],
-  params: z.object({ bitrateKbps: bitrateKbps(192) }).strict(),
-  outputs: { audio: { fileName: "audio.mp3", contentType: "audio/mpeg", kind: "file" } },
-  expand: (p) => ["-i", "{{media}}", "-vn", "-c:a", "libmp3lame", "-b:a", `${p.bitrateKbps}k`, "{{audio}}"],
-});
+/** The audio alone, re-encoded: one preset per codec, differing only in these. */
+function audioExtraction(name: string, label: string, codec: string, fileName: string, contentType: string, kbps: number, extra: string[] = []) {
+  return definePreset({
+    name,
+    description: `The audio as ${label} at \`bitrateKbps\`.`,
+    binary: "ffmpeg",
+    inputs: ["media"],
+    params: z.object({ bitrateKbps: bitrateKbps(kbps) }).strict(),
+    outputs: { audio: { fileName, contentType, kind: "file" } },
+    expand: (p) => ["-i", "{{media}}", "-vn", "-c:a", codec, "-b:a", `${p.bitrateKbps}k`, ...extra, "{{audio}}"],
+  });
+}
 
-export const aacPreset = definePreset({
-  name: "audio-aac",
-  description: "The audio as AAC in an M4A file at `bitrateKbps`.",
-  binary: "ffmpeg",
-  inputs: ["media"],
-  params: z.object({ bitrateKbps: bitrateKbps(160) }).strict(),
-  outputs: { audio: { fileName: "audio.m4a", contentType: "audio/mp4", kind: "file" } },
-  expand: (p) => ["-i", "{{media}}", "-vn", "-c:a", "aac", "-b:a", `${p.bitrateKbps}k`, "-movflags", "+faststart", "{{audio}}"],
-});
-
-export const opusPreset = definePreset({
-  name: "audio-opus",
-  description: "The audio as Opus in an Ogg file at `bitrateKbps`.",
-  binary: "ffmpeg",
-  inputs: ["media"],
-  params: z.object({ bitrateKbps: bitrateKbps(96) }).strict(),
-  outputs: { audio: { fileName: "audio.opus", contentType: "audio/ogg", kind: "file" } },
-  expand: (p) => ["-i", "{{media}}", "-vn", "-c:a", "libopus", "-b:a", `${p.bitrateKbps}k`, "{{audio}}"],
-});
+export const mp3Preset = audioExtraction("audio-mp3", "MP3", "libmp3lame", "audio.mp3", "audio/mpeg", 192);
+export const aacPreset = audioExtraction("audio-aac", "AAC in an M4A file", "aac", "audio.m4a", "audio/mp4", 160, ["-movflags", "+faststart"]);
+export const opusPreset = audioExtraction("audio-opus", "Opus in an Ogg file", "libopus", "audio.opus", "audio/ogg", 96);
 
 export const loudnessPreset = definePreset({
   name: "loudnorm",
