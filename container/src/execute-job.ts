@@ -45,8 +45,9 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   const refused = checkArguments(req.binary, req.args, names);
   if (refused.length) return ended("ARGUMENTS_REFUSED", `Argument ${refused[0].index}: ${refused[0].message}`).outcome;
   const clock = createPhaseClock();
-  const folder = await createJobFolder(settings.workDir, req, settings.sandbox === "on");
+  let folder: JobFolder | null = null;
   try {
+    folder = await createJobFolder(settings.workDir, req, settings.sandbox === "on");
     hooks.setState("fetching");
     await fetchInputs(req, folder, settings, deadline, hooks.canceled);
     if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled");
@@ -62,7 +63,8 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
     console.error(`job ${req.jobId}: unexpected runner error`, err);
     return { ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() };
   } finally {
-    await removeJobFolder(folder);
+    // A folder that cannot be removed now is removed when the runner next starts.
+    if (folder) await removeJobFolder(folder).catch((err) => console.error(`job ${req.jobId}: job folder not removed`, err));
   }
 }
 

@@ -59,7 +59,9 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
       } finally {
         release();
       }
-    })().then((outcome) => {
+    })().then((ran) => {
+      // A run stopped because its coordinator went quiet is the infrastructure's loss, not a cancel.
+      const outcome = abort.signal.reason?.message === "orphaned" ? orphaned(ran) : ran;
       if (status.startedAt) console.log(`job ${req.jobId}: finished (${outcome.status})`);
       status.state = "finished";
       status.outcome = outcome;
@@ -113,6 +115,10 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     activeCount: () => [...jobs.values()].filter((j) => !j.status.outcome).length,
     stop: () => clearInterval(leaseCheck),
   };
+}
+
+function orphaned(ran: RunnerOutcome): RunnerOutcome {
+  return { ...ran, status: "failed", errorCode: "RUNNER_LOST", errorMessage: "The runner stopped the job: its coordinator stopped asking about it", outputs: [] };
 }
 
 function canceledBeforeStart(): RunnerOutcome {

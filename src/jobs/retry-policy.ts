@@ -20,7 +20,10 @@ export function attemptRetryDelayMs(attemptsSoFar: number): number {
   return ATTEMPT_RETRY_DELAYS_MS[Math.min(attemptsSoFar, ATTEMPT_RETRY_DELAYS_MS.length) - 1] ?? 0;
 }
 
-/** How long a runner keeps a job its coordinator stopped asking about (its lease). */
+/**
+ * How long a runner keeps a job its coordinator stopped asking about (its lease): well past the
+ * longest retry delay and a few missed polls, so only a coordinator that is really gone loses it.
+ */
 export function runnerLeaseMs(pollIntervalMs: number): number {
-  return Math.max(10_000, RUNNER_LOST_AFTER_MISSES * pollIntervalMs * 3);
+  return Math.max(60_000, RUNNER_LOST_AFTER_MISSES * pollIntervalMs * 3);
 }

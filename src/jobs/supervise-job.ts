@@ -1,5 +1,5 @@
 import type { Services } from "../services.ts";
-import { RunnerUnreachable } from "../runner/runner-client.ts";
+import { RunnerBusy, RunnerUnreachable } from "../runner/runner-client.ts";
 import type { RunnerJobStatus } from "../runner/runner-protocol.ts";
 import { applyOutcome } from "./finish-from-outcome.ts";
 import { billableSeconds, failure } from "./billing.ts";
@@ -26,7 +26,8 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
     return { done: true };
   }
   const status = await s.runner.status(job.id).catch((err) => {
-    if (err instanceof RunnerUnreachable) return null;
+    // A runner that cannot answer now (unreachable, or too busy to) counts as a missed poll.
+    if (err instanceof RunnerUnreachable || err instanceof RunnerBusy) return null;
     throw err;
   });
   if (!status) {
@@ -34,6 +35,12 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
     return loseAttempt(s, job, "RUNNER_LOST", "The runner stopped answering about this job (restarted, evicted or unreachable)");
   }
   const current = await noteStart(s, job, status);
+  if (status.outcome?.errorCode === "RUNNER_LOST") {
+    // The runner gave the run up (its lease on it ran out): drop it there, so the next hand-over
+    // starts afresh, and count the attempt lost.
+    await s.runner.release(job.id);
+    return loseAttempt(s, current, "RUNNER_LOST", status.outcome.errorMessage ?? "The runner gave the job up");
+  }
   if (status.outcome) {
     await applyOutcome(s, current, status.outcome);
     await s.runner.release(job.id);

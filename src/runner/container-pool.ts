@@ -9,20 +9,26 @@ import { acquire, busyJobIds, instanceOf, release, type PoolState } from "./pool
  * releasing it) is taken back when the pool is full.
  */
 export class ContainerPool extends DurableObject<Env> {
-  async acquire(jobId: string, maxInstances: number): Promise<string | null> {
-    const state = await this.#load();
-    let name = acquire(state, jobId, Date.now(), maxInstances, () => `pool-${crypto.randomUUID()}`);
-    if (name === null && (await this.#reclaimFinished(state))) {
-      name = acquire(state, jobId, Date.now(), maxInstances, () => `pool-${crypto.randomUUID()}`);
-    }
-    await this.ctx.storage.put("pool", state);
-    return name;
+  // Each change reads, changes and writes the state with no other call in between (the reclaim's D1
+  // query is an await where another acquire could otherwise take the same instance).
+  acquire(jobId: string, maxInstances: number): Promise<string | null> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const state = await this.#load();
+      let name = acquire(state, jobId, Date.now(), maxInstances, () => `pool-${crypto.randomUUID()}`);
+      if (name === null && (await this.#reclaimFinished(state))) {
+        name = acquire(state, jobId, Date.now(), maxInstances, () => `pool-${crypto.randomUUID()}`);
+      }
+      await this.ctx.storage.put("pool", state);
+      return name;
+    });
   }
 
-  async release(jobId: string): Promise<void> {
-    const state = await this.#load();
-    release(state, jobId, Date.now());
-    await this.ctx.storage.put("pool", state);
+  release(jobId: string): Promise<void> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      const state = await this.#load();
+      release(state, jobId, Date.now());
+      await this.ctx.storage.put("pool", state);
+    });
   }
 
   async instanceOf(jobId: string): Promise<string | null> {

@@ -126,6 +126,30 @@ describe("dispatch and coordination", () => {
     expect(await getJob(env.DB, id)).toMatchObject({ status: "completed", attempts: 1 });
   });
 
+  it("counts a runner that is too busy to answer as a missed poll, and retries a run the runner gave up, uncharged", async () => {
+    const limited = await createAccount(100);
+    const id = await insertQueuedJob(limited.accountId, probeSpec("clip.mp4"));
+    const now = new Date().toISOString();
+    await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, now).run();
+    const calls: string[] = [];
+    const runner = (answer: () => Response) => createRunnerClient({
+      prepare: async () => {},
+      fetch: async (_job, path, init) => (calls.push(`${init?.method ?? "GET"} ${path}`), answer()),
+      release: async () => {},
+      timeouts: { startMs: 1000, callMs: 1000 },
+    });
+    const state: DriveState = { jobId: id, phase: "watch", misses: 0 };
+    const busy = { ...createServices(env), runner: runner(() => new Response("busy", { status: 503 })) };
+    expect(await watchJob(busy, (await getJob(env.DB, id))!, state)).toMatchObject({ state: { misses: 1 } });
+    const gaveUp = { jobId: id, state: "finished", startedAt: now, progress: null, outcome: {
+      status: "failed", exitCode: null, runtimeMs: 4000, errorCode: "RUNNER_LOST", errorMessage: "The runner stopped the job", stdout: "", stderrTail: "", outputs: [],
+      timings: { fetchMs: 0, runMs: 4000, storeMs: 0 }, finishedAt: now } };
+    const lost = { ...createServices(env), runner: runner(() => Response.json(gaveUp)) };
+    expect(await watchJob(lost, (await getJob(env.DB, id))!, state)).toMatchObject({ state: { phase: "dispatch" } });
+    expect(await getJob(env.DB, id)).toMatchObject({ status: "queued", attempts: 1, credits_charged: 0 });
+    expect(calls).toContain(`DELETE /jobs/${id}`);
+  });
+
   it("keeps driving a job from its alarm: start arms it once, and re-arms an alarm that was lost", async () => {
     const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
     const stub = coordinator(id);
