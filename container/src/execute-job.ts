@@ -1,13 +1,9 @@
-import { availableParallelism } from "node:os";
-import { join } from "node:path";
 import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
+import { declaredNames } from "../../src/jobs/policy/declared-names.ts";
 import type { RunnerJobRequest, RunnerJobState, RunnerOutcome, RunnerProgress } from "../../src/runner/runner-protocol.ts";
-import { buildArgv, childEnvironment, explainFailure } from "./command.ts";
-import { createJobFolder, folderBytes, removeJobFolder, type JobFolder } from "./job-folder.ts";
-import { createProgressParser } from "./progress.ts";
+import { createJobFolder, removeJobFolder, type JobFolder } from "./job-folder.ts";
 import { createProber, longestDurationSeconds } from "./probe.ts";
-import { runProcess, type ProcessResult } from "./run-process.ts";
-import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
+import { runCommand, type RunResult } from "./run-command.ts";
 import { FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { JobEnded, ended } from "./job-ended.ts";
@@ -24,26 +20,26 @@ export type JobHooks = {
   canceled: AbortSignal;
 };
 
-const QUOTA_CHECK_INTERVAL_MS = 500;
 /**
  * The inputs' duration (for progress percent) is probed only once a job has run this long, and
  * beside it, not before it: short jobs never pay for the extra ffprobe.
  */
 const DURATION_PROBE_DELAY_MS = 300;
-const PROCESS_LIMIT = 512;
-const OPEN_FILES_LIMIT = 1024;
 
 /** Fetch inputs, check the arguments, run the binary sandboxed, store declared outputs, clean up. Never throws. */
 export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings, hooks: JobHooks): Promise<RunnerOutcome> {
   const deadline = Date.now() + req.timeoutMs;
-  const names = { inputs: new Set(req.inputs.map((i) => i.name)), outputs: new Set(req.outputs.map((o) => o.name)) };
   if (settings.sandbox === "on" && settings.sandboxProblem) {
     // The operator reads this on the job: what failed, and the setting that decides (docs/security.md).
     const reason = `The runner's sandbox (bubblewrap) cannot start on this host, so it runs no jobs: ${settings.sandboxProblem.slice(0, 200)}`;
     return ended("SANDBOX_UNAVAILABLE", `${reason}. Operators: allow user namespaces, or set CONTAINER_RUNNER_SANDBOX=off`).outcome;
   }
-  const refused = checkArguments(req.binary, req.args, names);
-  if (refused.length) return ended("ARGUMENTS_REFUSED", `Argument ${refused[0].index}: ${refused[0].message}`).outcome;
+  const declared = declaredNames(req.inputs.map((i) => i.name), req.outputs.map((o) => o.name), (req.scratch ?? []).map((f) => f.name), req.steps !== undefined);
+  for (const [k, step] of (req.steps ?? [{ binary: req.binary, args: req.args }]).entries()) {
+    const refused = checkArguments(step.binary, step.args, declared);
+    const where = req.steps ? `steps[${k}] argument` : "Argument";
+    if (refused.length) return ended("ARGUMENTS_REFUSED", `${where} ${refused[0].index}: ${refused[0].message}`, req.steps ? { failedStep: k } : {}).outcome;
+  }
   const clock = createPhaseClock();
   let folder: JobFolder | null = null;
   try {
@@ -53,7 +49,7 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
     if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled");
     clock.next("runMs");
     hooks.setState("running");
-    const ran = await runBinary(req, folder, settings, deadline, hooks);
+    const ran = await runSteps(req, folder, settings, deadline, hooks);
     clock.next("storeMs");
     hooks.setState("uploading");
     const outputs = await storeOutputs(req, folder, settings, ran);
@@ -101,62 +97,39 @@ async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: R
   if (failed) throw failed.reason;
 }
 
-export type RunResult = Pick<RunnerOutcome, "exitCode" | "runtimeMs" | "stdout" | "stderrTail">;
-
-async function runBinary(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks): Promise<RunResult> {
-  const timeoutMs = Math.max(1, deadline - Date.now());
-  const limits: Limits = {
-    cpuSeconds: Math.ceil(timeoutMs / 1000) * availableParallelism(),
-    addressSpaceBytes: settings.maxMemoryBytes,
-    fileSizeBytes: settings.maxOutputBytes + 1024 * 1024,
-    openFiles: OPEN_FILES_LIMIT,
-    processes: PROCESS_LIMIT,
-  };
+/**
+ * Runs the job's commands in order in its folder (a one-command job is one step). The inputs'
+ * duration (for progress percent) is probed once, beside the first ffmpeg step; progress is spread
+ * over the steps. The first step that fails ends the job, and a multi-step job says which one.
+ */
+async function runSteps(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks): Promise<RunResult> {
+  const steps = req.steps ?? [{ binary: req.binary, args: req.args }];
   let duration: number | null = null;
-  const durationProbe = req.binary === "ffmpeg"
+  const durationProbe = steps.some((s) => s.binary === "ffmpeg")
     ? setTimeout(() => void longestDurationSeconds(createProber(folder, settings), req.inputs.map((i) => i.name)).then((d) => (duration = d)), DURATION_PROBE_DELAY_MS)
     : undefined;
-  const argv = buildArgv(req.binary, req.args, folder.visiblePath, settings.maxOutputBytes);
-  const sandboxed = settings.sandbox === "on";
-  const command = sandboxed ? sandboxedCommand(req.binary, argv, folder.root, limits, settings.bwrapPath) : limitedCommand(req.binary, argv, limits);
-  const proc = runProcess({
-    file: command.file,
-    args: command.args,
-    cwd: folder.root,
-    env: sandboxed ? {} : childEnvironment(folder.root),
-    timeoutMs,
-    maxStdoutBytes: settings.maxStdoutBytes,
-    maxStderrBytes: settings.maxStderrBytes,
-    onProgressText: createProgressParser(() => duration, hooks.setProgress),
-  });
-  hooks.onCancelable(proc.cancel);
-  let overQuota = false;
-  const watcher = setInterval(async () => {
-    if ((await folderBytes(join(folder.root, "out"))) > settings.jobDiskQuotaBytes) {
-      overQuota = true;
-      proc.cancel();
+  let runtimeMs = 0;
+  let last: RunResult | null = null;
+  try {
+    for (const [k, step] of steps.entries()) {
+      if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled", { runtimeMs, failedStep: req.steps ? k : undefined });
+      const spread = (p: RunnerProgress): RunnerProgress => ({ ...p, percent: p.percent === null ? null : Math.round(((k * 100 + p.percent) / steps.length) * 10) / 10 });
+      try {
+        last = await runCommand(step, { req, folder, settings, deadline, durationSeconds: () => duration, onProgress: (p) => hooks.setProgress(spread(p)), onCancelable: hooks.onCancelable });
+      } catch (err) {
+        throw req.steps && err instanceof JobEnded ? inStep(err, k, runtimeMs) : err;
+      }
+      runtimeMs += last.runtimeMs;
     }
-  }, QUOTA_CHECK_INTERVAL_MS);
-  const r = await proc.done.finally(() => {
-    clearInterval(watcher);
+  } finally {
     clearTimeout(durationProbe);
-  });
-  const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: folder.scrub(r.stdout), stderrTail: folder.scrub(r.stderrTail) };
-  if (overQuota) throw ended("LIMIT_EXCEEDED", `The job's outputs grew past the ${settings.jobDiskQuotaBytes}-byte quota and it was stopped`, ran);
-  if (r.canceled) throw ended("CANCELED", "The job was canceled", ran);
-  if (r.timedOut) throw ended("JOB_TIMEOUT", `The job ran past its ${Math.round(req.timeoutMs / 1000)} s limit and was stopped`, ran);
-  const limitHit = limitSignal(r);
-  if (limitHit) throw ended("LIMIT_EXCEEDED", limitHit, ran);
-  if (r.exitCode !== 0) {
-    const reason = explainFailure(ran.stderrTail);
-    throw ended("PROCESS_FAILED", `${req.binary} exited with code ${r.exitCode}${reason ? `: ${reason}` : ""}`, ran);
   }
-  return ran;
+  return { ...last!, runtimeMs };
 }
 
-/** A process killed by a resource limit says so by its signal (or a bubblewrap-relayed exit code). */
-function limitSignal(r: ProcessResult): string | null {
-  if (r.signal === "SIGXFSZ" || r.exitCode === 128 + 25) return "An output reached the file-size limit and the process was stopped";
-  if (r.signal === "SIGXCPU" || r.exitCode === 128 + 24) return "The job used up its CPU-time limit and was stopped";
-  return null;
+/** A step's failure as the job's: the time of the steps before it counts, and the message names the step. */
+function inStep(err: JobEnded, k: number, runtimeBeforeMs: number): JobEnded {
+  const o = err.outcome;
+  const errorMessage = o.errorCode === "CANCELED" ? o.errorMessage : `steps[${k}]: ${o.errorMessage}`;
+  return new JobEnded({ ...o, runtimeMs: runtimeBeforeMs + o.runtimeMs, failedStep: k, errorMessage });
 }

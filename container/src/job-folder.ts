@@ -4,8 +4,10 @@ import { safeExtension } from "../../src/jobs/placeholders.ts";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 
 /**
- * A job's folder: `in/` (fetched inputs), `out/` (declared outputs). Inside the sandbox the same
- * folders appear as /job/in and /job/out, so ffmpeg (and its error messages) see only those paths.
+ * A job's folder: `in/` (fetched inputs), `out/` (declared outputs), `work/` (scratch files and
+ * whatever a command writes to its working directory, such as two-pass logs; kept across the steps
+ * of a job, never stored). Inside the sandbox they appear as /job/in, /job/out and /job/work, so
+ * ffmpeg (and its error messages) see only those paths.
  */
 export type JobFolder = {
   root: string;
@@ -21,9 +23,14 @@ export async function createJobFolder(workDir: string, req: RunnerJobRequest, sa
   const root = join(workDir, req.jobId);
   await mkdir(join(root, "in"), { recursive: true });
   await mkdir(join(root, "out"), { recursive: true });
+  await mkdir(join(root, "work"), { recursive: true });
   const relative = new Map<string, string>();
   for (const input of req.inputs) {
     relative.set(input.name, `in/${input.name}.${safeExtension(input.trusted ? input.fileName : new URL(input.url).pathname)}`);
+  }
+  for (const file of req.scratch ?? []) {
+    const ext = safeExtension(file.fileName, "");
+    relative.set(file.name, `work/${ext ? `${file.name}.${ext}` : file.name}`);
   }
   for (const output of req.outputs) {
     const ext = safeExtension(output.fileName, "");

@@ -18,7 +18,7 @@ const NOBODY = "65534";
 /**
  * The command that runs ffmpeg/ffprobe sandboxed: prlimit sets the resource limits, bubblewrap
  * unshares every namespace (so no network at all), shows only /usr and the job folder (inputs
- * read-only at /job/in, outputs at /job/out), drops all capabilities and runs as nobody. The
+ * read-only at /job/in, outputs at /job/out, the work folder at /job/work), drops all capabilities and runs as nobody. The
  * environment is empty: bwrap is spawned with none, so even /proc/1/environ inside shows nothing.
  */
 export function sandboxedCommand(binary: string, argv: string[], jobDir: string, limits: Limits, bwrapPath: string): { file: string; args: string[] } {
@@ -34,7 +34,7 @@ export function sandboxedCommand(binary: string, argv: string[], jobDir: string,
       "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
       "--proc", "/proc", "--dev", "/dev", "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp",
       "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/job",
-      "--ro-bind", `${jobDir}/in`, "/job/in", "--bind", `${jobDir}/out`, "/job/out", "--chdir", "/job",
+      "--ro-bind", `${jobDir}/in`, "/job/in", "--bind", `${jobDir}/out`, "/job/out", "--bind", `${jobDir}/work`, "/job/work", "--chdir", "/job/work",
       "--", `/usr/bin/${binary}`, ...argv,
     ],
   };

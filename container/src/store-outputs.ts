@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
-import type { RunResult } from "./execute-job.ts";
+import type { RunResult } from "./run-command.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { ended } from "./job-ended.ts";
 import { createProber, summarizeProbe } from "./probe.ts";

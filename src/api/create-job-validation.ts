@@ -15,7 +15,20 @@ export const validateCreateJob = createMiddleware<AppEnv>(async (c, next) => {
   });
   const isPreset = typeof body === "object" && body !== null && (body as { mode?: unknown }).mode === "preset";
   const parsed = (isPreset ? presetJobSchema : createJobSchema).safeParse(body);
-  if (!parsed.success) throw invalidRequest(detailsFromZod(parsed.error.issues));
+  const commandIssue = isPreset ? [] : commandShapeIssues(body as Record<string, unknown>);
+  if (!parsed.success || commandIssue.length) {
+    throw invalidRequest([...commandIssue, ...(parsed.success ? [] : detailsFromZod(parsed.error.issues))]);
+  }
   c.set("createJob", parsed.data);
   await next();
 });
+
+/** A raw job has one command (`ffmpegArgs`) or several (`steps`): a missing one is reported at `ffmpegArgs`. */
+function commandShapeIssues(body: Record<string, unknown>) {
+  if (typeof body !== "object" || body === null) return [];
+  const hasArgs = body.ffmpegArgs !== undefined;
+  const hasSteps = body.steps !== undefined;
+  if (hasArgs && hasSteps) return [{ path: ["steps"], message: "give either ffmpegArgs (one command) or steps (several), not both", code: "custom" }];
+  if (!hasArgs && !hasSteps) return [{ path: ["ffmpegArgs"], message: "Required: the command's arguments (or `steps` for several commands)", code: "invalid_type" }];
+  return [];
+}

@@ -12,6 +12,9 @@ const queryParams = (s: z.ZodType) =>
 const idParam = [{ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }];
 const common = { 401: error("Missing or invalid API key"), 500: error("Internal error") };
 
+/** A raw job carries exactly one of `ffmpegArgs` (one command) and `steps` (several). */
+const rawJobRequest = () => ({ ...schema(S.createJobSchema, "input"), oneOf: [{ required: ["ffmpegArgs"] }, { required: ["steps"] }] });
+
 /** The OpenAPI document, generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(serverUrl: string) {
   return {
@@ -29,7 +32,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         post: {
           summary: "Create a job (with `Prefer: wait=N`, answer with the finished job if it ends within N ≤ 60 seconds)",
           parameters: [{ name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } }],
-          requestBody: { required: true, content: { "application/json": { schema: { oneOf: [schema(S.createJobSchema, "input"), schema(S.presetJobSchema, "input")] } } } },
+          requestBody: { required: true, content: { "application/json": { schema: { oneOf: [rawJobRequest(), schema(S.presetJobSchema, "input")] } } } },
           responses: {
             200: { description: "Finished within the preferred wait (Preference-Applied: wait=N)", content: json(S.jobSchema) },
             202: { description: "Accepted", content: json(S.jobAcceptedSchema) },

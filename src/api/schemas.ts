@@ -23,6 +23,11 @@ export const assetInputSchema = z.object({ type: z.literal("asset"), assetId: uu
 export const jobInputSchema = z.discriminatedUnion("type", [urlInputSchema, assetInputSchema]);
 export const outputDeclarationSchema = z.object({ fileName, contentType: contentType.optional() }).strict();
 
+const ffmpegArgs = z.array(z.string().max(L.MAX_ARG_LENGTH_CHARS)).min(1).max(L.MAX_ARGS);
+/** One command of a multi-step job; `binary` defaults to the job's. */
+export const jobStepSchema = z.object({ binary: z.enum(["ffmpeg", "ffprobe"]).optional(), ffmpegArgs }).strict();
+
+/** `ffmpegArgs` (one command) or `steps` (1-8 commands in one workspace): exactly one of them. */
 export const createJobSchema = z
   .object({
     mode: z.literal("raw").optional(),
@@ -30,7 +35,9 @@ export const createJobSchema = z
     inputs: z.record(name, jobInputSchema).optional(),
     input: z.array(jobInputSchema).max(L.MAX_INPUTS).optional(),
     outputs: z.record(name, outputDeclarationSchema).optional(),
-    ffmpegArgs: z.array(z.string().max(L.MAX_ARG_LENGTH_CHARS)).min(1).max(L.MAX_ARGS),
+    ffmpegArgs: ffmpegArgs.optional(),
+    steps: z.array(jobStepSchema).min(1).max(L.MAX_STEPS).optional(),
+    scratch: z.record(name, fileName).optional(),
     webhookUrl: z.lazy(() => webhookUrlSchema).optional(),
   })
   .strict();
@@ -128,6 +135,11 @@ export const jobSchema = z.object({
   outputs: z.array(outputSchema),
   progress: progressSchema.nullable(),
   ffmpegArgs: z.array(z.string()),
+  /** Multi-step jobs: their commands (then `ffmpegArgs` is empty); null for one-command jobs. */
+  steps: z.array(z.object({ binary: z.enum(["ffmpeg", "ffprobe"]), ffmpegArgs: z.array(z.string()) })).nullable(),
+  scratch: z.record(z.string(), z.string()).nullable(),
+  /** Multi-step jobs: the index in `steps` of the step that failed (or was running when the job ended). */
+  failedStep: z.number().int().nullable(),
   inputs: z.record(z.string(), jobInputSchema),
   outputDeclarations: z.record(z.string(), outputDeclarationSchema),
   preset: z.string().nullable(),
@@ -149,6 +161,7 @@ export const jobResultSchema = z.object({
   outputs: z.array(outputSchema),
   stdout: z.string().nullable(),
   stderrTail: z.string().nullable(),
+  failedStep: z.number().int().nullable(),
   probe: z.unknown().nullable(),
   timings: timingsSchema.nullable(),
   finishedAt: timestamp.nullable(),

@@ -78,6 +78,8 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
     jobId: job.id,
     binary: spec.binary,
     args: spec.args,
+    ...(spec.steps ? { steps: spec.steps } : {}),
+    ...(spec.scratch ? { scratch: Object.entries(spec.scratch).map(([name, fileName]) => ({ name, fileName })) } : {}),
     inputs,
     outputs,
     timeoutMs: s.config.jobTimeoutMs,

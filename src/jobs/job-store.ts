@@ -30,6 +30,8 @@ export type JobRow = {
   dispatched_at: string | null;
   /** JSON JobTimings, once the job finished with a runner report. */
   timings_json: string | null;
+  /** Multi-step jobs that failed: the index of the failing step. */
+  failed_step: number | null;
 };
 
 export type JobFinish = {
@@ -42,6 +44,7 @@ export type JobFinish = {
   stdout: string | null;
   stderrTail: string | null;
   timings?: JobTimings | null;
+  failedStep?: number | null;
 };
 
 export function jobSpecOf(row: JobRow): JobSpec {
@@ -91,11 +94,12 @@ export async function finishJob(
       .prepare(
         `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
            error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10, timings_json = ?11,
-           started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
+           failed_step = ?12, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
          WHERE id = ?1 AND status IN (${guard})`,
       )
       .bind(id, finish.status, finish.exitCode, finish.runtimeSeconds, finish.creditsCharged, finish.errorCode,
-        finish.errorMessage, finish.stdout, finish.stderrTail, now, finish.timings ? JSON.stringify(finish.timings) : null),
+        finish.errorMessage, finish.stdout, finish.stderrTail, now, finish.timings ? JSON.stringify(finish.timings) : null,
+        finish.failedStep ?? null),
     db
       .prepare(
         `UPDATE accounts SET credit_balance = credit_balance - (SELECT credits_charged FROM jobs WHERE id = ?1)

@@ -1,6 +1,7 @@
 import type { Presigner } from "../storage/presigner.ts";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
 import { jobSpecOf, type JobRow } from "./job-store.ts";
+import { jobSteps } from "./job-request.ts";
 import type { OutputRow } from "./output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 
@@ -40,6 +41,9 @@ export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Pres
     outputs: await Promise.all(outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, presigner, urlTtlSeconds))),
     progress: row.status === "running" && row.progress_json ? (JSON.parse(row.progress_json) as unknown) : null,
     ffmpegArgs: spec.args,
+    steps: spec.steps ? spec.steps.map((step) => ({ binary: step.binary, ffmpegArgs: step.args })) : null,
+    scratch: spec.scratch ?? null,
+    failedStep: row.failed_step ?? null,
     inputs: spec.inputs,
     outputDeclarations: spec.outputs,
     webhookUrl: spec.webhookUrl,
@@ -74,7 +78,9 @@ export async function jobResultView(row: JobRow, outputs: OutputRow[], presigner
     outputs: view.outputs,
     stdout: row.stdout,
     stderrTail: row.stderr_tail,
-    probe: row.binary === "ffprobe" ? parseProbe(row.stdout) : null,
+    failedStep: row.failed_step ?? null,
+    // The last command's stdout: a job that ends with an ffprobe step gets its JSON here too.
+    probe: jobSteps(jobSpecOf(row)).at(-1)?.binary === "ffprobe" ? parseProbe(row.stdout) : null,
     timings: view.timings,
     finishedAt: row.finished_at,
   };

@@ -4,6 +4,8 @@ export const MAX_ARGS = 256;
 export const MAX_ARG_LENGTH_CHARS = 4096;
 export const MAX_INPUTS = 16;
 export const MAX_OUTPUTS = 16;
+/** Commands in one multi-step job (`steps`). */
+export const MAX_STEPS = 8;
 export const MAX_URL_LENGTH_CHARS = 2048;
 export const MAX_FILE_NAME_CHARS = 255;
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024 * 1024;

@@ -16,10 +16,16 @@ export type RunnerInput = {
 
 export type RunnerOutput = { name: string; fileName: string; contentType: string; uploadUrl: string };
 
+export type RunnerStep = { binary: "ffmpeg" | "ffprobe"; args: string[] };
+
 export type RunnerJobRequest = {
   jobId: string;
   binary: "ffmpeg" | "ffprobe";
   args: string[];
+  /** Multi-step jobs: the commands, run in order (then `binary`/`args` are not run). */
+  steps?: RunnerStep[];
+  /** Work files the steps share (in the job's work folder); never stored. */
+  scratch?: { name: string; fileName: string }[];
   inputs: RunnerInput[];
   outputs: RunnerOutput[];
   timeoutMs: number;
@@ -47,6 +53,8 @@ export type RunnerOutcome = {
   stdout: string;
   stderrTail: string;
   outputs: { name: string; size: number; metadata: unknown }[];
+  /** Multi-step jobs that did not complete: the index of the step that failed or was running. */
+  failedStep?: number;
   /** Where the time on the runner went (container/src/phase-clock.ts), and when it was done. */
   timings: RunnerTimings;
   finishedAt: string;

@@ -84,6 +84,7 @@ describe("the sandbox itself (as if the policy had a hole)", () => {
   beforeAll(() => {
     mkdirSync(join(jobDir, "in"), { recursive: true });
     mkdirSync(join(jobDir, "out"), { recursive: true });
+    mkdirSync(join(jobDir, "work"), { recursive: true });
     writeFileSync(join(jobDir, "in", "a.mp4"), readFileSync(fx.clip));
   });
   afterAll(() => rmSync(jobDir, { recursive: true, force: true }));
@@ -116,7 +117,7 @@ describe("the sandbox itself (as if the policy had a hole)", () => {
     expect(leaked).not.toMatch(/R2_|SECRET|KEY=/);
   });
 
-  it("writes nowhere but the job's out folder: inputs are read-only, /tmp and /job vanish, /usr is read-only", async () => {
+  it("writes nowhere but the job's out and work folders: inputs are read-only, /tmp and /job vanish, /usr is read-only", async () => {
     const marker = `escape-${crypto.randomUUID()}`;
     for (const target of [`/tmp/${marker}.mp4`, `/job/${marker}.mp4`, `/job/in/${marker}.mp4`, `/usr/${marker}.mp4`]) {
       await sandboxed(["-i", "/job/in/a.mp4", "-t", "0.5", target]);
@@ -128,6 +129,9 @@ describe("the sandbox itself (as if the policy had a hole)", () => {
     const ok = await sandboxed(["-i", "/job/in/a.mp4", "-t", "0.5", `/job/out/${marker}.mp4`]);
     expect(ok.exitCode).toBe(0);
     expect(existsSync(join(jobDir, "out", `${marker}.mp4`))).toBe(true);
+    // The working directory is the job's work folder (two-pass logs, scratch files), kept on the host.
+    expect((await sandboxed(["-i", "/job/in/a.mp4", "-t", "0.5", `${marker}.mkv`])).exitCode).toBe(0);
+    expect(existsSync(join(jobDir, "work", `${marker}.mkv`))).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkArguments, walkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import { parseFilterGraph } from "../../src/jobs/policy/filter-graph.ts";
 
-const names = { inputs: new Set(["in", "subs", "logo", "font"]), outputs: new Set(["out", "thumb"]) };
+const names = { inputs: new Set(["in", "subs", "logo", "font", "log"]), outputs: new Set(["out", "thumb", "log"]), scratch: new Set(["log"]) };
 const ff = (...args: string[]) => checkArguments("ffmpeg", args, names);
 const probe = (...args: string[]) => checkArguments("ffprobe", args, names);
 
@@ -27,6 +27,8 @@ describe("argument policy", () => {
     expect(ff("-i", "{{in}}", "-filter_complex", "color=c=black:s=640x360:d=5[bg];[bg][0:v]overlay=shortest=1", "{{out}}")).toEqual([]);
     expect(ff("-i", "{{in}}", "-filter_complex", "anullsrc=r=48000:duration=2.5s[a]", "-map", "[a]", "{{out}}")).toEqual([]);
     expect(ff("-i", "{{in}}", "-i", "{{logo}}", "-vf", "curves=psfile={{logo}}", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-c:v", "libx264", "-pass", "1", "-passlogfile", "{{log}}", "-f", "null", "-")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-c:v", "libx264", "-pass", "2", "{{out}}")).toEqual([]);
   });
 
   it.each([
@@ -58,7 +60,9 @@ describe("argument policy", () => {
     [["-i", "{{in}}", "-filter_complex", "anullsrc=d=t*2[a]", "{{out}}"], 3, /source filter anullsrc/],
     [["-filter_complex_script", "/etc/passwd", "-i", "{{in}}", "{{out}}"], 0, /filter scripts/],
     [["-i", "{{in}}", "-vstats_file", "/tmp/x", "{{out}}"], 2, /side file/],
-    [["-i", "{{in}}", "-pass", "1", "-passlogfile", "/tmp/x", "{{out}}"], 2, /side files/],
+    [["-i", "{{in}}", "-pass", "1", "-passlogfile", "/tmp/x", "{{out}}"], 5, /scratch placeholder/],
+    [["-i", "{{in}}", "-pass", "1", "-passlogfile", "{{in}}", "{{out}}"], 5, /scratch placeholder/],
+    [["-i", "{{in}}", "-pass", "9", "{{out}}"], 3, /1, 2 or 3/],
     [["-report", "-i", "{{in}}", "{{out}}"], 0, /side file/],
     [["-progress", "http://127.0.0.1/", "-i", "{{in}}", "{{out}}"], 0, /progress/],
     [["-listen", "1", "-i", "{{in}}", "{{out}}"], 0, /listening/],

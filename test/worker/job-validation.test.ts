@@ -94,3 +94,38 @@ describe("POST /v1/jobs validation", () => {
     expect(await api(key, "GET", "/v1/nope")).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
   });
 });
+
+describe("POST /v1/jobs validation: multi-step jobs", () => {
+  const step = (...ffmpegArgs: string[]) => ({ ffmpegArgs });
+  it("refuses ffmpegArgs and steps together, at [steps]", async () => {
+    await expectInvalid({ inputs: { a: url }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"], steps: [step("-i", "{{a}}", "-f", "null", "-")] }, { path: ["steps"], code: "custom" });
+  });
+
+  it("takes 1 to 8 steps", async () => {
+    await expectInvalid({ steps: [] }, { path: ["steps"], code: "too_small" });
+    await expectInvalid({ inputs: { a: url }, steps: Array.from({ length: 9 }, () => step("-i", "{{a}}", "-f", "null", "-")) }, { path: ["steps"], code: "too_big" });
+  });
+
+  it("points a step's bad argument at [steps, k, ffmpegArgs, i]", async () => {
+    const body = { inputs: { a: url }, steps: [step("-i", "{{a}}", "-f", "null", "-"), step("-i", "{{a}}", "-vf", "movie=/etc/passwd", "-f", "null", "-")] };
+    const res = await expectInvalid(body, { path: ["steps", "1", "ffmpegArgs", "3"], code: "custom" });
+    expect(res.details.find((d: any) => d.path[1] === "1").message).toMatch(/movie/);
+  });
+
+  it("refuses placeholders that name nothing, and scratch names that clash", async () => {
+    await expectInvalid({ inputs: { a: url }, steps: [step("-i", "{{nope}}", "-f", "null", "-")] }, { path: ["steps", "0", "ffmpegArgs", "1"], code: "custom" });
+    await expectInvalid({ inputs: { a: url }, scratch: { a: "x.wav" }, steps: [step("-i", "{{a}}", "-f", "null", "-")] }, { path: ["scratch", "a"], code: "custom" });
+  });
+
+  it("needs every output written by some step, and -passlogfile to be a scratch file", async () => {
+    await expectInvalid({ inputs: { a: url }, outputs: { out: { fileName: "o.mp4" } }, steps: [step("-i", "{{a}}", "-f", "null", "-")] }, { path: ["outputs", "out"], code: "custom" });
+    await expectInvalid({ inputs: { a: url }, steps: [step("-i", "{{a}}", "-pass", "1", "-passlogfile", "{{a}}", "-f", "null", "-")] }, { path: ["steps", "0", "ffmpegArgs", "5"], code: "custom" });
+  });
+
+  it("lets a later step read an earlier step's output, but a one-command job cannot read its own", async () => {
+    const outputs = { out: { fileName: "o.mp4" } };
+    const ok = await api(key, "POST", "/v1/jobs", { inputs: { a: url }, outputs, steps: [step("-i", "{{a}}", "{{out}}"), { binary: "ffprobe", ffmpegArgs: ["{{out}}"] }] });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+    await expectInvalid({ inputs: { a: url }, outputs, ffmpegArgs: ["-i", "{{out}}", "{{out}}"] }, { path: ["ffmpegArgs", "1"], code: "custom" });
+  });
+});

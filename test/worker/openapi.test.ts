@@ -14,7 +14,8 @@ describe("GET /openapi.json", () => {
     expect(doc.paths["/v1/webhooks/test"].post.requestBody.content["application/json"].schema.required).toEqual(["url"]);
     const [create, preset] = doc.paths["/v1/jobs"].post.requestBody.content["application/json"].schema.oneOf;
     expect(preset.required).toEqual(["mode", "preset"]);
-    expect(create.required).toEqual(["ffmpegArgs"]);
+    expect(create.oneOf).toEqual([{ required: ["ffmpegArgs"] }, { required: ["steps"] }]);
+    expect(create.properties.steps.maxItems).toBe(8);
     expect(create.properties.binary.enum).toEqual(["ffmpeg", "ffprobe"]);
     expect(create.properties.ffmpegArgs.minItems).toBe(1);
     expect(Object.keys(doc.paths["/v1/jobs"].post.responses)).toEqual(expect.arrayContaining(["202", "400", "401", "413"]));

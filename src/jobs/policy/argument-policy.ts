@@ -8,7 +8,8 @@ import {
 } from "./option-tables.ts";
 
 export type PolicyIssue = { index: number; message: string };
-export type DeclaredNames = { inputs: ReadonlySet<string>; outputs: ReadonlySet<string> };
+/** Names a command may read and write; `scratch` (work files of multi-step jobs) is also in both. */
+export type DeclaredNames = { inputs: ReadonlySet<string>; outputs: ReadonlySet<string>; scratch?: ReadonlySet<string> };
 
 const WHOLE = /^\{\{([A-Za-z0-9_]{1,64})\}\}$/;
 const tables = {
@@ -94,6 +95,11 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
       if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed (GET /v1/policy lists the formats)`);
     } else if (isFilterGraphOption(arg)) {
       for (const message of checkFilterGraph(value, names)) refuse(valueIndex, message);
+    } else if (name === "pass") {
+      if (!["1", "2", "3"].includes(value)) refuse(valueIndex, `-pass must be 1, 2 or 3`);
+    } else if (name === "passlogfile") {
+      const m = WHOLE.exec(value);
+      if (!m || !names.scratch?.has(m[1])) refuse(valueIndex, `-passlogfile must be a scratch placeholder like {{passlog}} (declare it in "scratch")`);
     } else if (name === "stream_loop") {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 0 || n > MAX_STREAM_LOOP) refuse(valueIndex, `-stream_loop must be 0-${MAX_STREAM_LOOP} (no endless loops)`);

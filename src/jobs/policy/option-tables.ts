@@ -28,6 +28,8 @@ export const FFMPEG_VALUE_OPTIONS = [
   "map", "map_metadata", "map_chapters", "ss", "t", "to", "sseof", "itsoffset", "itsscale", "metadata", "disposition",
   "tag", "vtag", "atag", "stag", "timecode", "avoid_negative_ts", "max_muxing_queue_size", "muxdelay", "muxpreload",
   "max_interleave_delta", "enc_time_base", "copytb", "stream_loop", "loop", "framerate", "start_number", "update",
+  // two-pass encoding: the pass log goes to the job's work folder, or to a scratch file
+  "pass", "passlogfile",
   // containers
   "f", "movflags", "brand", "frag_duration", "min_frag_duration", "reserved_moov_size", "video_track_timescale",
   "id3v2_version", "write_id3v1", "write_xing", "fflags", "flags", "analyzeduration", "probesize", "fpsprobesize",
@@ -73,8 +75,6 @@ export const REFUSED_OPTIONS: Record<string, string> = {
   vstats: "writes a side file",
   vstats_file: "writes a side file",
   vstats_version: "writes a side file",
-  pass: "two-pass encoding writes side files",
-  passlogfile: "writes a side file",
   attach: "reads a file outside the job",
   dump_attachment: "writes files named by the input",
   sdp_file: "writes a side file",

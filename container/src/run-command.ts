@@ -1,0 +1,84 @@
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import type { RunnerJobRequest, RunnerOutcome, RunnerProgress, RunnerStep } from "../../src/runner/runner-protocol.ts";
+import { buildArgv, childEnvironment, explainFailure } from "./command.ts";
+import { folderBytes, type JobFolder } from "./job-folder.ts";
+import { createProgressParser } from "./progress.ts";
+import { runProcess, type ProcessResult } from "./run-process.ts";
+import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
+import type { RunnerSettings } from "./settings.ts";
+import { ended } from "./job-ended.ts";
+
+const QUOTA_CHECK_INTERVAL_MS = 500;
+const PROCESS_LIMIT = 512;
+const OPEN_FILES_LIMIT = 1024;
+
+export type RunResult = Pick<RunnerOutcome, "exitCode" | "runtimeMs" | "stdout" | "stderrTail">;
+
+export type CommandContext = {
+  req: RunnerJobRequest;
+  folder: JobFolder;
+  settings: RunnerSettings;
+  deadline: number;
+  /** The inputs' duration once probed (progress percent), else null. */
+  durationSeconds: () => number | null;
+  onProgress: (p: RunnerProgress) => void;
+  onCancelable: (cancel: () => void) => void;
+};
+
+/**
+ * Runs one command sandboxed under the job's limits and deadline; throws JobEnded when it does not
+ * exit 0 (with what it printed). The disk quota counts everything the job writes: out/ and work/.
+ */
+export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise<RunResult> {
+  const { req, folder, settings } = ctx;
+  const timeoutMs = Math.max(1, ctx.deadline - Date.now());
+  const limits: Limits = {
+    cpuSeconds: Math.ceil(timeoutMs / 1000) * availableParallelism(),
+    addressSpaceBytes: settings.maxMemoryBytes,
+    fileSizeBytes: settings.maxOutputBytes + 1024 * 1024,
+    openFiles: OPEN_FILES_LIMIT,
+    processes: PROCESS_LIMIT,
+  };
+  const argv = buildArgv(step.binary, step.args, folder.visiblePath, settings.maxOutputBytes);
+  const sandboxed = settings.sandbox === "on";
+  const command = sandboxed ? sandboxedCommand(step.binary, argv, folder.root, limits, settings.bwrapPath) : limitedCommand(step.binary, argv, limits);
+  const proc = runProcess({
+    file: command.file,
+    args: command.args,
+    cwd: join(folder.root, "work"),
+    env: sandboxed ? {} : childEnvironment(folder.root),
+    timeoutMs,
+    maxStdoutBytes: settings.maxStdoutBytes,
+    maxStderrBytes: settings.maxStderrBytes,
+    onProgressText: createProgressParser(ctx.durationSeconds, ctx.onProgress),
+  });
+  ctx.onCancelable(proc.cancel);
+  let overQuota = false;
+  const watcher = setInterval(async () => {
+    const written = (await folderBytes(join(folder.root, "out"))) + (await folderBytes(join(folder.root, "work")));
+    if (written > settings.jobDiskQuotaBytes) {
+      overQuota = true;
+      proc.cancel();
+    }
+  }, QUOTA_CHECK_INTERVAL_MS);
+  const r = await proc.done.finally(() => clearInterval(watcher));
+  const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: folder.scrub(r.stdout), stderrTail: folder.scrub(r.stderrTail) };
+  if (overQuota) throw ended("LIMIT_EXCEEDED", `The job's files grew past the ${settings.jobDiskQuotaBytes}-byte quota and it was stopped`, ran);
+  if (r.canceled) throw ended("CANCELED", "The job was canceled", ran);
+  if (r.timedOut) throw ended("JOB_TIMEOUT", `The job ran past its ${Math.round(req.timeoutMs / 1000)} s limit and was stopped`, ran);
+  const limitHit = limitSignal(r);
+  if (limitHit) throw ended("LIMIT_EXCEEDED", limitHit, ran);
+  if (r.exitCode !== 0) {
+    const reason = explainFailure(ran.stderrTail);
+    throw ended("PROCESS_FAILED", `${step.binary} exited with code ${r.exitCode}${reason ? `: ${reason}` : ""}`, ran);
+  }
+  return ran;
+}
+
+/** A process killed by a resource limit says so by its signal (or a bubblewrap-relayed exit code). */
+function limitSignal(r: ProcessResult): string | null {
+  if (r.signal === "SIGXFSZ" || r.exitCode === 128 + 25) return "An output reached the file-size limit and the process was stopped";
+  if (r.signal === "SIGXCPU" || r.exitCode === 128 + 24) return "The job used up its CPU-time limit and was stopped";
+  return null;
+}

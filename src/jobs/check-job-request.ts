@@ -1,0 +1,60 @@
+import type { CreateJobRequest } from "../api/schemas.ts";
+import { arrayInputName, scanPlaceholders } from "./placeholders.ts";
+import { checkArguments } from "./policy/argument-policy.ts";
+import { declaredNames } from "./policy/declared-names.ts";
+import type { Binary, RequestIssue } from "./job-request.ts";
+
+type Command = { binary: Binary; args: string[]; path: string[] };
+
+/**
+ * Cross-field rules the schema cannot express: input forms, placeholder names, unused outputs, and
+ * the argument policy for every command (each step of a multi-step job, at `steps[k].ffmpegArgs`).
+ */
+export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
+  const issues: RequestIssue[] = [];
+  if (req.input && req.inputs) {
+    issues.push({ path: ["input"], message: "use either `input` (array) or `inputs` (map), not both" });
+    return issues;
+  }
+  const inputNames = new Set(req.input ? req.input.map((_, i) => arrayInputName(i)) : Object.keys(req.inputs ?? {}));
+  const outputNames = Object.keys(req.outputs ?? {});
+  const scratchNames = Object.keys(req.scratch ?? {});
+  for (const name of outputNames) {
+    if (inputNames.has(name)) issues.push({ path: ["outputs", name], message: `"${name}" is already the name of an input` });
+  }
+  for (const name of scratchNames) {
+    if (inputNames.has(name) || outputNames.includes(name)) issues.push({ path: ["scratch", name], message: `"${name}" is already the name of an input or output` });
+  }
+  const commands: Command[] = req.steps
+    ? req.steps.map((s, k) => ({ binary: s.binary ?? req.binary, args: s.ffmpegArgs, path: ["steps", String(k), "ffmpegArgs"] }))
+    : [{ binary: req.binary, args: req.ffmpegArgs ?? [], path: ["ffmpegArgs"] }];
+  const known = new Set([...inputNames, ...outputNames, ...scratchNames]);
+  const names = declaredNames([...inputNames], outputNames, scratchNames, req.steps !== undefined);
+  const referenced = new Set<string>();
+  for (const command of commands) {
+    const at = (index: number) => [...command.path, String(index)];
+    const { uses, problems } = scanPlaceholders(command.args);
+    for (const p of problems) issues.push({ path: at(p.index), message: p.message });
+    for (const use of uses) {
+      if (known.has(use.name)) referenced.add(use.name);
+      else issues.push({ path: at(use.index), message: `{{${use.name}}} matches no declared input, output or scratch file` });
+    }
+    for (const p of checkArguments(command.binary, command.args, names)) issues.push({ path: at(p.index), message: p.message });
+  }
+  const where = req.steps ? "any step" : "ffmpegArgs";
+  for (const name of outputNames) {
+    if (!referenced.has(name)) issues.push({ path: ["outputs", name], message: `output "${name}" is never referenced as {{${name}}} in ${where}` });
+  }
+  return firstPerPath(issues);
+}
+
+/** One issue per location: the first found is the most basic (placeholders before policy). */
+function firstPerPath(issues: RequestIssue[]): RequestIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = JSON.stringify(i.path);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

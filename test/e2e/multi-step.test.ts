@@ -1,0 +1,97 @@
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, isFinished } from "../support/api-client.ts";
+import { startDevStack, type DevStack } from "../support/dev-stack.ts";
+import { mediaFixtures } from "../support/media-fixtures.ts";
+import { startStaticServer } from "../support/static-server.ts";
+
+const fx = mediaFixtures();
+let stack: DevStack;
+let media: Awaited<ReturnType<typeof startStaticServer>>;
+let api: ReturnType<typeof apiClient>;
+
+beforeAll(async () => {
+  media = await startStaticServer(fx.dir);
+  stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
+  api = apiClient(stack.baseUrl, stack.apiKey);
+});
+afterAll(async () => {
+  await stack?.stop();
+  await media?.close();
+});
+
+const video = () => ({ type: "url", url: `${media.url}/clip.mp4` });
+
+/** Runs a job to its end through the real stack (runner, host ffmpeg, storage). */
+async function run(body: unknown) {
+  const created = await api.call("POST", "/v1/jobs", body);
+  expect(created.status, JSON.stringify(created.body)).toBe(202);
+  const job = await api.waitUntil(created.body.id, isFinished, 90_000);
+  const result = (await api.call("GET", `/v1/jobs/${job.id}/result`)).body;
+  return { job, result };
+}
+
+/** The stored output as ffprobe reads it over HTTP from its download URL. */
+function probeDownload(downloadUrl: string) {
+  return JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", downloadUrl], { encoding: "utf8" }));
+}
+
+describe("multi-step jobs, run for real", () => {
+  it("two-pass x264: the first pass's log stays in the workspace for the second", async () => {
+    const encode = (pass: string, out: string[]) => ({ ffmpegArgs: ["-i", "{{video}}", "-c:v", "libx264", "-b:v", "150k", "-preset", "veryfast", "-pass", pass, ...out] });
+    const { job, result } = await run({
+      inputs: { video: video() },
+      outputs: { out: { fileName: "two-pass.mp4" } },
+      steps: [encode("1", ["-an", "-f", "null", "-"]), encode("2", ["-c:a", "aac", "{{out}}"])],
+    });
+    expect(job, JSON.stringify(job)).toMatchObject({ status: "completed", failedStep: null, ffmpegArgs: [] });
+    expect(job.steps).toHaveLength(2);
+    expect(job.steps[1].ffmpegArgs).toContain("2");
+    const probe = probeDownload(job.outputs[0].downloadUrl);
+    expect(probe.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
+    expect(Number(probe.format.duration)).toBeCloseTo(3, 0);
+    // Without the first pass's stats file, x264's second pass cannot start: the log was shared.
+    expect(result.stderrTail).not.toMatch(/stats file/i);
+    expect(result.exitCode).toBe(0);
+  });
+
+  it("generate then mux, with a scratch file between the steps, and a final ffprobe step", async () => {
+    const { job, result } = await run({
+      inputs: { video: video() },
+      scratch: { tone: "tone.wav" },
+      outputs: { muxed: { fileName: "muxed.mp4" } },
+      steps: [
+        { ffmpegArgs: ["-filter_complex", "sine=frequency=330:duration=2[a]", "-map", "[a]", "{{tone}}"] },
+        { ffmpegArgs: ["-i", "{{video}}", "-i", "{{tone}}", "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-shortest", "{{muxed}}"] },
+        { binary: "ffprobe", ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_streams", "{{muxed}}"] },
+      ],
+    });
+    expect(job, JSON.stringify(job)).toMatchObject({ status: "completed", scratch: { tone: "tone.wav" } });
+    // Only declared outputs are stored: the scratch file is not.
+    expect(job.outputs.map((o: any) => o.label)).toEqual(["muxed"]);
+    expect(result.probe.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
+    const probe = probeDownload(job.outputs[0].downloadUrl);
+    expect(Number(probe.format.duration)).toBeLessThan(2.5);
+    expect(result.runtimeSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it("fails at the first failing step, says which, and runs no step after it", async () => {
+    const { job, result } = await run({
+      inputs: { video: video() },
+      scratch: { a: "a.mp4" },
+      outputs: { never: { fileName: "never.mp4" } },
+      steps: [
+        { ffmpegArgs: ["-i", "{{video}}", "-t", "1", "{{a}}"] },
+        { ffmpegArgs: ["-i", "{{a}}", "-c:v", "no_such_encoder", "{{never}}"] },
+        { ffmpegArgs: ["-i", "{{a}}", "{{never}}"] },
+      ],
+    });
+    expect(job).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED", failedStep: 1, outputs: [] });
+    expect(job.errorMessage).toMatch(/^steps\[1\]: ffmpeg exited with code \d+/);
+    expect(result).toMatchObject({ failedStep: 1 });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderrTail).toMatch(/no_such_encoder/);
+    // The first step ran (a second of video), so the job is billed for it.
+    expect(result.runtimeSeconds).toBeGreaterThanOrEqual(1);
+  });
+});
