@@ -35,6 +35,7 @@ const configSchema = z
         return placement!;
       }),
     MAX_ACTIVE_JOBS_PER_ACCOUNT: intFrom(50, 1, 100_000),
+    MAX_DIRECTORY_FILES: intFrom(1000, 1, 100_000),
     ALLOWED_PRIVATE_HOSTS: hostList,
     R2_BUCKET_NAME: z.string().min(1).default("ffjobs-media"),
     WEBHOOK_RETRY_SCHEDULE_SECONDS: z
@@ -76,6 +77,8 @@ export type Config = {
   /** A container with no job for this long stops (it bills like a busy one while it runs). */
   containerIdleSeconds: number;
   maxActiveJobsPerAccount: number;
+  /** Files one directory output may hold (HLS segments, image sequences); more fails the job. */
+  maxDirectoryFiles: number;
   allowedPrivateHosts: string[];
   webhookRetryDelaysSeconds: number[];
   storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
@@ -107,6 +110,7 @@ export function loadConfig(env: Env): Config {
     containerPlacement: c.CONTAINER_PLACEMENT,
     containerIdleSeconds: c.CONTAINER_IDLE_SECONDS,
     maxActiveJobsPerAccount: c.MAX_ACTIVE_JOBS_PER_ACCOUNT,
+    maxDirectoryFiles: c.MAX_DIRECTORY_FILES,
     allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
     webhookRetryDelaysSeconds: c.WEBHOOK_RETRY_SCHEDULE_SECONDS,
     storage: {

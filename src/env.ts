@@ -33,5 +33,6 @@ export interface Env {
   CONTAINER_PLACEMENT?: string;
   CONTAINER_IDLE_SECONDS?: string;
   MAX_ACTIVE_JOBS_PER_ACCOUNT?: string;
+  MAX_DIRECTORY_FILES?: string;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }

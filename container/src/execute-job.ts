@@ -34,7 +34,8 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
     const reason = `The runner's sandbox (bubblewrap) cannot start on this host, so it runs no jobs: ${settings.sandboxProblem.slice(0, 200)}`;
     return ended("SANDBOX_UNAVAILABLE", `${reason}. Operators: allow user namespaces, or set CONTAINER_RUNNER_SANDBOX=off`).outcome;
   }
-  const declared = declaredNames(req.inputs.map((i) => i.name), req.outputs.map((o) => o.name), (req.scratch ?? []).map((f) => f.name), req.steps !== undefined);
+  const declared = declaredNames(req.inputs.map((i) => i.name), req.outputs.map((o) => o.name), (req.scratch ?? []).map((f) => f.name), req.steps !== undefined,
+    req.outputs.filter((o) => o.kind === "directory").map((o) => o.name));
   for (const [k, step] of (req.steps ?? [{ binary: req.binary, args: req.args }]).entries()) {
     const refused = checkArguments(step.binary, step.args, declared);
     const where = req.steps ? `steps[${k}] argument` : "Argument";

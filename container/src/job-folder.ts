@@ -11,10 +11,10 @@ import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
  */
 export type JobFolder = {
   root: string;
-  /** Where the runner reads and writes a name's file. */
+  /** Where the runner reads and writes a name's file (a directory output: its folder). */
   hostPath: (name: string) => string | undefined;
-  /** The path ffmpeg is given for a name. */
-  visiblePath: (name: string) => string | undefined;
+  /** The path ffmpeg is given for a name, or for a file inside a directory output. */
+  visiblePath: (name: string, file?: string) => string | undefined;
   /** Turns runner paths in text into the paths ffmpeg saw. */
   scrub: (text: string) => string;
 };
@@ -32,7 +32,15 @@ export async function createJobFolder(workDir: string, req: RunnerJobRequest, sa
     const ext = safeExtension(file.fileName, "");
     relative.set(file.name, `work/${ext ? `${file.name}.${ext}` : file.name}`);
   }
+  const directories = new Map<string, string>();
   for (const output of req.outputs) {
+    if (output.kind === "directory") {
+      // Its own folder: the command writes every file of the output there, under the names it chooses.
+      await mkdir(join(root, "out", output.name));
+      relative.set(output.name, `out/${output.name}`);
+      directories.set(output.name, output.fileName);
+      continue;
+    }
     const ext = safeExtension(output.fileName, "");
     relative.set(output.name, `out/${ext ? `${output.name}.${ext}` : output.name}`);
   }
@@ -40,7 +48,11 @@ export async function createJobFolder(workDir: string, req: RunnerJobRequest, sa
   return {
     root,
     hostPath: (name) => (relative.has(name) ? join(root, relative.get(name)!) : undefined),
-    visiblePath: (name) => (relative.has(name) ? `${visibleRoot}/${relative.get(name)}` : undefined),
+    visiblePath: (name, file) => {
+      if (!relative.has(name) || (file !== undefined && !directories.has(name))) return undefined;
+      const inside = directories.has(name) ? `/${file ?? directories.get(name)}` : "";
+      return `${visibleRoot}/${relative.get(name)}${inside}`;
+    },
     scrub: (text) => text.split(root).join("/job"),
   };
 }

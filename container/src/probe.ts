@@ -12,7 +12,7 @@ type ProbeStream = Record<string, unknown> & { codec_type?: string };
 type ProbeJson = { format?: Record<string, unknown>; streams?: ProbeStream[] };
 
 /** Probes a job's file (by name: an input or an output) and returns ffprobe's JSON, or null. */
-export type Prober = (name: string) => Promise<ProbeJson | null>;
+export type Prober = (name: string, file?: string) => Promise<ProbeJson | null>;
 
 /**
  * The runner's own ffprobe runs, on files the job's command made or the client sent: in the job's
@@ -21,8 +21,8 @@ export type Prober = (name: string) => Promise<ProbeJson | null>;
  */
 export function createProber(folder: JobFolder, settings: RunnerSettings): Prober {
   const sandboxed = settings.sandbox === "on";
-  return (name) => {
-    const path = folder.visiblePath(name);
+  return (name, file) => {
+    const path = folder.visiblePath(name, file);
     if (!path) return Promise.resolve(null);
     const argv = ["-v", "error", "-protocol_whitelist", "file", "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS),
       "-print_format", "json", "-show_format", "-show_streams", path];

@@ -1,20 +1,31 @@
 import { stat } from "node:fs/promises";
-import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
+import type { RunnerJobRequest, RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
 import type { RunResult } from "./run-command.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { ended } from "./job-ended.ts";
-import { createProber, summarizeProbe } from "./probe.ts";
+import { createProber, summarizeProbe, type Prober } from "./probe.ts";
+import { storeDirectory } from "./store-directory.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
 
 /**
- * Checks every declared output first (a missing or cut-short one fails the job before anything is
- * stored), then uploads and probes them all at once: each output's probe runs while it uploads.
+ * Checks every declared file output first (a missing or cut-short one fails the job before anything
+ * is stored), then uploads and probes them all at once: each output's probe runs while it uploads.
+ * Directory outputs are stored beside them (store-directory.ts).
  */
 export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult): Promise<RunnerOutcome["outputs"]> {
+  const prober = createProber(folder, settings);
+  const [files, directories] = await Promise.all([
+    storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober),
+    Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran))),
+  ]);
+  return [...files, ...directories];
+}
+
+async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober): Promise<RunnerOutcome["outputs"]> {
   const files = await Promise.all(
-    req.outputs.map(async (output) => {
+    outputs.map(async (output) => {
       const path = folder.hostPath(output.name)!;
       const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
       if (size === null) throw ended("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})`, ran);
@@ -24,12 +35,11 @@ export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, set
       return { output, path, size };
     }),
   );
-  const prober = createProber(folder, settings);
   const stored = await Promise.allSettled(
     files.map(async ({ output, path, size }) => {
       const [probe, uploaded] = await Promise.all([
         prober(output.name),
-        uploadFile(path, output.uploadUrl, output.contentType, trustedAgent(settings.extraCaFile)).catch(() => null),
+        uploadFile(path, output.uploadUrl, { "content-type": output.contentType }, trustedAgent(settings.extraCaFile)).catch(() => null),
       ]);
       if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
       return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size) };

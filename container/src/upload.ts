@@ -5,8 +5,8 @@ import https from "node:https";
 
 const UPLOAD_TIMEOUT_MS = 30 * 60_000;
 
-/** Streams a file to a presigned PUT URL; resolves with the byte count once storage accepted it. */
-export async function uploadFile(path: string, uploadUrl: string, contentType: string, httpsAgent?: https.Agent): Promise<number> {
+/** Streams a file to a PUT URL (presigned, or with a token header); resolves with the byte count once storage accepted it. */
+export async function uploadFile(path: string, uploadUrl: string, headers: Record<string, string>, httpsAgent?: https.Agent): Promise<number> {
   const { size } = await stat(path);
   const url = new URL(uploadUrl);
   const client = url.protocol === "https:" ? https : http;
@@ -16,7 +16,7 @@ export async function uploadFile(path: string, uploadUrl: string, contentType: s
       {
         method: "PUT",
         agent: url.protocol === "https:" ? httpsAgent : undefined,
-        headers: { "content-length": String(size), "content-type": contentType },
+        headers: { ...headers, "content-length": String(size) },
         signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
       },
       (res) => {

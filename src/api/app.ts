@@ -13,6 +13,9 @@ import { policyRoutes } from "./routes/policy.ts";
 import { presetRoutes } from "./routes/presets.ts";
 import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
 import { loadConfig } from "../config.ts";
+import { LOCAL_FILES_PATH } from "../runner/runner-files.ts";
+import { acceptRunnerFile, DIRECTORY_DOWNLOAD_PREFIX } from "../storage/directory-files.ts";
+import { directoryDownloadRoutes } from "./routes/directory-downloads.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -24,6 +27,15 @@ app.post(`${LOCAL_NOTIFY_PATH}:id`, (c) => {
   if (loadConfig(c.env).runnerMode !== "local" || !jobId) throw new ApiError("NOT_FOUND", "No such endpoint");
   return pokeCoordinator(c.env, jobId);
 });
+
+// A local runner's uploads of directory-output files (src/runner/runner-files.ts).
+app.put(`${LOCAL_FILES_PATH}/jobs/*`, (c) => {
+  const config = loadConfig(c.env);
+  if (config.runnerMode !== "local") throw new ApiError("NOT_FOUND", "No such endpoint");
+  return acceptRunnerFile(c.env.BUCKET, config.storage, c.req.raw);
+});
+
+app.route(DIRECTORY_DOWNLOAD_PREFIX.slice(0, -1), directoryDownloadRoutes);
 
 app.use(
   "/v1/*",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NAME_PATTERN } from "../jobs/placeholders.ts";
+import { DIRECTORY_FILE_PATTERN, NAME_PATTERN } from "../jobs/placeholders.ts";
 import { JOB_STATUSES } from "../jobs/job-states.ts";
 import * as L from "../jobs/limits.ts";
 
@@ -21,7 +21,18 @@ const httpUrl = z
 export const urlInputSchema = z.object({ type: z.literal("url"), url: httpUrl }).strict();
 export const assetInputSchema = z.object({ type: z.literal("asset"), assetId: uuid }).strict();
 export const jobInputSchema = z.discriminatedUnion("type", [urlInputSchema, assetInputSchema]);
-export const outputDeclarationSchema = z.object({ fileName, contentType: contentType.optional() }).strict();
+/**
+ * An output: one file, or a directory (HLS, image sequences) whose `fileName` is its main file and
+ * may be an ffmpeg pattern (`frame_%04d.png`); every file the command writes there is stored.
+ */
+export const outputDeclarationSchema = z
+  .object({
+    fileName: z.string().max(L.MAX_FILE_NAME_CHARS).regex(DIRECTORY_FILE_PATTERN, "a plain file name: letters, digits, . _ - (and % patterns in a directory output), no slash, not starting with a dot"),
+    contentType: contentType.optional(),
+    kind: z.enum(["file", "directory"]).optional(),
+  })
+  .strict()
+  .refine((o) => o.kind === "directory" || !o.fileName.includes("%"), { path: ["fileName"], message: "% patterns name many files: declare the output with \"kind\": \"directory\"" });
 
 const ffmpegArgs = z.array(z.string().max(L.MAX_ARG_LENGTH_CHARS)).min(1).max(L.MAX_ARGS);
 /** One command of a multi-step job; `binary` defaults to the job's. */
@@ -97,10 +108,13 @@ export const outputSchema = z.object({
   assetId: uuid,
   label: z.string(),
   contentType: z.string(),
-  kind: z.literal("file"),
+  kind: z.enum(["file", "directory"]),
   metadata: z.unknown().nullable(),
   createdAt: timestamp,
+  /** A directory's main file (its playlist, or the first image of a sequence). */
   downloadUrl: z.string(),
+  /** Directory outputs: every stored file, by path inside the directory, each with its own URL. */
+  files: z.array(z.object({ path: z.string(), size: z.number().int(), contentType: z.string(), downloadUrl: z.string() })).optional(),
 });
 
 export const progressSchema = z.object({

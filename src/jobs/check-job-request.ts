@@ -1,5 +1,5 @@
 import type { CreateJobRequest } from "../api/schemas.ts";
-import { arrayInputName, scanPlaceholders } from "./placeholders.ts";
+import { arrayInputName, DIRECTORY_FILE_PATTERN, scanPlaceholders } from "./placeholders.ts";
 import { checkArguments } from "./policy/argument-policy.ts";
 import { declaredNames } from "./policy/declared-names.ts";
 import type { Binary, RequestIssue } from "./job-request.ts";
@@ -29,14 +29,19 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
     ? req.steps.map((s, k) => ({ binary: s.binary ?? req.binary, args: s.ffmpegArgs, path: ["steps", String(k), "ffmpegArgs"] }))
     : [{ binary: req.binary, args: req.ffmpegArgs ?? [], path: ["ffmpegArgs"] }];
   const known = new Set([...inputNames, ...outputNames, ...scratchNames]);
-  const names = declaredNames([...inputNames], outputNames, scratchNames, req.steps !== undefined);
+  const directories = outputNames.filter((n) => req.outputs?.[n]?.kind === "directory");
+  const names = declaredNames([...inputNames], outputNames, scratchNames, req.steps !== undefined, directories);
   const referenced = new Set<string>();
   for (const command of commands) {
     const at = (index: number) => [...command.path, String(index)];
     const { uses, problems } = scanPlaceholders(command.args);
     for (const p of problems) issues.push({ path: at(p.index), message: p.message });
     for (const use of uses) {
-      if (known.has(use.name)) referenced.add(use.name);
+      if (use.file !== undefined && !directories.includes(use.name)) {
+        issues.push({ path: at(use.index), message: `{{${use.name}/…}} names a file inside a directory output, and "${use.name}" is not one` });
+      } else if (use.file !== undefined && !DIRECTORY_FILE_PATTERN.test(use.file)) {
+        issues.push({ path: at(use.index), message: `"${use.file}" is not a plain file name (letters, digits, . _ - %; no slash)` });
+      } else if (known.has(use.name)) referenced.add(use.name);
       else issues.push({ path: at(use.index), message: `{{${use.name}}} matches no declared input, output or scratch file` });
     }
     for (const p of checkArguments(command.binary, command.args, names)) issues.push({ path: at(p.index), message: p.message });

@@ -11,6 +11,8 @@ import { rejection } from "./billing.ts";
 import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
 import { loseAttempt, type DriveStep } from "./drive-job.ts";
 import { notifyUrlFor } from "../runner/runner-notify.ts";
+import { directoryUploadUrl } from "../runner/runner-files.ts";
+import { runnerWriteToken } from "../storage/directory-files.ts";
 
 /**
  * Hands a queued job to its runner as its next attempt. The claim (a guarded statement that also
@@ -69,7 +71,12 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
     }),
   );
   const outputs: RunnerOutput[] = await Promise.all(
-    Object.entries(spec.outputs).map(async ([name, o]) => {
+    Object.entries(spec.outputs).map(async ([name, o]): Promise<RunnerOutput> => {
+      if (o.kind === "directory") {
+        const uploadToken = await runnerWriteToken(s.config.storage, job.id, name, RUNNER_IO_URL_TTL_SECONDS, s.now().getTime());
+        const uploadUrl = directoryUploadUrl(s.config, job.id, name);
+        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl, kind: "directory", uploadToken, maxFiles: s.config.maxDirectoryFiles };
+      }
       const { url } = await s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS);
       return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url };
     }),

@@ -6,6 +6,7 @@ import { finishFromOutcome } from "./billing.ts";
 import { endJob } from "./end-job.ts";
 import { recordOutputsStatements } from "./output-store.ts";
 import { jobTimings } from "./job-timings.ts";
+import { contentTypeFor } from "../storage/content-types.ts";
 
 /** Moves a job to the terminal state its runner reported, recording its outputs in the same batch. */
 export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutcome): Promise<boolean> {
@@ -16,7 +17,11 @@ export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutc
     { id: job.id, accountId: job.account_id },
     outcome.outputs.map((o) => {
       const decl = spec.outputs[o.name];
-      return { label: o.name, fileName: decl.fileName, contentType: decl.contentType, objectKey: objectKeys.output(job.id, o.name, decl.fileName), size: o.size, metadata: o.metadata };
+      // A directory's asset is its main file (what its URL opens); the rest are listed beside it.
+      const fileName = decl.kind === "directory" && o.mainFile ? o.mainFile : decl.fileName;
+      const directory = decl.kind === "directory" && o.files && o.mainFile ? { files: o.files, mainFile: o.mainFile } : undefined;
+      const contentType = directory ? contentTypeFor(fileName) : decl.contentType;
+      return { label: o.name, fileName, contentType, objectKey: objectKeys.output(job.id, o.name, fileName), size: o.size, metadata: o.metadata, directory };
     }),
     now,
   );

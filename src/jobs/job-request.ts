@@ -4,7 +4,7 @@ import { contentTypeFor } from "../storage/content-types.ts";
 import { arrayInputName } from "./placeholders.ts";
 
 export type JobInput = z.infer<typeof jobInputSchema>;
-export type OutputDeclaration = { fileName: string; contentType: string };
+export type OutputDeclaration = { fileName: string; contentType: string; kind?: "directory" };
 export type Binary = "ffmpeg" | "ffprobe";
 export type JobStep = { binary: Binary; args: string[] };
 
@@ -20,6 +20,8 @@ export type JobSpec = {
   inputs: Record<string, JobInput>;
   outputs: Record<string, OutputDeclaration>;
   webhookUrl: string | null;
+  /** The API origin the job was created at: directory-output URLs in its webhooks point there. */
+  apiOrigin?: string;
   /** Preset jobs: which recipe, with which parameters (args holds its expansion). */
   mode?: "raw" | "preset";
   preset?: string;
@@ -38,7 +40,10 @@ export function toJobSpec(req: CreateJobRequest): JobSpec {
     ? Object.fromEntries(req.input.map((input, i) => [arrayInputName(i), input]))
     : { ...(req.inputs ?? {}) };
   const outputs = Object.fromEntries(
-    Object.entries(req.outputs ?? {}).map(([name, o]) => [name, { fileName: o.fileName, contentType: o.contentType ?? contentTypeFor(o.fileName) }]),
+    Object.entries(req.outputs ?? {}).map(([name, o]) => [
+      name,
+      { fileName: o.fileName, contentType: o.contentType ?? contentTypeFor(o.fileName), ...(o.kind === "directory" ? { kind: "directory" as const } : {}) },
+    ]),
   );
   const multi = req.steps
     ? { steps: req.steps.map((s) => ({ binary: s.binary ?? req.binary, args: [...s.ffmpegArgs] })), scratch: { ...(req.scratch ?? {}) } }

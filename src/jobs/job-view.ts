@@ -1,13 +1,26 @@
 import type { Presigner } from "../storage/presigner.ts";
+import type { Config } from "../config.ts";
+import { directoryFileUrls, type DirectoryFile } from "../storage/directory-files.ts";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
 import { jobSpecOf, type JobRow } from "./job-store.ts";
 import { jobSteps } from "./job-request.ts";
 import type { OutputRow } from "./output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 
-/** The spec's Output object, with a fresh expiring download URL. */
-export async function outputView(o: OutputRow, presigner: Presigner, ttlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
-  const { url } = await presigner.presign("GET", o.object_key, ttlSeconds, { downloadName: o.file_name });
+/**
+ * What download URLs are made with: presigned S3 URLs for files; for directory outputs the Worker's
+ * signed prefix at `origin` (the request's, else the one the job was created at, for webhooks).
+ */
+export type Links = { presigner: Presigner; storage: Config["storage"]; origin: string | null };
+
+/** The spec's Output object, with fresh expiring download URLs. */
+export async function outputView(o: OutputRow, links: Links, ttlSeconds = DOWNLOAD_URL_TTL_SECONDS, jobOrigin = "") {
+  const files = o.kind === "directory" && o.files_json
+    ? await directoryFileUrls(links.storage, links.origin ?? jobOrigin, o.job_id, o.label, JSON.parse(o.files_json) as DirectoryFile[], ttlSeconds)
+    : null;
+  const url = files
+    ? (files.find((f) => f.path === o.main_file) ?? files[0]).downloadUrl
+    : (await links.presigner.presign("GET", o.object_key, ttlSeconds, { downloadName: o.file_name })).url;
   return {
     id: o.id,
     jobId: o.job_id,
@@ -18,11 +31,12 @@ export async function outputView(o: OutputRow, presigner: Presigner, ttlSeconds 
     metadata: o.metadata_json === null ? null : (JSON.parse(o.metadata_json) as unknown),
     createdAt: o.created_at,
     downloadUrl: url,
+    ...(files ? { files } : {}),
   };
 }
 
 /** The job's full form: every spec field always present, null where it does not apply. */
-export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Presigner, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
+export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
   const spec = jobSpecOf(row);
   return {
     id: row.id,
@@ -38,7 +52,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], presigner: Pres
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    outputs: await Promise.all(outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, presigner, urlTtlSeconds))),
+    outputs: await Promise.all(outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, links, urlTtlSeconds, spec.apiOrigin))),
     progress: row.status === "running" && row.progress_json ? (JSON.parse(row.progress_json) as unknown) : null,
     ffmpegArgs: spec.args,
     steps: spec.steps ? spec.steps.map((step) => ({ binary: step.binary, ffmpegArgs: step.args })) : null,
@@ -64,8 +78,8 @@ export function parseProbe(stdout: string | null): unknown {
   }
 }
 
-export async function jobResultView(row: JobRow, outputs: OutputRow[], presigner: Presigner) {
-  const view = await jobView(row, outputs, presigner);
+export async function jobResultView(row: JobRow, outputs: OutputRow[], links: Links) {
+  const view = await jobView(row, outputs, links);
   return {
     id: row.id,
     status: row.status,

@@ -4,14 +4,26 @@ export type OutputRow = {
   asset_id: string;
   label: string;
   content_type: string;
-  kind: "file";
+  kind: "file" | "directory";
   metadata_json: string | null;
+  /** Directory outputs: JSON [{ path, size }] of the stored files; null for files. */
+  files_json: string | null;
+  main_file: string | null;
   created_at: string;
   file_name: string;
   object_key: string;
 };
 
-export type StoredOutput = { label: string; fileName: string; contentType: string; objectKey: string; size: number; metadata: unknown };
+export type StoredOutput = {
+  label: string;
+  fileName: string;
+  contentType: string;
+  objectKey: string;
+  size: number;
+  metadata: unknown;
+  /** Directory outputs: the files stored under the output's prefix, and the one its URL opens. */
+  directory?: { files: { path: string; size: number }[]; mainFile: string };
+};
 
 /**
  * The statements that record a job's stored outputs as assets of its account, for the same batch as
@@ -32,10 +44,11 @@ export function recordOutputsStatements(db: D1Database, job: { id: string; accou
         .bind(assetId, job.accountId, job.id, o.fileName, o.contentType, o.size, o.objectKey, now, o.label),
       db
         .prepare(
-          `INSERT OR IGNORE INTO job_outputs (id, job_id, asset_id, label, content_type, kind, metadata_json, created_at)
-           SELECT ?1, ?2, ?3, ?4, ?5, 'file', ?6, ?7 WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?3)`,
+          `INSERT OR IGNORE INTO job_outputs (id, job_id, asset_id, label, content_type, kind, metadata_json, created_at, files_json, main_file)
+           SELECT ?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?9, ?10 WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?3)`,
         )
-        .bind(crypto.randomUUID(), job.id, assetId, o.label, o.contentType, o.metadata === null ? null : JSON.stringify(o.metadata), now),
+        .bind(crypto.randomUUID(), job.id, assetId, o.label, o.contentType, o.metadata === null ? null : JSON.stringify(o.metadata), now,
+          o.directory ? "directory" : "file", o.directory ? JSON.stringify(o.directory.files) : null, o.directory?.mainFile ?? null),
     ];
   });
 }

@@ -1,10 +1,22 @@
 /**
- * Placeholders in job arguments: `{{name}}` stands for a declared input or output. This module is
- * shared by the API (validation) and the runner (resolution to paths), so both read arguments alike.
+ * Placeholders in job arguments: `{{name}}` stands for a declared input, output or scratch file, and
+ * `{{name/file}}` for a file inside directory output `name` (HLS segments, variant playlists). This
+ * module is shared by the API (validation) and the runner (resolution to paths), so both read
+ * arguments alike.
  */
 export const NAME_PATTERN = /^[A-Za-z0-9_]{1,64}$/;
+/** A file inside a directory output: a plain name (no slash, no leading dot); `%` for ffmpeg's patterns (`%04d`, `%v`). */
+export const DIRECTORY_FILE_PATTERN = /^[A-Za-z0-9%][A-Za-z0-9._%-]{0,254}$/;
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
-const WHOLE_PLACEHOLDER = /^\{\{([A-Za-z0-9_]{1,64})\}\}$/;
+const WHOLE_PLACEHOLDER = /^\{\{([A-Za-z0-9_]{1,64})(?:\/([^{}/]+))?\}\}$/;
+
+export type PlaceholderTarget = { name: string; file?: string };
+
+/** What a whole-argument placeholder names, or null when the argument is not one. */
+export function placeholderTarget(arg: string): PlaceholderTarget | null {
+  const m = WHOLE_PLACEHOLDER.exec(arg);
+  return m ? { name: m[1], ...(m[2] !== undefined ? { file: m[2] } : {}) } : null;
+}
 
 /** Options whose value is a filter graph: a placeholder may sit inside them (e.g. `subtitles={{subs}}`). */
 export function isFilterGraphOption(arg: string): boolean {
@@ -13,16 +25,16 @@ export function isFilterGraphOption(arg: string): boolean {
 
 export type PlaceholderProblem = { index: number; message: string };
 
-export type PlaceholderUse = { index: number; name: string; whole: boolean };
+export type PlaceholderUse = { index: number; name: string; whole: boolean; file?: string };
 
 /** Finds every placeholder, or explains why an argument's use of one is not allowed. */
 export function scanPlaceholders(args: readonly string[]): { uses: PlaceholderUse[]; problems: PlaceholderProblem[] } {
   const uses: PlaceholderUse[] = [];
   const problems: PlaceholderProblem[] = [];
   args.forEach((arg, index) => {
-    const whole = WHOLE_PLACEHOLDER.exec(arg);
+    const whole = placeholderTarget(arg);
     if (whole) {
-      uses.push({ index, name: whole[1], whole: true });
+      uses.push({ index, ...whole, whole: true });
       return;
     }
     const inFilter = index > 0 && isFilterGraphOption(args[index - 1]);
@@ -49,17 +61,20 @@ export function escapeFilterPath(path: string): string {
   return optionLevel.replace(/[\\'[\],;]/g, (c) => `\\${c}`);
 }
 
+/** Where a name (or a file inside a directory output) is, for the command. */
+export type PathOf = (name: string, file?: string) => string | undefined;
+
 /** Replaces every placeholder with its path; embedded ones are escaped for the filter graph. */
-export function resolvePlaceholders(args: readonly string[], pathOf: (name: string) => string | undefined): string[] {
+export function resolvePlaceholders(args: readonly string[], pathOf: PathOf): string[] {
   return args.map((arg, index) => {
-    const whole = WHOLE_PLACEHOLDER.exec(arg);
-    if (whole) return requirePath(pathOf, whole[1], index);
+    const whole = placeholderTarget(arg);
+    if (whole) return requirePath(pathOf, whole.name, index, whole.file);
     return arg.replace(PLACEHOLDER, (_m, name: string) => escapeFilterPath(requirePath(pathOf, name, index)));
   });
 }
 
-function requirePath(pathOf: (name: string) => string | undefined, name: string, index: number): string {
-  const path = pathOf(name);
+function requirePath(pathOf: PathOf, name: string, index: number, file?: string): string {
+  const path = pathOf(name, file);
   if (path === undefined) throw new Error(`argument ${index}: {{${name}}} names no declared input or output`);
   return path;
 }

@@ -6,7 +6,7 @@ import type { RunnerJobRequest } from "./runner-protocol.ts";
  * container off everything else that shares a host with storage (in local development the API
  * itself serves the storage endpoint).
  */
-export type EgressScope = { allow: { method: "GET" | "PUT" | "POST"; url: string }[] };
+export type EgressScope = { allow: { method: "GET" | "PUT" | "POST"; url: string; prefix?: true }[] };
 
 /** Deny-all responses carry this header so the runner can say why a request failed. */
 export const EGRESS_REFUSED_HEADER = "x-ffjobs-egress";
@@ -15,7 +15,8 @@ export function egressScopeOf(req: RunnerJobRequest): EgressScope {
   return {
     allow: [
       ...req.inputs.map((i) => ({ method: "GET" as const, url: comparable(i.url) })),
-      ...req.outputs.map((o) => ({ method: "PUT" as const, url: comparable(o.uploadUrl) })),
+      // A directory output's files are PUT under its upload prefix (their names are known only after the run).
+      ...req.outputs.map((o) => ({ method: "PUT" as const, url: comparable(o.uploadUrl), ...(o.kind === "directory" ? { prefix: true as const } : {}) })),
       ...(req.notifyUrl ? [{ method: "POST" as const, url: comparable(req.notifyUrl) }] : []),
     ],
   };
@@ -24,7 +25,7 @@ export function egressScopeOf(req: RunnerJobRequest): EgressScope {
 /** Unions scopes: an instance that serves several jobs may reach what each of them may. */
 export function mergeScopes(scopes: EgressScope[]): EgressScope {
   const seen = new Map<string, EgressScope["allow"][number]>();
-  for (const rule of scopes.flatMap((s) => s.allow)) seen.set(`${rule.method} ${rule.url}`, rule);
+  for (const rule of scopes.flatMap((s) => s.allow)) seen.set(`${rule.method} ${rule.url} ${rule.prefix ? "prefix" : ""}`, rule);
   return { allow: [...seen.values()] };
 }
 
@@ -33,7 +34,7 @@ export function egressAllows(scope: EgressScope | undefined, method: string, url
   const wanted = comparable(url);
   // HEAD reads no more than GET; the runner does not send it today, but a retrying client might.
   const asGet = method === "HEAD" ? "GET" : method;
-  return scope.allow.some((rule) => rule.method === asGet && rule.url === wanted);
+  return scope.allow.some((rule) => rule.method === asGet && (rule.prefix ? wanted.startsWith(rule.url) && !wanted.slice(rule.url.length).includes("/") : rule.url === wanted));
 }
 
 export function egressRefusal(method: string, url: string): Response {

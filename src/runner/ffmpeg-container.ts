@@ -4,6 +4,8 @@ import { loadConfig } from "../config.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
 import { egressAllows, egressRefusal, mergeScopes, type EgressScope } from "./egress-scope.ts";
 import { isNotifyRequest, jobIdOfNotifyPath, pokeCoordinator } from "./runner-notify.ts";
+import { isRunnerFilesRequest } from "./runner-files.ts";
+import { acceptRunnerFile } from "../storage/directory-files.ts";
 
 const SCOPE_KEY_PREFIX = "egress-scope:";
 
@@ -40,6 +42,7 @@ export class FfmpegContainer extends Container<Env> {
         const url = new URL(req.url);
         const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;
         if (notifiedJob) return pokeCoordinator(env, notifiedJob);
+        if (isRunnerFilesRequest(url)) return acceptRunnerFile(env.BUCKET, loadConfig(env).storage, req);
         return fetch(req, { redirect: "manual" });
       },
     };

@@ -14,7 +14,17 @@ export type RunnerInput = {
   trusted: boolean;
 };
 
-export type RunnerOutput = { name: string; fileName: string; contentType: string; uploadUrl: string };
+export type RunnerOutput = {
+  name: string;
+  fileName: string;
+  contentType: string;
+  /** A file: its presigned PUT URL. A directory: the prefix each file is PUT under, with `uploadToken`. */
+  uploadUrl: string;
+  kind?: "directory";
+  uploadToken?: string;
+  /** A directory may hold at most this many files. */
+  maxFiles?: number;
+};
 
 export type RunnerStep = { binary: "ffmpeg" | "ffprobe"; args: string[] };
 
@@ -52,7 +62,8 @@ export type RunnerOutcome = {
   errorMessage: string | null;
   stdout: string;
   stderrTail: string;
-  outputs: { name: string; size: number; metadata: unknown }[];
+  /** A directory output's size is its files' total; `files` lists them and `mainFile` is the one its URL opens. */
+  outputs: { name: string; size: number; metadata: unknown; files?: { path: string; size: number }[]; mainFile?: string }[];
   /** Multi-step jobs that did not complete: the index of the step that failed or was running. */
   failedStep?: number;
   /** Where the time on the runner went (container/src/phase-clock.ts), and when it was done. */

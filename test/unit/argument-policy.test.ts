@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { checkArguments, walkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import { parseFilterGraph } from "../../src/jobs/policy/filter-graph.ts";
 
-const names = { inputs: new Set(["in", "subs", "logo", "font", "log"]), outputs: new Set(["out", "thumb", "log"]), scratch: new Set(["log"]) };
+const names = {
+  inputs: new Set(["in", "subs", "logo", "font", "log"]),
+  outputs: new Set(["out", "thumb", "log", "hls", "frames"]),
+  scratch: new Set(["log"]),
+  directories: new Set(["hls", "frames"]),
+};
 const ff = (...args: string[]) => checkArguments("ffmpeg", args, names);
 const probe = (...args: string[]) => checkArguments("ffprobe", args, names);
 
@@ -29,6 +34,10 @@ describe("argument policy", () => {
     expect(ff("-i", "{{in}}", "-i", "{{logo}}", "-vf", "curves=psfile={{logo}}", "{{out}}")).toEqual([]);
     expect(ff("-i", "{{in}}", "-c:v", "libx264", "-pass", "1", "-passlogfile", "{{log}}", "-f", "null", "-")).toEqual([]);
     expect(ff("-i", "{{in}}", "-c:v", "libx264", "-pass", "2", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-f", "hls", "-hls_time", "4", "-hls_playlist_type", "vod", "-hls_flags", "independent_segments+split_by_time", "{{hls}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-map", "0:v", "-map", "0:v", "-f", "hls", "-var_stream_map", "v:0 v:1", "-master_pl_name", "master.m3u8",
+      "-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init_%v.mp4", "-hls_segment_filename", "{{hls/seg_%v_%03d.m4s}}", "{{hls/stream_%v.m3u8}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-vf", "fps=1", "{{frames}}")).toEqual([]);
   });
 
   it.each([
@@ -63,6 +72,16 @@ describe("argument policy", () => {
     [["-i", "{{in}}", "-pass", "1", "-passlogfile", "/tmp/x", "{{out}}"], 5, /scratch placeholder/],
     [["-i", "{{in}}", "-pass", "1", "-passlogfile", "{{in}}", "{{out}}"], 5, /scratch placeholder/],
     [["-i", "{{in}}", "-pass", "9", "{{out}}"], 3, /1, 2 or 3/],
+    [["-f", "hls", "-i", "{{in}}", "{{out}}"], 1, /outputs only/],
+    [["-i", "{{in}}", "-f", "hls", "{{out}}"], 4, /directory output/],
+    [["-i", "{{in}}", "-f", "hls", "-hls_segment_filename", "/tmp/seg_%d.ts", "{{hls}}"], 5, /file in a directory output/],
+    [["-i", "{{in}}", "-f", "hls", "-hls_segment_filename", "{{out/seg_%d.ts}}", "{{hls}}"], 5, /file in a directory output/],
+    [["-i", "{{in}}", "-f", "hls", "-hls_segment_filename", "{{hls/.hidden}}", "{{hls}}"], 5, /file in a directory output/],
+    [["-i", "{{in}}", "-f", "hls", "-master_pl_name", "../master.m3u8", "{{hls}}"], 5, /plain file name/],
+    [["-i", "{{in}}", "-f", "hls", "-hls_flags", "+delete_segments", "{{hls}}"], 5, /hls flag "delete_segments"/],
+    [["-i", "{{in}}", "-f", "hls", "-var_stream_map", "v:0,name:/etc", "{{hls}}"], 5, /stream specifiers/],
+    [["-i", "{{in}}", "-f", "hls", "-hls_key_info_file", "/etc/passwd", "{{hls}}"], 4, /not a supported option/],
+    [["-i", "{{in}}", "{{out/x.mp4}}"], 2, /output placeholder/],
     [["-report", "-i", "{{in}}", "{{out}}"], 0, /side file/],
     [["-progress", "http://127.0.0.1/", "-i", "{{in}}", "{{out}}"], 0, /progress/],
     [["-listen", "1", "-i", "{{in}}", "{{out}}"], 0, /listening/],

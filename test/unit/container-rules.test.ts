@@ -55,6 +55,21 @@ describe("a job's egress scope", () => {
   });
 });
 
+describe("a directory output's egress", () => {
+  const prefix = "http://runner-files.ffjobs.internal/jobs/2c0d8a4e-0000-4000-8000-000000000001/hls/";
+  const scope = egressScopeOf({
+    jobId: "j", binary: "ffmpeg", args: [], timeoutMs: 1, allowedPrivateHosts: [], createdAt: "", leaseMs: 1, notifyUrl: null, inputs: [],
+    outputs: [{ name: "hls", fileName: "master.m3u8", contentType: "application/vnd.apple.mpegurl", uploadUrl: prefix, kind: "directory", uploadToken: "t" }],
+  });
+
+  it("allows PUTs of plain file names under its prefix, nothing deeper, beside it or of another method", () => {
+    expect(egressAllows(scope, "PUT", `${prefix}seg_0_000.ts`)).toBe(true);
+    expect(egressAllows(scope, "PUT", `${prefix}sub/seg.ts`)).toBe(false);
+    expect(egressAllows(scope, "PUT", prefix.replace("/hls/", "/other/") + "seg.ts")).toBe(false);
+    expect(egressAllows(scope, "GET", `${prefix}seg_0_000.ts`)).toBe(false);
+  });
+});
+
 describe("container placement", () => {
   it("is a warm pool of 20 by default, capped by pool:N, or a container per job", () => {
     expect(parsePlacement("pool")).toEqual({ kind: "pool", maxInstances: 20 });

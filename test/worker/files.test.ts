@@ -1,5 +1,8 @@
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
+import { runnerWriteToken } from "../../src/storage/directory-files.ts";
+import { signToken } from "../../src/storage/url-signing.ts";
 import { assetSchema } from "../../src/api/schemas.ts";
 import { api, countRows, createAccount } from "./helpers.ts";
 
@@ -41,5 +44,25 @@ describe("files (upload slots)", () => {
     expect(bad.body.details.map((d: { path: string[] }) => d.path)).toEqual([["fileName"], ["contentType"]]);
     expect((await api(key, "POST", "/v1/files", { fileName: "x.mp4", contentType: "video/mp4", size: -1 })).body.details[0].path).toEqual(["size"]);
     expect(await countRows("assets")).toBe(before);
+  });
+});
+
+describe("the runner's uploads of directory-output files (local route)", () => {
+  const jobId = "2c0d8a4e-0000-4000-8000-000000000009";
+  const put = (path: string, token: string) =>
+    exports.default.fetch(`http://ffjobs.test/internal/runner-files/jobs/${jobId}/hls/${path}`, { method: "PUT", body: "#EXTM3U\n", headers: { authorization: `Bearer ${token}` } });
+
+  it("stores a file with the job's write token, and refuses other jobs', outputs', read tokens and odd names", async () => {
+    const storage = loadConfig(env).storage;
+    const token = await runnerWriteToken(storage, jobId, "hls", 60);
+    expect((await put("index.m3u8", token)).status).toBe(201);
+    expect(await (await env.BUCKET.get(`outputs/${jobId}/hls/index.m3u8`))!.text()).toBe("#EXTM3U\n");
+    expect((await put("x.m3u8", await runnerWriteToken(storage, "2c0d8a4e-0000-4000-8000-000000000008", "hls", 60))).status).toBe(403);
+    expect((await put("x.m3u8", await runnerWriteToken(storage, jobId, "other", 60))).status).toBe(403);
+    expect((await put("x.m3u8", await signToken(storage, "read", jobId, "hls", Date.now() + 60_000))).status).toBe(403);
+    expect((await put("x.m3u8", await runnerWriteToken(storage, jobId, "hls", 60, Date.now() - 120_000))).status).toBe(403);
+    expect((await put(".hidden", token)).status).toBe(404);
+    expect((await put("%2E%2E%2Fescape", token)).status).toBe(404);
+    expect(await env.BUCKET.get(`outputs/${jobId}/hls/x.m3u8`)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../api-error.ts";
 import { getJobQuerySchema, idParamSchema, listJobsQuerySchema, type CreateJobRequest } from "../schemas.ts";
@@ -16,7 +16,7 @@ import { canceledFinish, endJob } from "../../jobs/end-job.ts";
 import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/job-states.ts";
-import { jobResultView, jobView } from "../../jobs/job-view.ts";
+import { jobResultView, jobView, type Links } from "../../jobs/job-view.ts";
 import { listOutputs } from "../../jobs/output-store.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
@@ -25,14 +25,19 @@ import { unreachablePortIssues } from "../../jobs/url-input-ports.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 
-const presignerOf = (env: AppEnv["Bindings"]) => createPresigner(loadConfig(env).storage);
+/** Download URLs for this request: presigned storage URLs, and directory outputs under this origin. */
+const linksOf = (c: Context<AppEnv>): Links => {
+  const storage = loadConfig(c.env).storage;
+  return { presigner: createPresigner(storage), storage, origin: new URL(c.req.url).origin };
+};
 
 jobRoutes.post("/", requireJsonBody, validateCreateJob, async (c) => {
   const body = c.get("createJob");
   const expanded = body.mode === "preset" ? expandPresetJob(body) : null;
   if (expanded && "issues" in expanded) throw invalidRequest(expanded.issues.map((i) => ({ ...i, code: "custom" })));
   const req = expanded ? expanded.request : (body as CreateJobRequest);
-  const spec = expanded ? { ...toJobSpec(req), mode: "preset" as const, preset: expanded.preset, params: expanded.params } : toJobSpec(req);
+  const origin = { apiOrigin: new URL(c.req.url).origin };
+  const spec = expanded ? { ...toJobSpec(req), mode: "preset" as const, preset: expanded.preset, params: expanded.params, ...origin } : { ...toJobSpec(req), ...origin };
   const account = c.get("account");
   const config = loadConfig(c.env);
   const issues = [
@@ -59,7 +64,7 @@ jobRoutes.post("/", requireJsonBody, validateCreateJob, async (c) => {
     const job = await waitForTerminal(waitDeps(c.env, id, account.id, c.req.raw.signal), waitSeconds);
     if (isTerminal(job.status)) {
       c.header("Preference-Applied", `wait=${waitSeconds}`);
-      return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)), 200);
+      return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)), 200);
     }
   }
   return c.json({ id, binary: spec.binary, status: "queued" as const, mode: spec.mode ?? "raw" }, 202);
@@ -71,8 +76,8 @@ jobRoutes.get("/", validate("query", listJobsQuerySchema), async (c) => {
   if (cursor === null) throw invalidRequest([{ path: ["cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);
   const page = await listJobs(c.env.DB, c.get("account").id, { limit: q.limit, cursor, status: q.status });
   const outputs = await listOutputs(c.env.DB, page.rows.map((r) => r.id));
-  const presigner = presignerOf(c.env);
-  return c.json({ data: await Promise.all(page.rows.map((r) => jobView(r, outputs, presigner))), nextCursor: page.nextCursor });
+  const links = linksOf(c);
+  return c.json({ data: await Promise.all(page.rows.map((r) => jobView(r, outputs, links))), nextCursor: page.nextCursor });
 });
 
 jobRoutes.get("/:id", validate("param", idParamSchema), validate("query", getJobQuerySchema), async (c) => {
@@ -80,7 +85,7 @@ jobRoutes.get("/:id", validate("param", idParamSchema), validate("query", getJob
   let job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
   const wait = c.req.valid("query").wait;
   if (wait) job = await waitForTerminal(waitDeps(c.env, job.id, accountId, c.req.raw.signal), wait);
-  return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)));
+  return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
 });
 
 jobRoutes.get("/:id/events", validate("param", idParamSchema), async (c) => {
@@ -90,7 +95,7 @@ jobRoutes.get("/:id/events", validate("param", idParamSchema), async (c) => {
   const stream = jobEventStream(
     {
       read: () => requireJob(c.env.DB, id, accountId),
-      view: async (job) => jobView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)),
+      view: async (job) => jobView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)),
       tick: (ms) => coordinatorOf(c.env, id).waitForTick(ms),
     },
     c.req.header("Last-Event-ID") ?? null,
@@ -103,7 +108,7 @@ jobRoutes.get("/:id/result", validate("param", idParamSchema), async (c) => {
   if (!isTerminal(job.status)) {
     throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}; its result exists once it finishes`, { extra: { status: job.status } });
   }
-  return c.json(await jobResultView(job, await listOutputs(c.env.DB, [job.id]), presignerOf(c.env)));
+  return c.json(await jobResultView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
 });
 
 jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
@@ -120,7 +125,7 @@ jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
   if (current.status === "running") await coordinator.cancel(job.id);
   const after = await requireJob(c.env.DB, job.id, accountId);
   if (after.status !== "canceled") alreadyFinished(after.status);
-  return c.json(await jobView(after, await listOutputs(c.env.DB, [after.id]), presignerOf(c.env)));
+  return c.json(await jobView(after, await listOutputs(c.env.DB, [after.id]), linksOf(c)));
 });
 
 const coordinatorOf = (env: AppEnv["Bindings"], jobId: string) => env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));

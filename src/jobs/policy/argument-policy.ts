@@ -1,15 +1,25 @@
-import { isFilterGraphOption } from "../placeholders.ts";
+import { DIRECTORY_FILE_PATTERN, isFilterGraphOption, placeholderTarget } from "../placeholders.ts";
 import { parseFilterGraph, type ParsedFilter } from "./filter-graph.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "./filter-tables.ts";
 import { durationSeconds } from "./durations.ts";
 import {
-  ALLOWED_FORMATS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STREAM_LOOP, REFUSED_FLAGS,
+  ALLOWED_FORMATS, ALLOWED_HLS_FLAGS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STREAM_LOOP, REFUSED_FLAGS,
   REFUSED_OPTIONS,
 } from "./option-tables.ts";
 
 export type PolicyIssue = { index: number; message: string };
-/** Names a command may read and write; `scratch` (work files of multi-step jobs) is also in both. */
-export type DeclaredNames = { inputs: ReadonlySet<string>; outputs: ReadonlySet<string>; scratch?: ReadonlySet<string> };
+/**
+ * Names a command may read and write; `scratch` (work files) is also in both; `directories` are
+ * the outputs whose files `{{name/file}}` may name.
+ */
+export type DeclaredNames = { inputs: ReadonlySet<string>; outputs: ReadonlySet<string>; scratch?: ReadonlySet<string>; directories?: ReadonlySet<string> };
+
+/** Whether `arg` is a placeholder for one of `allowed` (a `{{dir/file}}` only inside a directory output). */
+function isPlaceholderFor(arg: string | undefined, allowed: ReadonlySet<string>, names: DeclaredNames): boolean {
+  const t = arg === undefined ? null : placeholderTarget(arg);
+  if (!t || !allowed.has(t.name)) return false;
+  return t.file === undefined || (names.directories?.has(t.name) === true && DIRECTORY_FILE_PATTERN.test(t.file));
+}
 
 const WHOLE = /^\{\{([A-Za-z0-9_]{1,64})\}\}$/;
 const tables = {
@@ -65,6 +75,7 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
   const refuse = (index: number, message: string) => issues.push({ index, message });
   const { flags, values } = tables[binary];
   let lastFormat: string | null = null;
+  let lastFormatIndex = -1;
   for (const token of walkArguments(binary, args)) {
     if (token.kind === "positional") {
       checkPositional(binary, token.value, token.index, names, lastFormat, refuse);
@@ -88,10 +99,13 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
       continue;
     }
     if (name === "i") {
-      const m = WHOLE.exec(value);
-      if (!m || !names.inputs.has(m[1])) refuse(valueIndex, `the value of -i must be an input placeholder like {{video}}`);
+      if (!isPlaceholderFor(value, names.inputs, names)) refuse(valueIndex, `the value of -i must be an input placeholder like {{video}}`);
+      // A playlist demuxer would read whatever files the playlist names.
+      if (lastFormat !== null && OUTPUT_ONLY_FORMATS.has(lastFormat)) refuse(lastFormatIndex, `format "${lastFormat}" is for outputs only`);
+      lastFormat = null;
     } else if (name === "f") {
       lastFormat = value.toLowerCase();
+      lastFormatIndex = valueIndex;
       if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed (GET /v1/policy lists the formats)`);
     } else if (isFilterGraphOption(arg)) {
       for (const message of checkFilterGraph(value, names)) refuse(valueIndex, message);
@@ -100,6 +114,16 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     } else if (name === "passlogfile") {
       const m = WHOLE.exec(value);
       if (!m || !names.scratch?.has(m[1])) refuse(valueIndex, `-passlogfile must be a scratch placeholder like {{passlog}} (declare it in "scratch")`);
+    } else if (name === "hls_segment_filename") {
+      const t = placeholderTarget(value);
+      if (!t?.file || !isPlaceholderFor(value, names.outputs, names)) refuse(valueIndex, `-hls_segment_filename must name a file in a directory output, like {{hls/seg_%03d.ts}}`);
+    } else if (name === "master_pl_name" || name === "hls_fmp4_init_filename") {
+      if (!DIRECTORY_FILE_PATTERN.test(value)) refuse(valueIndex, `-${name} must be a plain file name (it is written next to the playlist)`);
+    } else if (name === "var_stream_map") {
+      if (!/^[A-Za-z0-9:, _]+$/.test(value)) refuse(valueIndex, `-var_stream_map takes stream specifiers like "v:0,a:0 v:1,a:1"`);
+    } else if (name === "hls_flags") {
+      const unknown = value.split(/[+-]/).filter((f) => f && !HLS_FLAGS.has(f));
+      if (unknown.length) refuse(valueIndex, `hls flag "${unknown[0]}" is not allowed (allowed: ${[...HLS_FLAGS].join(", ")})`);
     } else if (name === "stream_loop") {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 0 || n > MAX_STREAM_LOOP) refuse(valueIndex, `-stream_loop must be 0-${MAX_STREAM_LOOP} (no endless loops)`);
@@ -112,6 +136,8 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
   return issues;
 }
 
+const HLS_FLAGS = new Set<string>(ALLOWED_HLS_FLAGS);
+const OUTPUT_ONLY_FORMATS = new Set(["hls"]);
 const FILE_PARAMS = /(^|[:,])(stats|csv|csv-log-level|dump-yuv|analysis-save|analysis-load|qpfile|zones-file)=/i;
 
 function checkPositional(
@@ -122,14 +148,17 @@ function checkPositional(
   lastFormat: string | null,
   refuse: (i: number, m: string) => void,
 ) {
-  const m = WHOLE.exec(arg);
   if (binary === "ffprobe") {
-    if (!m || !names.inputs.has(m[1])) refuse(index, `ffprobe's input must be an input placeholder like {{video}}`);
+    if (!isPlaceholderFor(arg, names.inputs, names)) refuse(index, `ffprobe's input must be an input placeholder like {{video}}`);
     return;
   }
   if (arg === "-" && lastFormat === "null") return;
-  if (!m || !names.outputs.has(m[1])) {
-    refuse(index, `output positions must be an output placeholder like {{out}} ("-" only after -f null)`);
+  if (lastFormat === "hls" && !names.directories?.has(placeholderTarget(arg)?.name ?? "")) {
+    refuse(index, `HLS writes many files: its output must be a directory output ("kind": "directory")`);
+    return;
+  }
+  if (!isPlaceholderFor(arg, names.outputs, names)) {
+    refuse(index, `output positions must be an output placeholder like {{out}} or {{dir/file}} ("-" only after -f null)`);
   }
 }
 

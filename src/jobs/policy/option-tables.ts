@@ -30,6 +30,9 @@ export const FFMPEG_VALUE_OPTIONS = [
   "max_interleave_delta", "enc_time_base", "copytb", "stream_loop", "loop", "framerate", "start_number", "update",
   // two-pass encoding: the pass log goes to the job's work folder, or to a scratch file
   "pass", "passlogfile",
+  // HLS into a directory output (paths checked: segment names inside the directory, plain names beside the playlist)
+  "hls_time", "hls_init_time", "hls_list_size", "hls_playlist_type", "hls_segment_type", "hls_flags", "hls_segment_filename",
+  "hls_fmp4_init_filename", "hls_start_number_source", "master_pl_name", "var_stream_map",
   // containers
   "f", "movflags", "brand", "frag_duration", "min_frag_duration", "reserved_moov_size", "video_track_timescale",
   "id3v2_version", "write_id3v1", "write_xing", "fflags", "flags", "analyzeduration", "probesize", "fpsprobesize",
@@ -91,12 +94,18 @@ export const REFUSED_OPTIONS: Record<string, string> = {
   timelimit: "the service enforces the time limit",
 };
 
-/** Formats (-f) a job may name: files only; no devices, network, playlists, concat or segmenting. */
+/** Formats (-f) a job may name: files only; no devices, network or concat; HLS only into a directory output. */
 export const ALLOWED_FORMATS = [
   "mp4", "mov", "ipod", "3gp", "matroska", "webm", "avi", "flv", "mpegts", "mpeg", "mp3", "mp2", "wav", "flac", "ogg",
   "oga", "opus", "adts", "ac3", "eac3", "caf", "aiff", "au", "wv", "gif", "apng", "webp", "image2", "mjpeg", "h264",
   "hevc", "rawvideo", "s16le", "s16be", "s24le", "s32le", "f32le", "f64le", "u8", "mulaw", "alaw", "srt", "webvtt", "ass",
-  "null", "md5", "framemd5", "crc", "framecrc", "hash", "framehash", "ffmetadata", "ismv", "m4a",
+  "null", "md5", "framemd5", "crc", "framecrc", "hash", "framehash", "ffmetadata", "ismv", "m4a", "hls",
+] as const;
+
+/** `-hls_flags` a job may set: none reads files, names paths outside the playlist's folder or deletes. */
+export const ALLOWED_HLS_FLAGS = [
+  "single_file", "independent_segments", "split_by_time", "program_date_time", "omit_endlist", "round_durations",
+  "discont_start", "temp_file", "iframes_only",
 ] as const;
 
 /** Demuxers the runner lets ffmpeg pick for inputs (`-format_whitelist`): content decides the format, not the name. */

@@ -1,0 +1,54 @@
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
+import type { JobFolder } from "./job-folder.ts";
+import { ended } from "./job-ended.ts";
+import type { Prober } from "./probe.ts";
+import { summarizeProbe } from "./probe.ts";
+import type { RunResult } from "./run-command.ts";
+import type { RunnerSettings } from "./settings.ts";
+import { trustedAgent } from "./trust.ts";
+import { uploadFile } from "./upload.ts";
+
+/** Uploads in flight per directory output: HLS ladders write hundreds of small files. */
+const UPLOAD_CONCURRENCY = 8;
+const PLAYLIST = /\.(m3u8|mpd)$/i;
+
+/**
+ * Stores a directory output: every file the command wrote in its folder, PUT one by one under the
+ * output's upload prefix with its write token. The main file is `fileName`, or for a pattern
+ * (`frame_%04d.png`) the first file in name order. Its metadata is the main file's probe, or for a
+ * playlist the first media file's (a playlist names files, it is not media itself).
+ */
+export async function storeDirectory(output: RunnerOutput, folder: JobFolder, settings: RunnerSettings, prober: Prober, ran: RunResult): Promise<RunnerOutcome["outputs"][number]> {
+  const dir = folder.hostPath(output.name)!;
+  const entries = await readdir(dir, { withFileTypes: true });
+  const files = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => ({ path: e.name, size: (await stat(join(dir, e.name))).size })));
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const maxFiles = output.maxFiles ?? 1000;
+  if (files.length > maxFiles) throw ended("LIMIT_EXCEEDED", `Directory output "${output.name}" has ${files.length} files; the limit is ${maxFiles}`, ran);
+  const tooBig = files.find((f) => f.size >= settings.maxOutputBytes);
+  if (tooBig) throw ended("LIMIT_EXCEEDED", `File ${tooBig.path} of output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit`, ran);
+  const main = output.fileName.includes("%") ? files[0]?.path : files.find((f) => f.path === output.fileName)?.path;
+  if (!main) throw ended("OUTPUT_MISSING", `The command wrote no ${output.fileName} in directory output "${output.name}"`, ran);
+  const probeFile = PLAYLIST.test(main) ? files.find((f) => !PLAYLIST.test(f.path))?.path : main;
+  const [probe] = await Promise.all([
+    probeFile ? prober(output.name, probeFile) : Promise.resolve(null),
+    uploadAll(files.map((f) => f.path), dir, output, settings),
+  ]);
+  const size = files.reduce((sum, f) => sum + f.size, 0);
+  return { name: output.name, size, metadata: summarizeProbe(probe, size), files, mainFile: main };
+}
+
+async function uploadAll(paths: string[], dir: string, output: RunnerOutput, settings: RunnerSettings): Promise<void> {
+  let next = 0;
+  let failed: string | null = null;
+  await Promise.all(Array.from({ length: Math.min(UPLOAD_CONCURRENCY, paths.length) }, async () => {
+    while (next < paths.length && failed === null) {
+      const path = paths[next++];
+      const auth = { authorization: `Bearer ${output.uploadToken ?? ""}` };
+      await uploadFile(join(dir, path), output.uploadUrl + encodeURIComponent(path), auth, trustedAgent(settings.extraCaFile)).catch(() => (failed = path));
+    }
+  }));
+  if (failed !== null) throw ended("OUTPUT_UPLOAD_FAILED", `File ${failed} of output "${output.name}" could not be stored`);
+}
