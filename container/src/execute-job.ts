@@ -4,6 +4,7 @@ import type { RunnerJobRequest, RunnerJobState, RunnerOutcome, RunnerProgress } 
 import { createJobFolder, removeJobFolder, type JobFolder } from "./job-folder.ts";
 import { createProber, longestDurationSeconds } from "./probe.ts";
 import { runCommand, type RunResult } from "./run-command.ts";
+import { resolveTimes } from "./resolve-times.ts";
 import { FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { JobEnded, ended } from "./job-ended.ts";
@@ -104,7 +105,7 @@ async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: R
  * over the steps. The first step that fails ends the job, and a multi-step job says which one.
  */
 async function runSteps(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks): Promise<RunResult> {
-  const steps = req.steps ?? [{ binary: req.binary, args: req.args }];
+  const steps = await resolveTimes(req.steps ?? [{ binary: req.binary, args: req.args }], createProber(folder, settings));
   let duration: number | null = null;
   const durationProbe = steps.some((s) => s.binary === "ffmpeg")
     ? setTimeout(() => void longestDurationSeconds(createProber(folder, settings), req.inputs.map((i) => i.name)).then((d) => (duration = d)), DURATION_PROBE_DELAY_MS)

@@ -17,6 +17,7 @@ export type ApiErrorCode = keyof typeof API_ERRORS;
 
 export const JOB_ERRORS = {
   INPUT_FETCH_FAILED: "An input could not be fetched (HTTP error, refused address, timeout, too large).",
+  INPUT_DURATION_UNKNOWN: "A time given as a percentage of an input (`{{video@50%}}`) could not be worked out: the input has no known duration.",
   PROCESS_FAILED: "ffmpeg/ffprobe exited with a non-zero code; see stderrTail in the result.",
   OUTPUT_MISSING: "The command finished but did not write a declared output.",
   OUTPUT_UPLOAD_FAILED: "A declared output could not be stored.",

@@ -37,7 +37,9 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
     const { uses, problems } = scanPlaceholders(command.args);
     for (const p of problems) issues.push({ path: at(p.index), message: p.message });
     for (const use of uses) {
-      if (use.file !== undefined && !directories.includes(use.name)) {
+      if (use.percent !== undefined && (!inputNames.has(use.name) || use.percent > 100)) {
+        issues.push({ path: at(use.index), message: `{{name@P%}} takes an input's name and a percentage from 0 to 100` });
+      } else if (use.file !== undefined && !directories.includes(use.name)) {
         issues.push({ path: at(use.index), message: `{{${use.name}/…}} names a file inside a directory output, and "${use.name}" is not one` });
       } else if (use.file !== undefined && !DIRECTORY_FILE_PATTERN.test(use.file)) {
         issues.push({ path: at(use.index), message: `"${use.file}" is not a plain file name (letters, digits, . _ - %; no slash)` });

@@ -12,6 +12,18 @@ const WHOLE_PLACEHOLDER = /^\{\{([A-Za-z0-9_]{1,64})(?:\/([^{}/]+))?\}\}$/;
 
 export type PlaceholderTarget = { name: string; file?: string };
 
+const TIME_PLACEHOLDER = /^\{\{([A-Za-z0-9_]{1,64})@(\d{1,3}(?:\.\d{1,3})?)%\}\}$/;
+
+/**
+ * `{{video@50%}}`: the time at that fraction of input `video`'s duration, in seconds (the value of
+ * `-ss`: a thumbnail at the middle, whatever the length). The runner probes the input and writes
+ * the number in before the command runs.
+ */
+export function timePlaceholder(arg: string): { name: string; percent: number } | null {
+  const m = TIME_PLACEHOLDER.exec(arg);
+  return m ? { name: m[1], percent: Number(m[2]) } : null;
+}
+
 /** What a whole-argument placeholder names, or null when the argument is not one. */
 export function placeholderTarget(arg: string): PlaceholderTarget | null {
   const m = WHOLE_PLACEHOLDER.exec(arg);
@@ -25,7 +37,7 @@ export function isFilterGraphOption(arg: string): boolean {
 
 export type PlaceholderProblem = { index: number; message: string };
 
-export type PlaceholderUse = { index: number; name: string; whole: boolean; file?: string };
+export type PlaceholderUse = { index: number; name: string; whole: boolean; file?: string; percent?: number };
 
 /** Finds every placeholder, or explains why an argument's use of one is not allowed. */
 export function scanPlaceholders(args: readonly string[]): { uses: PlaceholderUse[]; problems: PlaceholderProblem[] } {
@@ -35,6 +47,11 @@ export function scanPlaceholders(args: readonly string[]): { uses: PlaceholderUs
     const whole = placeholderTarget(arg);
     if (whole) {
       uses.push({ index, ...whole, whole: true });
+      return;
+    }
+    const time = timePlaceholder(arg);
+    if (time) {
+      uses.push({ index, ...time, whole: true });
       return;
     }
     const inFilter = index > 0 && isFilterGraphOption(args[index - 1]);

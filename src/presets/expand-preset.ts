@@ -36,7 +36,8 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
   const outputs = Object.fromEntries(
     Object.entries(preset.outputs).map(([name, o]) => {
       const fileName = req.outputs?.[name]?.fileName ?? o.fileName;
-      return [name, { fileName, contentType: fileName === o.fileName ? o.contentType : contentTypeFor(fileName) }];
+      const kind = o.kind === "directory" ? { kind: "directory" as const } : {};
+      return [name, { fileName, contentType: fileName === o.fileName ? o.contentType : contentTypeFor(fileName), ...kind }];
     }),
   );
   return {

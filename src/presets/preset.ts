@@ -12,7 +12,7 @@ export type Preset<P extends z.ZodType = z.ZodType> = {
   /** Input names the job must provide (map form), or "list" for N inputs given as `input` (input0…). */
   inputs: string[] | "list";
   params: P;
-  outputs: Record<string, { fileName: string; contentType: string; kind: "file" }>;
+  outputs: Record<string, { fileName: string; contentType: string; kind: "file" | "directory" }>;
   expand: (params: z.output<P>, inputNames: string[]) => string[];
 };
 

@@ -16,12 +16,19 @@ export const probePreset = definePreset({
 
 export const thumbnailPreset = definePreset({
   name: "thumbnail",
-  description: "One JPEG frame at `at` seconds, scaled to `width`.",
+  description: "One JPEG frame at `at` seconds (default 1) or at `percent` of the video's length, scaled to `width`.",
   binary: "ffmpeg",
   inputs: ["video"],
-  params: z.object({ at: seconds.default(1), width: z.number().int().min(16).max(7680).default(320) }).strict(),
+  params: z
+    .object({ at: seconds.optional(), percent: z.number().min(0).max(99).optional(), width: z.number().int().min(16).max(7680).default(320) })
+    .strict()
+    .refine((p) => p.at === undefined || p.percent === undefined, { path: ["percent"], message: "give `at` (seconds) or `percent`, not both" }),
   outputs: { thumbnail: { fileName: "thumbnail.jpg", contentType: "image/jpeg", kind: "file" } },
-  expand: (p) => ["-ss", String(p.at), "-i", "{{video}}", "-frames:v", "1", "-vf", `scale=${p.width}:-2`, "{{thumbnail}}"],
+  expand: (p) => {
+    // {{video@P%}}: the runner probes the video's length and writes the seconds in (src/jobs/placeholders.ts).
+    const at = p.percent !== undefined ? `{{video@${Math.round(p.percent * 1000) / 1000}%}}` : String(p.at ?? 1);
+    return ["-ss", at, "-i", "{{video}}", "-frames:v", "1", "-vf", `scale=${p.width}:-2`, "{{thumbnail}}"];
+  },
 });
 
 export const contactSheetPreset = definePreset({

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, isFinished } from "../support/api-client.ts";
 import { startDevStack, type DevStack } from "../support/dev-stack.ts";
@@ -49,6 +50,19 @@ const cases: [string, Record<string, unknown>, (outputs: Record<string, any>, jo
   ["loudnorm", { inputs: { media: url("clip.mp4") }, params: { target: -23 } }, (o) => expect(stream(o.normalized, "audio")).toMatchObject({ codec: "aac" })],
   ["waveform", { inputs: { media: url("tone.wav") }, params: { width: 400, height: 100 } }, (o) => expect(stream(o.picture, "video")).toMatchObject({ codec: "png", width: 400, height: 100 })],
   ["probe", { inputs: { video: url("clip.mp4") } }, (_o, job) => expect(job.status).toBe("completed")],
+  ["thumbnail", { inputs: { video: url("long.mp4") }, params: { percent: 50, width: 64 } }, (o, job) => {
+    // 50 % of the 120 s clip: the runner probed it and wrote the seconds in.
+    expect(job.ffmpegArgs.slice(0, 2)).toEqual(["-ss", "{{video@50%}}"]);
+    expect(stream(o.thumbnail, "video")).toMatchObject({ width: 64, height: 36 });
+  }],
+  ["hls-ladder", { inputs: { video: url("clip.mp4") }, params: { renditions: [144, 240], segmentSeconds: 1 } }, (o) => {
+    expect(o.hls).toMatchObject({ kind: "directory", contentType: "application/vnd.apple.mpegurl" });
+    expect(o.hls.files.map((f: any) => f.path)).toEqual(expect.arrayContaining(["master.m3u8", "stream_0.m3u8", "stream_1.m3u8"]));
+    // The master playlist plays over HTTP from its URL: both renditions, read back by ffprobe.
+    const heights = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", o.hls.downloadUrl], { encoding: "utf8" }))
+      .streams.filter((st: any) => st.codec_type === "video").map((st: any) => st.height).sort((a: number, b: number) => a - b);
+    expect(heights).toEqual([144, 240]);
+  }],
 ];
 
 describe("presets, run for real", () => {
@@ -61,5 +75,11 @@ describe("presets, run for real", () => {
     expect(job.ffmpegArgs.length).toBeGreaterThan(0);
     check(Object.fromEntries(job.outputs.map((o: any) => [o.label, o])), job);
   }, 90_000);
+
+  it("thumbnail at a percentage of a still image fails with INPUT_DURATION_UNKNOWN before anything runs", async () => {
+    const created = await api.call("POST", "/v1/jobs", withMedia({ mode: "preset", preset: "thumbnail", inputs: { video: url("logo.png") }, params: { percent: 10 } }));
+    const job = await api.waitUntil(created.body.id, isFinished, 60_000);
+    expect(job).toMatchObject({ status: "failed", errorCode: "INPUT_DURATION_UNKNOWN", runtimeSeconds: 0 });
+  });
 
 });

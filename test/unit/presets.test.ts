@@ -14,12 +14,18 @@ function requestFor(name: string, params: Record<string, unknown>): PresetJobReq
     : { mode: "preset", preset: name, inputs: Object.fromEntries(preset.inputs.map((n) => [n, url(n)])), params };
 }
 
+/** Parameters that exclude another one (tested alone, at their edges, not in the all-together sets). */
+const EXCLUSIVE: Record<string, string[]> = { thumbnail: ["percent"] };
+
 /** Parameter sets at the edges of each preset's schema: every number at its minimum, then its maximum, every enum value. */
 function edgeParams(name: string): Record<string, unknown>[] {
   const schema = z.toJSONSchema(PRESETS.get(name)!.params, { io: "input" }) as { properties?: Record<string, any> };
-  const props = Object.entries(schema.properties ?? {});
+  const all = Object.entries(schema.properties ?? {});
+  const alone = all.filter(([k]) => EXCLUSIVE[name]?.includes(k));
+  const props = all.filter(([k]) => !EXCLUSIVE[name]?.includes(k));
   const at = (pick: (p: any) => unknown) => Object.fromEntries(props.flatMap(([k, p]) => (pick(p) === undefined ? [] : [[k, pick(p)]])));
   const sets = [at((p) => p.minimum ?? p.exclusiveMinimum), at((p) => p.maximum ?? p.exclusiveMaximum)];
+  for (const [k, p] of alone) sets.push({ [k]: p.minimum }, { [k]: p.maximum });
   for (const [k, p] of props) for (const v of p.enum ?? []) sets.push({ [k]: v });
   return sets;
 }
@@ -27,8 +33,27 @@ function edgeParams(name: string): Record<string, unknown>[] {
 describe("presets", () => {
   it("are at least the ones the contract names", () => {
     expect([...PRESETS.keys()]).toEqual(expect.arrayContaining([
-      "probe", "thumbnail", "contact-sheet", "web-mp4", "webm", "audio-mp3", "audio-aac", "audio-opus", "gif", "loudnorm", "waveform", "trim", "concat", "watermark",
+      "probe", "thumbnail", "contact-sheet", "web-mp4", "webm", "audio-mp3", "audio-aac", "audio-opus", "gif", "loudnorm", "waveform", "trim", "concat", "watermark", "hls-ladder",
     ]));
+  });
+
+  it("thumbnail: a percentage becomes {{video@P%}} for the runner to resolve; seconds and percent exclude each other", () => {
+    const expanded = expandPresetJob(requestFor("thumbnail", { percent: 50 })) as ExpandedPreset;
+    expect(expanded.request.ffmpegArgs!.slice(0, 2)).toEqual(["-ss", "{{video@50%}}"]);
+    expect(checkJobRequest(expanded.request)).toEqual([]);
+    const both = expandPresetJob(requestFor("thumbnail", { percent: 50, at: 2 })) as { issues: { path: string[] }[] };
+    expect(both.issues.map((i) => i.path)).toEqual([["params", "percent"]]);
+  });
+
+  it("hls-ladder: one variant per rendition, into a directory output, with or without audio", () => {
+    const expanded = expandPresetJob(requestFor("hls-ladder", { renditions: [240, 480, 720] })) as ExpandedPreset;
+    const args = expanded.request.ffmpegArgs!;
+    expect(args[args.indexOf("-var_stream_map") + 1]).toBe("v:0,a:0 v:1,a:1 v:2,a:2");
+    expect(expanded.request.outputs).toEqual({ hls: { fileName: "master.m3u8", contentType: "application/vnd.apple.mpegurl", kind: "directory" } });
+    const silent = expandPresetJob(requestFor("hls-ladder", { renditions: [240], audio: false })) as ExpandedPreset;
+    expect(silent.request.ffmpegArgs).not.toContain("0:a:0");
+    expect(checkJobRequest(silent.request)).toEqual([]);
+    expect((expandPresetJob(requestFor("hls-ladder", { renditions: [240, 240] })) as { issues: { path: string[] }[] }).issues.map((i) => i.path)).toEqual([["params", "renditions"]]);
   });
 
   for (const name of PRESETS.keys()) {

@@ -75,6 +75,10 @@ describe("GET /v1/policy", () => {
     expect(body.filters.sources.maxSeconds).toBe(3600);
     expect(body.injected.beforeEachInput).toContain("-protocol_whitelist");
     expect(body.limits).toMatchObject({ args: 256, inputsPerJob: 16, maxActiveJobsPerAccount: 50, requestsPerMinutePerKey: 600 });
+    expect(body.steps.max).toBe(8);
+    expect(body.directoryOutputs).toMatchObject({ maxFiles: 1000, plainNameOptions: ["master_pl_name", "hls_fmp4_init_filename"] });
+    expect(body.directoryOutputs.hlsFlags).not.toContain("delete_segments");
+    expect(body.formats.allowed).toContain("hls");
   });
 });
 

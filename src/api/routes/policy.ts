@@ -11,7 +11,21 @@ export const policyRoutes = new Hono<AppEnv>();
 policyRoutes.get("/", (c) => {
   const config = loadConfig(c.env);
   return c.json({
-    placeholders: "{{name}} is a whole argument (the value of -i, or an output position) or a file option inside a filter graph",
+    placeholders: {
+      name: "{{name}} is a whole argument (the value of -i, or an output position) or a file option inside a filter graph",
+      directoryFile: "{{name/file}} is a file inside directory output `name` (an output position, -hls_segment_filename, or -i in a later step)",
+      scratch: "scratch files (multi-step jobs) are read and written like inputs and outputs, never stored; -passlogfile takes only a scratch placeholder",
+    },
+    steps: {
+      max: L.MAX_STEPS,
+      workspace: "the steps run in order in one folder; a step reads the inputs, scratch files and the outputs earlier steps wrote; the working directory (two-pass logs) is kept across steps",
+    },
+    directoryOutputs: {
+      maxFiles: config.maxDirectoryFiles,
+      formats: "any muxer writing into the output's folder: image sequences (image2 patterns like frame_%04d.png) and HLS (-f hls, only into a directory output)",
+      hlsFlags: T.ALLOWED_HLS_FLAGS,
+      plainNameOptions: ["master_pl_name", "hls_fmp4_init_filename"],
+    },
     options: {
       ffmpeg: { flags: T.FFMPEG_FLAGS, withValue: T.FFMPEG_VALUE_OPTIONS },
       ffprobe: { flags: T.FFPROBE_FLAGS, withValue: T.FFPROBE_VALUE_OPTIONS },

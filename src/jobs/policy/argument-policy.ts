@@ -1,4 +1,4 @@
-import { DIRECTORY_FILE_PATTERN, isFilterGraphOption, placeholderTarget } from "../placeholders.ts";
+import { DIRECTORY_FILE_PATTERN, isFilterGraphOption, placeholderTarget, timePlaceholder } from "../placeholders.ts";
 import { parseFilterGraph, type ParsedFilter } from "./filter-graph.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "./filter-tables.ts";
 import { durationSeconds } from "./durations.ts";
@@ -109,6 +109,8 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
       if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed (GET /v1/policy lists the formats)`);
     } else if (isFilterGraphOption(arg)) {
       for (const message of checkFilterGraph(value, names)) refuse(valueIndex, message);
+    } else if (name === "ss" && timePlaceholder(value)) {
+      // {{input@P%}}: checked against the declared inputs with the job's other placeholders.
     } else if (name === "pass") {
       if (!["1", "2", "3"].includes(value)) refuse(valueIndex, `-pass must be 1, 2 or 3`);
     } else if (name === "passlogfile") {
