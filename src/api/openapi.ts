@@ -122,6 +122,18 @@ export function buildOpenApiDocument(serverUrl: string) {
       "/v1/files/{id}": {
         get: { summary: "Get an asset", parameters: idParam, responses: { 200: { description: "The asset", content: json(S.assetSchema) }, 404: error("No such file"), ...common } },
       },
+      "/outputs/{jobId}/{output}/{token}/{file}": {
+        get: {
+          summary: "A file of a directory output (HLS, image sequence), as linked from the job: the token authorizes the whole folder, so playlists' relative URLs work",
+          security: [],
+          parameters: ["jobId", "output", "token", "file"].map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }))
+            .concat([{ name: "Range", in: "header", required: false, schema: { type: "string" } }] as never[]),
+          responses: {
+            200: { description: "The file" }, 206: { description: "A byte range of it" },
+            403: { description: "The token is invalid or expired" }, 404: { description: "No such file" },
+          },
+        },
+      },
     },
   };
 }

@@ -76,6 +76,24 @@ describe.skipIf(skipReason)("the production container path (real containers from
     expect(probed.streams.find((s: { codec_type: string }) => s.codec_type === "video").width).toBe(160);
   });
 
+  it("stores a directory output (HLS) through the Worker's egress handler; it plays from its URL, and the container can write nothing else there", async () => {
+    const id = await createJob({
+      inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } },
+      outputs: { hls: { kind: "directory", fileName: "index.m3u8" } },
+      ffmpegArgs: ["-i", "{{a}}", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "{{hls}}"],
+    });
+    const job = await api.waitUntil(id, isFinished);
+    expect(job, stack.logs().slice(-3000)).toMatchObject({ status: "completed" });
+    expect(job.outputs[0].files.length).toBeGreaterThan(2);
+    const played = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", job.outputs[0].downloadUrl], { encoding: "utf8" }));
+    expect(played.streams.map((s: { codec_name: string }) => s.codec_name).sort()).toEqual(["aac", "h264"]);
+    expect(Number(played.format.duration)).toBeCloseTo(3, 0);
+    // The job is over: its upload prefix is refused like everything else, token or not.
+    const container = await theRunnerContainer();
+    const put = `const r = await fetch(process.argv[1], { method: "PUT", body: "x" }); console.log(r.status, r.headers.get("x-ffjobs-egress"));`;
+    expect(labDocker(["exec", container, "node", "--input-type=module", "-e", put, `http://runner-files.ffjobs.internal/jobs/${id}/hls/evil.ts`]).trim()).toBe("403 refused");
+  });
+
   it("keeps the container warm between jobs with no trace of the last one: no job folder, its URLs refused", async () => {
     const container = await theRunnerContainer();
     expect(labDocker(["exec", container, "ls", "-A", "/work"]).trim()).toBe("");

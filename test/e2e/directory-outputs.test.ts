@@ -2,35 +2,13 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, isFinished } from "../support/api-client.ts";
-import { startDevStack, type DevStack } from "../support/dev-stack.ts";
-import { mediaFixtures } from "../support/media-fixtures.ts";
-import { startStaticServer } from "../support/static-server.ts";
+import { describe, expect, it } from "vitest";
+import { useLocalStack } from "../support/local-stack.ts";
 
-const fx = mediaFixtures();
 const scratch = mkdtempSync(join(tmpdir(), "ffjobs-dir-outputs-"));
-let stack: DevStack;
-let media: Awaited<ReturnType<typeof startStaticServer>>;
-let api: ReturnType<typeof apiClient>;
-
-beforeAll(async () => {
-  media = await startStaticServer(fx.dir);
-  stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
-  api = apiClient(stack.baseUrl, stack.apiKey);
-});
-afterAll(async () => {
-  await stack?.stop();
-  await media?.close();
-});
-
-const video = () => ({ type: "url", url: `${media.url}/clip.mp4` });
-
-async function run(body: unknown) {
-  const created = await api.call("POST", "/v1/jobs", body);
-  expect(created.status, JSON.stringify(created.body)).toBe(202);
-  return api.waitUntil(created.body.id, isFinished, 90_000);
-}
+const { local } = useLocalStack();
+const video = () => ({ type: "url", url: `${local.media.url}/clip.mp4` });
+const run = (body: unknown) => local.runToEnd(body);
 
 const probe = (url: string, ...extra: string[]) =>
   JSON.parse(execFileSync("ffprobe", ["-v", "error", ...extra, "-print_format", "json", "-show_format", "-show_streams", url], { encoding: "utf8" }));

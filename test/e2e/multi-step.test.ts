@@ -1,33 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, isFinished } from "../support/api-client.ts";
-import { startDevStack, type DevStack } from "../support/dev-stack.ts";
-import { mediaFixtures } from "../support/media-fixtures.ts";
-import { startStaticServer } from "../support/static-server.ts";
+import { describe, expect, it } from "vitest";
+import { useLocalStack } from "../support/local-stack.ts";
 
-const fx = mediaFixtures();
-let stack: DevStack;
-let media: Awaited<ReturnType<typeof startStaticServer>>;
-let api: ReturnType<typeof apiClient>;
+const { local } = useLocalStack();
+const video = () => ({ type: "url", url: `${local.media.url}/clip.mp4` });
 
-beforeAll(async () => {
-  media = await startStaticServer(fx.dir);
-  stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
-  api = apiClient(stack.baseUrl, stack.apiKey);
-});
-afterAll(async () => {
-  await stack?.stop();
-  await media?.close();
-});
-
-const video = () => ({ type: "url", url: `${media.url}/clip.mp4` });
-
-/** Runs a job to its end through the real stack (runner, host ffmpeg, storage). */
+/** Runs a job to its end through the real stack (runner, host ffmpeg, storage), with its result. */
 async function run(body: unknown) {
-  const created = await api.call("POST", "/v1/jobs", body);
-  expect(created.status, JSON.stringify(created.body)).toBe(202);
-  const job = await api.waitUntil(created.body.id, isFinished, 90_000);
-  const result = (await api.call("GET", `/v1/jobs/${job.id}/result`)).body;
+  const job = await local.runToEnd(body);
+  const result = (await local.api.call("GET", `/v1/jobs/${job.id}/result`)).body;
   return { job, result };
 }
 

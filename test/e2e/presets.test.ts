@@ -1,28 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, isFinished } from "../support/api-client.ts";
-import { startDevStack, type DevStack } from "../support/dev-stack.ts";
-import { mediaFixtures } from "../support/media-fixtures.ts";
-import { startStaticServer } from "../support/static-server.ts";
+import { describe, expect, it } from "vitest";
+import { isFinished } from "../support/api-client.ts";
+import { useLocalStack } from "../support/local-stack.ts";
 
-const fx = mediaFixtures();
-let stack: DevStack;
-let media: Awaited<ReturnType<typeof startStaticServer>>;
-let api: ReturnType<typeof apiClient>;
-
-beforeAll(async () => {
-  media = await startStaticServer(fx.dir);
-  stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
-  api = apiClient(stack.baseUrl, stack.apiKey);
-});
-afterAll(async () => {
-  await stack?.stop();
-  await media?.close();
-});
+const { local } = useLocalStack();
 
 /** An input served by the media server (its address is known only once it runs). */
 const url = (file: string) => ({ type: "url", url: `MEDIA/${file}` });
-const withMedia = (body: unknown) => JSON.parse(JSON.stringify(body).replaceAll("MEDIA/", `${media.url}/`));
+const withMedia = (body: unknown) => JSON.parse(JSON.stringify(body).replaceAll("MEDIA/", `${local.media.url}/`));
 const stream = (output: any, type: string) => output.metadata.streams.find((s: any) => s.type === type);
 
 /** Each preset run for real through the local stack (real runner, host ffmpeg, real storage); outputs checked by their ffprobe metadata. */
@@ -67,18 +52,18 @@ const cases: [string, Record<string, unknown>, (outputs: Record<string, any>, jo
 
 describe("presets, run for real", () => {
   it.each(cases)("%s", async (name, body, check) => {
-    const created = await api.call("POST", "/v1/jobs", withMedia({ mode: "preset", preset: name, ...body }));
+    const created = await local.api.call("POST", "/v1/jobs", withMedia({ mode: "preset", preset: name, ...body }));
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     expect(created.body.mode).toBe("preset");
-    const job = await api.waitUntil(created.body.id, isFinished, 60_000);
+    const job = await local.api.waitUntil(created.body.id, isFinished, 60_000);
     expect(job, JSON.stringify(job)).toMatchObject({ status: "completed", mode: "preset", preset: name });
     expect(job.ffmpegArgs.length).toBeGreaterThan(0);
     check(Object.fromEntries(job.outputs.map((o: any) => [o.label, o])), job);
   }, 90_000);
 
   it("thumbnail at a percentage of a still image fails with INPUT_DURATION_UNKNOWN before anything runs", async () => {
-    const created = await api.call("POST", "/v1/jobs", withMedia({ mode: "preset", preset: "thumbnail", inputs: { video: url("logo.png") }, params: { percent: 10 } }));
-    const job = await api.waitUntil(created.body.id, isFinished, 60_000);
+    const created = await local.api.call("POST", "/v1/jobs", withMedia({ mode: "preset", preset: "thumbnail", inputs: { video: url("logo.png") }, params: { percent: 10 } }));
+    const job = await local.api.waitUntil(created.body.id, isFinished, 60_000);
     expect(job).toMatchObject({ status: "failed", errorCode: "INPUT_DURATION_UNKNOWN", runtimeSeconds: 0 });
   });
 

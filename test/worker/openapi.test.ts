@@ -8,6 +8,7 @@ describe("GET /openapi.json", () => {
     const doc = res.body;
     expect(doc.openapi).toBe("3.0.3");
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/outputs/{jobId}/{output}/{token}/{file}",
       "/v1/files", "/v1/files/{id}", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/cancel", "/v1/jobs/{id}/events", "/v1/jobs/{id}/result", "/v1/policy", "/v1/presets", "/v1/presets/{name}",
       "/v1/webhooks/deliveries", "/v1/webhooks/deliveries/{id}/redeliver", "/v1/webhooks/secret", "/v1/webhooks/secret/rotate", "/v1/webhooks/test",
     ]);
@@ -16,6 +17,8 @@ describe("GET /openapi.json", () => {
     expect(preset.required).toEqual(["mode", "preset"]);
     expect(create.oneOf).toEqual([{ required: ["ffmpegArgs"] }, { required: ["steps"] }]);
     expect(create.properties.steps.maxItems).toBe(8);
+    expect(create.properties.outputs.additionalProperties.properties.kind.enum).toEqual(["file", "directory"]);
+    expect(doc.paths["/outputs/{jobId}/{output}/{token}/{file}"].get.security).toEqual([]);
     expect(create.properties.binary.enum).toEqual(["ffmpeg", "ffprobe"]);
     expect(create.properties.ffmpegArgs.minItems).toBe(1);
     expect(Object.keys(doc.paths["/v1/jobs"].post.responses)).toEqual(expect.arrayContaining(["202", "400", "401", "413"]));
