@@ -80,7 +80,7 @@ describe.skipIf(skipReason)("the production container path (real containers from
     const id = await createJob({
       inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } },
       outputs: { hls: { kind: "directory", fileName: "index.m3u8" } },
-      ffmpegArgs: ["-i", "{{a}}", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "{{hls}}"],
+      ffmpegArgs: ["-i", "{{a}}", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "{{hls}}"],
     });
     const job = await api.waitUntil(id, isFinished);
     expect(job, stack.logs().slice(-3000)).toMatchObject({ status: "completed" });

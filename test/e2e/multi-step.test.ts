@@ -56,6 +56,15 @@ describe("multi-step jobs, run for real", () => {
     expect(result.runtimeSeconds).toBeGreaterThanOrEqual(1);
   });
 
+  it("bills the run time of every step", async () => {
+    // Each step reads 1.2 s of video at its real rate: 2.4 s in all, billed as at least 3 s (one step alone: 2 s).
+    const realTime = { ffmpegArgs: ["-re", "-i", "{{video}}", "-t", "1.2", "-f", "null", "-"] };
+    const { job } = await run({ inputs: { video: video() }, steps: [realTime, realTime] });
+    expect(job, JSON.stringify(job)).toMatchObject({ status: "completed" });
+    expect(job.runtimeSeconds).toBeGreaterThanOrEqual(3);
+    expect(job.creditsCharged).toBe(job.runtimeSeconds);
+  });
+
   it("fails at the first failing step, says which, and runs no step after it", async () => {
     const { job, result } = await run({
       inputs: { video: video() },

@@ -129,3 +129,19 @@ describe("POST /v1/jobs validation: multi-step jobs", () => {
     await expectInvalid({ inputs: { a: url }, outputs, ffmpegArgs: ["-i", "{{out}}", "{{out}}"] }, { path: ["ffmpegArgs", "1"], code: "custom" });
   });
 });
+
+describe("POST /v1/jobs validation: directory outputs and times", () => {
+  it("takes % patterns only in directory outputs, and {{dir/file}} only for directory outputs", async () => {
+    await expectInvalid({ inputs: { a: url }, outputs: { f: { fileName: "frame_%03d.png" } }, ffmpegArgs: ["-i", "{{a}}", "{{f}}"] }, { path: ["outputs", "f", "fileName"], code: "custom" });
+    await expectInvalid({ inputs: { a: url }, outputs: { f: { fileName: "a.mp4" } }, ffmpegArgs: ["-i", "{{a}}", "{{f/b.mp4}}"] }, { path: ["ffmpegArgs", "2"], code: "custom" });
+    await expectInvalid({ inputs: { a: url }, outputs: { d: { kind: "directory", fileName: "i.m3u8" } }, ffmpegArgs: ["-i", "{{a}}", "-f", "hls", "-hls_segment_filename", "/tmp/s_%d.ts", "{{d}}"] }, { path: ["ffmpegArgs", "5"], code: "custom" });
+    const ok = await api(key, "POST", "/v1/jobs", { inputs: { a: url }, outputs: { d: { kind: "directory", fileName: "frame_%03d.png" } }, ffmpegArgs: ["-i", "{{a}}", "{{d}}"] });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+  });
+
+  it("takes {{input@P%}} only as -ss, of an input, up to 100 %", async () => {
+    await expectInvalid({ inputs: { a: url }, ffmpegArgs: ["-ss", "{{a@101%}}", "-i", "{{a}}", "-f", "null", "-"] }, { path: ["ffmpegArgs", "1"], code: "custom" });
+    await expectInvalid({ inputs: { a: url }, ffmpegArgs: ["-ss", "{{b@50%}}", "-i", "{{a}}", "-f", "null", "-"] }, { path: ["ffmpegArgs", "1"], code: "custom" });
+    await expectInvalid({ inputs: { a: url }, ffmpegArgs: ["-t", "{{a@50%}}", "-i", "{{a}}", "-f", "null", "-"] }, { path: ["ffmpegArgs", "1"], code: "custom" });
+  });
+});
