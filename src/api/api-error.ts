@@ -35,6 +35,10 @@ export function detailsFromZod(issues: readonly z.core.$ZodIssue[], prefix: stri
   }));
 }
 
-export function invalidRequest(details: ErrorDetail[], summary = "The request is invalid"): ApiError {
-  return new ApiError("INVALID_REQUEST", summary, { details });
+/** A 400 whose `error` names the first problem (where, and what), with every problem in `details`. */
+export function invalidRequest(details: ErrorDetail[], summary?: string): ApiError {
+  const first = details[0];
+  const where = first && first.path.length ? first.path.join(".") : "body";
+  const extra = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? "s" : ""} in details)` : "";
+  return new ApiError("INVALID_REQUEST", summary ?? (first ? `Invalid request: ${where}: ${first.message}${extra}` : "The request is invalid"), { details });
 }

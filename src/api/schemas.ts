@@ -222,7 +222,7 @@ export const deliverySchema = z.object({
   createdAt: timestamp,
   updatedAt: timestamp,
   attempts: z.array(
-    z.object({ attemptedAt: timestamp, httpStatus: z.number().int().nullable(), errorKind: z.string().nullable(), latencyMs: z.number().int() }),
+    z.object({ attemptedAt: timestamp, httpStatus: z.number().int().nullable(), errorKind: z.string().nullable(), error: z.string().nullable(), latencyMs: z.number().int() }),
   ),
 });
 

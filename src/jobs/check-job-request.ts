@@ -1,6 +1,7 @@
 import type { CreateJobRequest } from "../api/schemas.ts";
-import { arrayInputName, DIRECTORY_FILE_PATTERN, scanPlaceholders } from "./placeholders.ts";
-import { checkArguments } from "./policy/argument-policy.ts";
+import { arrayInputName, DIRECTORY_FILE_PATTERN, placeholderTarget, scanPlaceholders } from "./placeholders.ts";
+import { checkArguments, walkArguments } from "./policy/argument-policy.ts";
+import { muxerForFileName } from "./policy/output-extensions.ts";
 import { declaredNames } from "./policy/declared-names.ts";
 import type { Binary, RequestIssue } from "./job-request.ts";
 
@@ -34,6 +35,10 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
   const referenced = new Set<string>();
   for (const command of commands) {
     const at = (index: number) => [...command.path, String(index)];
+    if (/^(.*\/)?(ffmpeg|ffprobe)$/.test(command.args[0] ?? "")) {
+      issues.push({ path: at(0), message: `drop the binary name: ${command.path.join(".")} holds only the arguments (say "binary": "ffprobe" to run ffprobe)` });
+    }
+    for (const o of outputsWithoutMuxer(command, req)) issues.push({ path: ["outputs", o, "fileName"], message: `"${req.outputs![o].fileName}" has no extension ffmpeg can pick a format from: name it like ${o}.mp4, or put -f <format> before {{${o}}}` });
     const { uses, problems } = scanPlaceholders(command.args);
     for (const p of problems) issues.push({ path: at(p.index), message: p.message });
     for (const use of uses) {
@@ -53,6 +58,24 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
     if (!referenced.has(name)) issues.push({ path: ["outputs", name], message: `output "${name}" is never referenced as {{${name}}} in ${where}` });
   }
   return firstPerPath(issues);
+}
+
+/** Outputs written by this command with neither an `-f` before them nor an extension that names a muxer. */
+function outputsWithoutMuxer(command: Command, req: CreateJobRequest): string[] {
+  if (command.binary !== "ffmpeg") return [];
+  const found: string[] = [];
+  let format = false;
+  for (const token of walkArguments("ffmpeg", command.args)) {
+    if (token.kind === "option" && token.name === "f") format = true;
+    else if (token.kind === "option" && token.name === "i") format = false;
+    else if (token.kind === "positional") {
+      const target = placeholderTarget(token.value);
+      const decl = target && req.outputs?.[target.name];
+      if (decl && !format && muxerForFileName(target.file ?? decl.fileName) === null) found.push(target.name);
+      format = false;
+    }
+  }
+  return found;
 }
 
 /** One issue per location: the first found is the most basic (placeholders before policy). */

@@ -10,6 +10,14 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
  */
 export type DeliveryErrorKind = "blocked" | "no_response" | "redirect" | "http_error";
 
+/** What each error kind means, in the words both the test endpoint and the delivery log use. */
+export const DELIVERY_ERROR_TEXT: Record<DeliveryErrorKind, string> = {
+  blocked: "Refused by policy: the URL points at a private or local address, so nothing was sent (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)",
+  no_response: "The receiver could not be reached or did not answer in time",
+  redirect: "The receiver answered with a redirect, which is not followed",
+  http_error: "The receiver answered with an error status",
+};
+
 export type WebhookMessage = { url: string; eventId: string; body: string; secrets: string[] };
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parsePlacement } from "../../src/runner/container-placement.ts";
 import { acquire, instanceOf, release, type PoolState } from "../../src/runner/pool-state.ts";
 import { egressAllows, egressScopeOf, mergeScopes } from "../../src/runner/egress-scope.ts";
-import { unreachablePortIssues } from "../../src/jobs/url-input-ports.ts";
+import { unreachablePortIssues } from "../../src/jobs/url-input-checks.ts";
 import type { CreateJobRequest } from "../../src/api/schemas.ts";
 
 const request = (inputs: Record<string, string>): CreateJobRequest => ({

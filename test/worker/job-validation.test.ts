@@ -145,3 +145,29 @@ describe("POST /v1/jobs validation: directory outputs and times", () => {
     await expectInvalid({ inputs: { a: url }, ffmpegArgs: ["-t", "{{a@50%}}", "-i", "{{a}}", "-f", "null", "-"] }, { path: ["ffmpegArgs", "1"], code: "custom" });
   });
 });
+
+describe("POST /v1/jobs: errors that say what to do", () => {
+  it("a leading binary name: drop it (and the top-level error names that first problem)", async () => {
+    const body = await expectInvalid({ inputs: { a: url }, ffmpegArgs: ["ffmpeg", "-i", "{{a}}", "-f", "null", "-"] }, { path: ["ffmpegArgs", "0"], code: "custom" });
+    expect(body.details[0].message).toMatch(/drop the binary name/);
+    expect(body.error).toMatch(/^Invalid request: ffmpegArgs\.0: drop the binary name/);
+    await expectInvalid({ inputs: { a: url }, binary: "ffprobe", ffmpegArgs: ["/usr/bin/ffprobe", "{{a}}"] }, { path: ["ffmpegArgs", "0"], code: "custom" });
+  });
+
+  it("an output name ffmpeg cannot pick a format from: 400 at its fileName, unless -f says the format", async () => {
+    for (const fileName of ["out", "out.xyz"]) {
+      const body = await expectInvalid({ inputs: { a: url }, outputs: { o: { fileName } }, ffmpegArgs: ["-i", "{{a}}", "{{o}}"] }, { path: ["outputs", "o", "fileName"], code: "custom" });
+      expect(body.details[0].message).toMatch(/no extension ffmpeg can pick a format from/);
+    }
+    const ok = await api(key, "POST", "/v1/jobs", { inputs: { a: url }, outputs: { o: { fileName: "out" } }, ffmpegArgs: ["-i", "{{a}}", "-f", "matroska", "{{o}}"] });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+  });
+
+  it("a private or loopback URL input: 400 at its URL, naming ALLOWED_PRIVATE_HOSTS", async () => {
+    for (const target of ["http://10.0.0.1/a.mp4", "http://169.254.169.254/latest", "http://[::1]/a.mp4", "http://media.localhost/a.mp4"]) {
+      const body = await expectInvalid({ inputs: { a: { type: "url", url: target } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] }, { path: ["inputs", "a", "url"], code: "custom" });
+      expect(body.details[0].message).toMatch(/private or local address.*ALLOWED_PRIVATE_HOSTS/);
+    }
+    await expectInvalid({ input: [{ type: "url", url: "http://192.168.1.2/a.mp4" }], ffmpegArgs: ["-i", "{{input0}}", "-f", "null", "-"] }, { path: ["input", "0", "url"], code: "custom" });
+  });
+});

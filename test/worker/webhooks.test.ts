@@ -52,12 +52,15 @@ describe("POST /v1/webhooks/test", () => {
   it("reports a receiver's 500 without its body", async () => {
     const box = webhookMailbox();
     const res = await api(account.key, "POST", "/v1/webhooks/test", { url: box.url("status/500") });
-    expect(res.body).toEqual({ ok: false, status: 500, deliveryId: expect.any(String), secretPreview: expect.stringMatching(/^whsec_\*{8}.{4}$/) });
+    expect(res.body).toEqual({
+      ok: false, status: 500, deliveryId: expect.any(String), secretPreview: expect.stringMatching(/^whsec_\*{8}.{4}$/),
+      error: "The receiver answered with an error status",
+    });
     expect(JSON.stringify(res.body)).not.toContain("secret receiver text");
     expect((await box.received()).length).toBe(1);
   });
 
-  it("answers unreachable and blocked receivers alike: status 0 and one generic error", async () => {
+  it("says a URL the policy refuses was refused by policy, and an unreachable one only that it could not be reached; the log says the same", async () => {
     const refused = await api(account.key, "POST", "/v1/webhooks/test", { url: "http://127.0.0.1:9/hook" });
     const blocked = await api(account.key, "POST", "/v1/webhooks/test", { url: "http://169.254.169.254/latest/meta-data" });
     const alsoBlocked = await api(account.key, "POST", "/v1/webhooks/test", { url: "http://[::ffff:10.0.0.1]/x" });
@@ -65,7 +68,14 @@ describe("POST /v1/webhooks/test", () => {
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ ok: false, status: 0, deliveryId: expect.any(String) });
     }
-    expect(new Set([refused.body.error, blocked.body.error, alsoBlocked.body.error]).size).toBe(1);
+    // Whether a connection was refused, failed DNS or timed out stays one answer (no port scanning).
+    expect(refused.body.error).toBe("The receiver could not be reached or did not answer in time");
+    expect(blocked.body.error).toMatch(/^Refused by policy: .*private or local address.*ALLOWED_PRIVATE_HOSTS/);
+    expect(alsoBlocked.body.error).toBe(blocked.body.error);
+    const log = await api(account.key, "GET", "/v1/webhooks/deliveries?limit=3");
+    const byId = new Map(log.body.data.map((d: any) => [d.id, d.attempts[0]]));
+    expect(byId.get(blocked.body.deliveryId)).toMatchObject({ errorKind: "blocked", error: blocked.body.error });
+    expect(byId.get(refused.body.deliveryId)).toMatchObject({ errorKind: "no_response", error: refused.body.error });
   });
 
   it("treats a timeout like any unreachable receiver", async () => {

@@ -21,7 +21,7 @@ import { listOutputs } from "../../jobs/output-store.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
 import { webhookUrlProblem } from "../../webhooks/webhook-url.ts";
-import { unreachablePortIssues } from "../../jobs/url-input-ports.ts";
+import { privateUrlIssues, unreachablePortIssues } from "../../jobs/url-input-checks.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 
@@ -43,6 +43,7 @@ jobRoutes.post("/", requireJsonBody, validateCreateJob, async (c) => {
   const issues = [
     ...checkJobRequest(req),
     ...unreachablePortIssues(req, config.runnerMode),
+    ...privateUrlIssues(req, config.allowedPrivateHosts),
     ...(await checkAssetInputs(c.env.DB, c.env.BUCKET, account.id, req, spec)),
   ];
   const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, config.allowedPrivateHosts);

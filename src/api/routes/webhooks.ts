@@ -8,15 +8,12 @@ import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
 import { attemptsOf, getDelivery, insertDelivery, listDeliveries, recordAttempt, reopenDelivery, type AttemptRow, type DeliveryRow } from "../../webhooks/delivery-store.ts";
 import { getSecrets, rotateSecret, signingSecrets, type WebhookSecrets } from "../../webhooks/secret-store.ts";
-import { sendWebhook } from "../../webhooks/send-webhook.ts";
+import { DELIVERY_ERROR_TEXT, sendWebhook, type DeliveryErrorKind } from "../../webhooks/send-webhook.ts";
 import { secretPreview } from "../../webhooks/signing.ts";
 import { eventBody, TEST_EVENT_TYPE, testEventData } from "../../webhooks/webhook-event.ts";
 import { newEventId } from "../../webhooks/job-end-event.ts";
 
 export const webhookRoutes = new Hono<AppEnv>();
-
-/** One text for every way a receiver can be unreachable: refused, blocked and timed out look alike. */
-const UNREACHABLE = "The receiver could not be reached or did not answer in time";
 
 const secretView = (s: WebhookSecrets) => ({ secret: s.current, createdAt: s.createdAt, previousSecretExpiresAt: s.previousExpiresAt });
 
@@ -26,7 +23,10 @@ function deliveryView(d: DeliveryRow, attempts: AttemptRow[]) {
     attemptCount: d.attempt_count, createdAt: d.created_at, updatedAt: d.updated_at,
     attempts: attempts
       .filter((a) => a.delivery_id === d.id)
-      .map((a) => ({ attemptedAt: a.attempted_at, httpStatus: a.http_status, errorKind: a.error_kind, latencyMs: a.latency_ms })),
+      .map((a) => ({
+        attemptedAt: a.attempted_at, httpStatus: a.http_status, errorKind: a.error_kind, latencyMs: a.latency_ms,
+        error: a.error_kind && a.error_kind in DELIVERY_ERROR_TEXT ? DELIVERY_ERROR_TEXT[a.error_kind as DeliveryErrorKind] : null,
+      })),
   };
 }
 
@@ -56,7 +56,8 @@ webhookRoutes.post("/test", requireJsonBody, validate("json", webhookTestSchema)
     status: result.httpStatus ?? 0,
     deliveryId: delivery.id,
     secretPreview: secretPreview(secrets.current),
-    ...(result.httpStatus === null ? { error: UNREACHABLE } : {}),
+    // A refused connection, a DNS failure and a timeout read alike (no port scanning); a URL the policy refuses says so.
+    ...(result.errorKind ? { error: DELIVERY_ERROR_TEXT[result.errorKind as DeliveryErrorKind] } : {}),
   });
 });
 
