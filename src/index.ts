@@ -2,7 +2,7 @@ import { app } from "./api/app.ts";
 import type { Env } from "./env.ts";
 import { consumeDeadJobMessages, consumeJobMessages } from "./jobs/dispatch-consumer.ts";
 import { createServices } from "./services.ts";
-import { sweepStalled } from "./maintenance/sweep-stalled.ts";
+import { runScheduled } from "./maintenance/scheduled.ts";
 import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-consumer.ts";
 
 export { JobCoordinator } from "./jobs/job-coordinator.ts";
@@ -24,7 +24,7 @@ export const QUEUES = {
 export default {
   fetch: app.fetch,
   async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
-    await sweepStalled(createServices(env));
+    await runScheduled(createServices(env));
   },
   async queue(batch: MessageBatch<any>, env: Env): Promise<void> {
     switch (batch.queue) {

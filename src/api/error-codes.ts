@@ -8,6 +8,8 @@ export const API_ERRORS = {
   NOT_FOUND: { status: 404, description: "No such resource for this account (another account's ids answer the same)." },
   JOB_NOT_FINISHED: { status: 409, description: "The job's result was asked for before it reached a terminal state." },
   JOB_ALREADY_FINISHED: { status: 409, description: "The job is already in a terminal state, so it cannot be canceled." },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, description: "The Idempotency-Key was already used with a different request body." },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, description: "A request with this Idempotency-Key is still running (or just failed); retry shortly." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is over the limit (1 MiB)." },
   RATE_LIMITED: { status: 429, description: "Too many requests for this API key; retry after `Retry-After` seconds." },
   INTERNAL: { status: 500, description: "Unexpected server error; no internals are disclosed." },

@@ -10,6 +10,7 @@ const error = (description: string) => ({ description, content: json(S.errorSche
 const queryParams = (s: z.ZodType) =>
   Object.entries((schema(s, "input").properties ?? {}) as Record<string, unknown>).map(([name, p]) => ({ name, in: "query", schema: p }));
 const idParam = [{ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }];
+const idempotencyKey = { name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 }, description: "Retries with the same key and body get the first response again (24 h)" };
 const common = { 401: error("Missing or invalid API key"), 500: error("Internal error") };
 
 /** A raw job carries exactly one of `ffmpegArgs` (one command) and `steps` (several). */
@@ -31,7 +32,7 @@ export function buildOpenApiDocument(serverUrl: string) {
       "/v1/jobs": {
         post: {
           summary: "Create a job (with `Prefer: wait=N`, answer with the finished job if it ends within N ≤ 60 seconds)",
-          parameters: [{ name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } }],
+          parameters: [{ name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } }, idempotencyKey],
           requestBody: { required: true, content: { "application/json": { schema: { oneOf: [rawJobRequest(), schema(S.presetJobSchema, "input")] } } } },
           responses: {
             200: { description: "Finished within the preferred wait (Preference-Applied: wait=N)", content: json(S.jobSchema) },
@@ -76,6 +77,7 @@ export function buildOpenApiDocument(serverUrl: string) {
       "/v1/files": {
         post: {
           summary: "Create an upload slot",
+          parameters: [idempotencyKey],
           requestBody: { required: true, content: json(S.createFileSchema, "input") },
           responses: { 201: { description: "The asset with its upload URL", content: json(S.assetSchema) }, 400: error("Invalid request"), ...common },
         },

@@ -1,3 +1,4 @@
+import { idempotent } from "../idempotency.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError } from "../api-error.ts";
@@ -15,7 +16,7 @@ function assetView(a: Pick<AssetRow, "id" | "file_name" | "content_type" | "size
 }
 
 /** Creates an upload slot: the client PUTs the bytes straight to storage with the presigned URL. */
-fileRoutes.post("/", requireJsonBody, validate("json", createFileSchema), async (c) => {
+fileRoutes.post("/", requireJsonBody, idempotent("files.create"), validate("json", createFileSchema), async (c) => {
   const body = c.req.valid("json");
   const id = crypto.randomUUID();
   const objectKey = objectKeys.upload(id, body.fileName);

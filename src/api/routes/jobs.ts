@@ -1,3 +1,4 @@
+import { idempotent } from "../idempotency.ts";
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../api-error.ts";
@@ -31,7 +32,7 @@ const linksOf = (c: Context<AppEnv>): Links => {
   return { presigner: createPresigner(storage), storage, origin: new URL(c.req.url).origin };
 };
 
-jobRoutes.post("/", requireJsonBody, validateCreateJob, async (c) => {
+jobRoutes.post("/", requireJsonBody, idempotent("jobs.create"), validateCreateJob, async (c) => {
   const body = c.get("createJob");
   const expanded = body.mode === "preset" ? expandPresetJob(body) : null;
   if (expanded && "issues" in expanded) throw invalidRequest(expanded.issues.map((i) => ({ ...i, code: "custom" })));
