@@ -38,6 +38,14 @@ const ffmpegArgs = z.array(z.string().max(L.MAX_ARG_LENGTH_CHARS)).min(1).max(L.
 /** One command of a multi-step job; `binary` defaults to the job's. */
 export const jobStepSchema = z.object({ binary: z.enum(["ffmpeg", "ffprobe"]).optional(), ffmpegArgs }).strict();
 
+/** The client's labels for a job: returned with it, in its webhooks, and a filter on the job list. */
+export const METADATA_KEY_PATTERN = /^[A-Za-z0-9_.:-]+$/;
+export const jobMetadataSchema = z
+  .record(z.string().min(1).max(L.MAX_METADATA_KEY_CHARS).regex(METADATA_KEY_PATTERN, "keys are letters, digits and _ . : -"), z.string().max(L.MAX_METADATA_VALUE_CHARS))
+  .refine((m) => Object.keys(m).length <= L.MAX_METADATA_ENTRIES, `at most ${L.MAX_METADATA_ENTRIES} entries`);
+/** This job's time limit; the operator's JOB_TIMEOUT_SECONDS is the default and the most allowed. */
+const timeoutSeconds = z.number().int().min(1).max(7 * 24 * 3600);
+
 /** `ffmpegArgs` (one command) or `steps` (1-8 commands in one workspace): exactly one of them. */
 export const createJobSchema = z
   .object({
@@ -50,6 +58,8 @@ export const createJobSchema = z
     steps: z.array(jobStepSchema).min(1).max(L.MAX_STEPS).optional(),
     scratch: z.record(name, fileName).optional(),
     webhookUrl: z.lazy(() => webhookUrlSchema).optional(),
+    metadata: jobMetadataSchema.optional(),
+    timeoutSeconds: timeoutSeconds.optional(),
   })
   .strict();
 export type CreateJobRequest = z.infer<typeof createJobSchema>;
@@ -64,6 +74,8 @@ export const presetJobSchema = z
     params: z.record(z.string(), z.unknown()).optional(),
     outputs: z.record(name, z.object({ fileName }).strict()).optional(),
     webhookUrl: z.lazy(() => webhookUrlSchema).optional(),
+    metadata: jobMetadataSchema.optional(),
+    timeoutSeconds: timeoutSeconds.optional(),
   })
   .strict();
 export type PresetJobRequest = z.infer<typeof presetJobSchema>;
@@ -79,6 +91,9 @@ export const listJobsQuerySchema = z
     status: z.enum(JOB_STATUSES).optional(),
   })
   .strict();
+
+/** `?metadata[key]=value` filters on the job list (all must match). */
+export const METADATA_FILTER = /^metadata\[([^\]]*)\]$/;
 
 export const idParamSchema = z.object({ id: uuid });
 
@@ -159,6 +174,8 @@ export const jobSchema = z.object({
   preset: z.string().nullable(),
   params: z.record(z.string(), z.unknown()).nullable(),
   webhookUrl: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  timeoutSeconds: z.number().int(),
 });
 
 export const jobAcceptedSchema = jobSchema.pick({ id: true, binary: true, status: true, mode: true });

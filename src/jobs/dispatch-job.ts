@@ -11,6 +11,7 @@ import { rejection } from "./billing.ts";
 import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
 import { loseAttempt, type DriveStep } from "./drive-job.ts";
 import { notifyUrlFor } from "../runner/runner-notify.ts";
+import { jobTimeoutMs } from "./job-request.ts";
 import { directoryUploadUrl } from "../runner/runner-files.ts";
 import { runnerWriteToken } from "../storage/directory-files.ts";
 
@@ -89,7 +90,7 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
     ...(spec.scratch ? { scratch: Object.entries(spec.scratch).map(([name, fileName]) => ({ name, fileName })) } : {}),
     inputs,
     outputs,
-    timeoutMs: s.config.jobTimeoutMs,
+    timeoutMs: jobTimeoutMs(spec, s.config.jobTimeoutMs),
     allowedPrivateHosts: s.config.allowedPrivateHosts,
     createdAt: job.created_at,
     leaseMs: runnerLeaseMs(s.config.runnerPollIntervalMs),

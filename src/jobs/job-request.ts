@@ -20,6 +20,10 @@ export type JobSpec = {
   inputs: Record<string, JobInput>;
   outputs: Record<string, OutputDeclaration>;
   webhookUrl: string | null;
+  /** The client's labels (string → string). */
+  metadata?: Record<string, string>;
+  /** The job's own time limit, when it asked for one below the operator's. */
+  timeoutSeconds?: number;
   /** The API origin the job was created at: directory-output URLs in its webhooks point there. */
   apiOrigin?: string;
   /** Preset jobs: which recipe, with which parameters (args holds its expansion). */
@@ -49,4 +53,9 @@ export function toJobSpec(req: CreateJobRequest): JobSpec {
     ? { steps: req.steps.map((s) => ({ binary: s.binary ?? req.binary, args: [...s.ffmpegArgs] })), scratch: { ...(req.scratch ?? {}) } }
     : req.scratch ? { scratch: { ...req.scratch } } : {};
   return { binary: req.binary, args: req.steps ? [] : [...(req.ffmpegArgs ?? [])], ...multi, inputs, outputs, webhookUrl: req.webhookUrl ?? null };
+}
+
+/** A job's time limit: its own `timeoutSeconds` if it gave one, else the operator's JOB_TIMEOUT_SECONDS. */
+export function jobTimeoutMs(spec: Pick<JobSpec, "timeoutSeconds">, operatorMaxMs: number): number {
+  return spec.timeoutSeconds ? Math.min(spec.timeoutSeconds * 1000, operatorMaxMs) : operatorMaxMs;
 }

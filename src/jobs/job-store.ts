@@ -54,10 +54,11 @@ export function jobSpecOf(row: JobRow): JobSpec {
 export async function insertJob(db: D1Database, job: { id: string; accountId: string; spec: JobSpec; now: string }): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO jobs (id, account_id, binary, mode, status, request_json, webhook_url, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?7, 'queued', ?4, ?5, ?6, ?6)`,
+      `INSERT INTO jobs (id, account_id, binary, mode, status, request_json, webhook_url, created_at, updated_at, metadata_json)
+       VALUES (?1, ?2, ?3, ?7, 'queued', ?4, ?5, ?6, ?6, ?8)`,
     )
-    .bind(job.id, job.accountId, job.spec.binary, JSON.stringify(job.spec), job.spec.webhookUrl, job.now, job.spec.mode ?? "raw")
+    .bind(job.id, job.accountId, job.spec.binary, JSON.stringify(job.spec), job.spec.webhookUrl, job.now, job.spec.mode ?? "raw",
+      job.spec.metadata ? JSON.stringify(job.spec.metadata) : null)
     .run();
 }
 
@@ -113,9 +114,11 @@ export async function finishJob(
   return { moved: update.meta.changes === 1, alongside: rest };
 }
 
-/** Newest first, keyset-paginated (src/storage/keyset-page.ts). */
-export function listJobs(db: D1Database, accountId: string, q: { limit: number; cursor?: Cursor; status?: JobStatus }) {
+/** Newest first, keyset-paginated (src/storage/keyset-page.ts); `metadata` entries must all match. */
+export function listJobs(db: D1Database, accountId: string, q: { limit: number; cursor?: Cursor; status?: JobStatus; metadata?: Record<string, string> }) {
   const filters: [string, unknown][] = [["account_id", accountId]];
   if (q.status) filters.push(["status", q.status]);
-  return keysetPage<JobRow>(db, { table: "jobs", filters, limit: q.limit, cursor: q.cursor });
+  // Keys are [A-Za-z0-9_.:-] (checked by the caller), so the quoted JSON path cannot be escaped.
+  const conditions = Object.entries(q.metadata ?? {}).map(([k, v]) => ({ sql: "json_extract(metadata_json, ?) = ?", params: [`$."${k}"`, v] }));
+  return keysetPage<JobRow>(db, { table: "jobs", filters, conditions, limit: q.limit, cursor: q.cursor });
 }

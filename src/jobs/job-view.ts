@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import { directoryFileUrls, type DirectoryFile } from "../storage/directory-files.ts";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
 import { jobSpecOf, type JobRow } from "./job-store.ts";
-import { jobSteps } from "./job-request.ts";
+import { jobSteps, jobTimeoutMs } from "./job-request.ts";
 import type { OutputRow } from "./output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 
@@ -11,7 +11,7 @@ import type { JobTimings } from "./job-timings.ts";
  * What download URLs are made with: presigned S3 URLs for files; for directory outputs the Worker's
  * signed prefix at `origin` (the request's, else the one the job was created at, for webhooks).
  */
-export type Links = { presigner: Presigner; storage: Config["storage"]; origin: string | null };
+export type Links = { presigner: Presigner; storage: Config["storage"]; origin: string | null; jobTimeoutMs: number };
 
 /** The spec's Output object, with fresh expiring download URLs. */
 export async function outputView(o: OutputRow, links: Links, ttlSeconds = DOWNLOAD_URL_TTL_SECONDS, jobOrigin = "") {
@@ -37,6 +37,7 @@ export async function outputView(o: OutputRow, links: Links, ttlSeconds = DOWNLO
 
 /** The job's full form: every spec field always present, null where it does not apply. */
 export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
+  const timeoutMaxMs = links.jobTimeoutMs;
   const spec = jobSpecOf(row);
   return {
     id: row.id,
@@ -63,6 +64,8 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     webhookUrl: spec.webhookUrl,
     preset: spec.preset ?? null,
     params: spec.params ?? null,
+    metadata: spec.metadata ?? {},
+    timeoutSeconds: Math.round(jobTimeoutMs(spec, timeoutMaxMs) / 1000),
   };
 }
 

@@ -4,6 +4,10 @@ export const MAX_ARGS = 256;
 export const MAX_ARG_LENGTH_CHARS = 4096;
 export const MAX_INPUTS = 16;
 export const MAX_OUTPUTS = 16;
+/** A job's `metadata`: at most this many entries, keys and values this long. */
+export const MAX_METADATA_ENTRIES = 32;
+export const MAX_METADATA_KEY_CHARS = 64;
+export const MAX_METADATA_VALUE_CHARS = 512;
 /** Commands in one multi-step job (`steps`). */
 export const MAX_STEPS = 8;
 export const MAX_URL_LENGTH_CHARS = 2048;

@@ -3,7 +3,8 @@ import { RunnerBusy, RunnerUnreachable } from "../runner/runner-client.ts";
 import type { RunnerJobStatus } from "../runner/runner-protocol.ts";
 import { applyOutcome } from "./finish-from-outcome.ts";
 import { billableSeconds, failure } from "./billing.ts";
-import { getJob, saveProgress, type JobRow } from "./job-store.ts";
+import { getJob, jobSpecOf, saveProgress, type JobRow } from "./job-store.ts";
+import { jobTimeoutMs } from "./job-request.ts";
 import { markStarted } from "./attempt-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
 import { DEADLINE_GRACE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
@@ -17,11 +18,12 @@ import { loseAttempt, type DriveState, type DriveStep } from "./drive-job.ts";
 export async function watchJob(s: Services, job: JobRow, state: DriveState): Promise<DriveStep> {
   const now = s.now();
   const next = (misses: number): DriveStep => ({ state: { ...state, misses }, delayMs: s.config.runnerPollIntervalMs });
-  if (job.status === "running" && now.getTime() > Date.parse(job.started_at!) + s.config.jobTimeoutMs + DEADLINE_GRACE_MS) {
+  const timeoutMs = jobTimeoutMs(jobSpecOf(job), s.config.jobTimeoutMs);
+  if (job.status === "running" && now.getTime() > Date.parse(job.started_at!) + timeoutMs + DEADLINE_GRACE_MS) {
     const report = await s.runner.cancel(job.id).catch(() => null);
     // Charged for what the runner says the binary ran; with no report, nothing proves it ran.
     const seconds = billableSeconds(report?.outcome?.runtimeMs ?? 0);
-    await endJob(s, job.id, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(s.config.jobTimeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
+    await endJob(s, job.id, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(timeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
     await s.runner.release(job.id);
     return { done: true };
   }

@@ -6,13 +6,27 @@ export type Cursor = { createdAt: string; id: string };
 
 export async function keysetPage<T extends { created_at: string; id: string }>(
   db: D1Database,
-  q: { table: string; filters: [column: string, value: unknown][]; limit: number; cursor?: Cursor },
+  q: {
+    table: string;
+    filters: [column: string, value: unknown][];
+    /** Further conditions with `?` for their params (numbered here), e.g. a JSON field's value. */
+    conditions?: { sql: string; params: unknown[] }[];
+    limit: number;
+    cursor?: Cursor;
+  },
 ): Promise<{ rows: T[]; nextCursor: string | null }> {
   const where: string[] = [];
   const params: unknown[] = [];
   for (const [column, value] of q.filters) {
     params.push(value);
     where.push(`${column} = ?${params.length}`);
+  }
+  for (const condition of q.conditions ?? []) {
+    let next = 0;
+    where.push(condition.sql.replace(/\?/g, () => {
+      params.push(condition.params[next++]);
+      return `?${params.length}`;
+    }));
   }
   if (q.cursor) {
     params.push(q.cursor.createdAt, q.cursor.id);

@@ -38,7 +38,7 @@ export async function ensurePayload(s: Services, delivery: DeliveryRow): Promise
   if (delivery.payload) return delivery.payload;
   const job = await getJob(s.db, delivery.job_id!);
   if (!job) throw new Error(`job ${delivery.job_id} of delivery ${delivery.id} is gone`);
-  const data = await jobView(job, await listOutputs(s.db, [job.id]), { presigner: s.presigner, storage: s.config.storage, origin: null }, WEBHOOK_DOWNLOAD_URL_TTL_SECONDS);
+  const data = await jobView(job, await listOutputs(s.db, [job.id]), { presigner: s.presigner, storage: s.config.storage, origin: null, jobTimeoutMs: s.config.jobTimeoutMs }, WEBHOOK_DOWNLOAD_URL_TTL_SECONDS);
   const payload = eventBody(delivery.event_type, data, new Date(job.finished_at ?? delivery.created_at));
   await s.db.prepare("UPDATE webhook_deliveries SET payload = ?2 WHERE id = ?1 AND payload = ''").bind(delivery.id, payload).run();
   const stored = await s.db.prepare("SELECT payload FROM webhook_deliveries WHERE id = ?1").bind(delivery.id).first<{ payload: string }>();

@@ -108,12 +108,14 @@ describe("job events", () => {
     const box = webhookMailbox();
     const created = await api(account.key, "POST", "/v1/jobs", {
       binary: "ffprobe", inputs: { m: { type: "url", url: mediaUrl("clip.mp4") } }, ffmpegArgs: ["-v", "error", "-show_format", "{{m}}"], webhookUrl: box.url(),
+      metadata: { customer: "acme", order: "42" },
     });
     const job = await waitForJob(account.key, created.body.id, isTerminalJob);
     const [received] = await until(box.received, (r) => r.length > 0);
     const event = new Webhook(secret).verify(received.body, received.headers) as { type: string; timestamp: string; data: unknown };
     expect(event.type).toBe("job.completed");
     expect(event.data).toEqual(job);
+    expect((event.data as { metadata: unknown }).metadata).toEqual({ customer: "acme", order: "42" });
     expect(Date.parse(event.timestamp)).toBeGreaterThanOrEqual(Date.parse(job.finishedAt));
   });
 

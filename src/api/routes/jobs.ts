@@ -1,8 +1,9 @@
 import { idempotent } from "../idempotency.ts";
+import { parseListQuery } from "../list-jobs-query.ts";
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../api-error.ts";
-import { getJobQuerySchema, idParamSchema, listJobsQuerySchema, type CreateJobRequest } from "../schemas.ts";
+import { getJobQuerySchema, idParamSchema, type CreateJobRequest } from "../schemas.ts";
 import { validateCreateJob } from "../create-job-validation.ts";
 import { expandPresetJob } from "../../presets/expand-preset.ts";
 import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
@@ -28,8 +29,8 @@ export const jobRoutes = new Hono<AppEnv>();
 
 /** Download URLs for this request: presigned storage URLs, and directory outputs under this origin. */
 const linksOf = (c: Context<AppEnv>): Links => {
-  const storage = loadConfig(c.env).storage;
-  return { presigner: createPresigner(storage), storage, origin: new URL(c.req.url).origin };
+  const config = loadConfig(c.env);
+  return { presigner: createPresigner(config.storage), storage: config.storage, origin: new URL(c.req.url).origin, jobTimeoutMs: config.jobTimeoutMs };
 };
 
 jobRoutes.post("/", requireJsonBody, idempotent("jobs.create"), validateCreateJob, async (c) => {
@@ -37,7 +38,11 @@ jobRoutes.post("/", requireJsonBody, idempotent("jobs.create"), validateCreateJo
   const expanded = body.mode === "preset" ? expandPresetJob(body) : null;
   if (expanded && "issues" in expanded) throw invalidRequest(expanded.issues.map((i) => ({ ...i, code: "custom" })));
   const req = expanded ? expanded.request : (body as CreateJobRequest);
-  const origin = { apiOrigin: new URL(c.req.url).origin };
+  const origin = {
+    apiOrigin: new URL(c.req.url).origin,
+    ...(body.metadata ? { metadata: body.metadata } : {}),
+    ...(body.timeoutSeconds ? { timeoutSeconds: body.timeoutSeconds } : {}),
+  };
   const spec = expanded ? { ...toJobSpec(req), mode: "preset" as const, preset: expanded.preset, params: expanded.params, ...origin } : { ...toJobSpec(req), ...origin };
   const account = c.get("account");
   const config = loadConfig(c.env);
@@ -47,6 +52,9 @@ jobRoutes.post("/", requireJsonBody, idempotent("jobs.create"), validateCreateJo
     ...privateUrlIssues(req, config.allowedPrivateHosts),
     ...(await checkAssetInputs(c.env.DB, c.env.BUCKET, account.id, req, spec)),
   ];
+  if (body.timeoutSeconds && body.timeoutSeconds * 1000 > config.jobTimeoutMs) {
+    issues.push({ path: ["timeoutSeconds"], message: `at most ${config.jobTimeoutMs / 1000} (the operator's JOB_TIMEOUT_SECONDS)` });
+  }
   const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, config.allowedPrivateHosts);
   if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
   if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
@@ -72,11 +80,11 @@ jobRoutes.post("/", requireJsonBody, idempotent("jobs.create"), validateCreateJo
   return c.json({ id, binary: spec.binary, status: "queued" as const, mode: spec.mode ?? "raw" }, 202);
 });
 
-jobRoutes.get("/", validate("query", listJobsQuerySchema), async (c) => {
-  const q = c.req.valid("query");
+jobRoutes.get("/", async (c) => {
+  const { query: q, metadata } = parseListQuery(new URL(c.req.url).searchParams);
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   if (cursor === null) throw invalidRequest([{ path: ["cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);
-  const page = await listJobs(c.env.DB, c.get("account").id, { limit: q.limit, cursor, status: q.status });
+  const page = await listJobs(c.env.DB, c.get("account").id, { limit: q.limit, cursor, status: q.status, metadata });
   const outputs = await listOutputs(c.env.DB, page.rows.map((r) => r.id));
   const links = linksOf(c);
   return c.json({ data: await Promise.all(page.rows.map((r) => jobView(r, outputs, links))), nextCursor: page.nextCursor });

@@ -1,0 +1,52 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, createAccount, isTerminalJob, mediaUrl, waitForJob } from "./helpers.ts";
+
+let key: string;
+beforeAll(async () => {
+  ({ key } = await createAccount());
+});
+
+const job = (extra: Record<string, unknown>) => ({ inputs: { a: { type: "url", url: "https://media.example.com/a.mp4" } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"], ...extra });
+
+describe("job metadata", () => {
+  it("is stored with the job, returned with it, and filters the job list (every filter must match)", async () => {
+    const tag = crypto.randomUUID();
+    const a = await api(key, "POST", "/v1/jobs", job({ metadata: { batch: tag, customer: "acme" } }));
+    const b = await api(key, "POST", "/v1/jobs", job({ metadata: { batch: tag, customer: "globex" } }));
+    await api(key, "POST", "/v1/jobs", job({ metadata: { batch: "other" } }));
+    expect((await api(key, "GET", `/v1/jobs/${a.body.id}`)).body.metadata).toEqual({ batch: tag, customer: "acme" });
+    const both = await api(key, "GET", `/v1/jobs?metadata[batch]=${tag}`);
+    expect(both.body.data.map((j: any) => j.id).sort()).toEqual([a.body.id, b.body.id].sort());
+    const one = await api(key, "GET", `/v1/jobs?metadata[batch]=${tag}&metadata[customer]=globex`);
+    expect(one.body.data.map((j: any) => j.id)).toEqual([b.body.id]);
+    const paged = await api(key, "GET", `/v1/jobs?metadata[batch]=${tag}&limit=1`);
+    const next = await api(key, "GET", `/v1/jobs?metadata[batch]=${tag}&limit=1&cursor=${paged.body.nextCursor}`);
+    expect([...paged.body.data, ...next.body.data].map((j: any) => j.id).sort()).toEqual([a.body.id, b.body.id].sort());
+    expect((await api(key, "GET", `/v1/jobs/${a.body.id}`)).body.timeoutSeconds).toBe(3600);
+  });
+
+  it("is bounded: keys, values, entries; a bad filter key or unknown parameter is a 400", async () => {
+    expect((await api(key, "POST", "/v1/jobs", job({ metadata: { "bad key": "x" } }))).body.details[0].path).toEqual(["metadata", "bad key"]);
+    expect((await api(key, "POST", "/v1/jobs", job({ metadata: { k: "x".repeat(513) } }))).status).toBe(400);
+    expect((await api(key, "POST", "/v1/jobs", job({ metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, "v"])) }))).status).toBe(400);
+    expect((await api(key, "GET", "/v1/jobs?metadata[a b]=x")).status).toBe(400);
+    expect((await api(key, "GET", "/v1/jobs?metdata[a]=x")).status).toBe(400);
+  });
+});
+
+describe("timeoutSeconds", () => {
+  it("is capped by the operator's JOB_TIMEOUT_SECONDS (a 400 above it)", async () => {
+    const res = await api(key, "POST", "/v1/jobs", job({ timeoutSeconds: 3601 }));
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([expect.objectContaining({ path: ["timeoutSeconds"], message: expect.stringMatching(/at most 3600/) })]);
+  });
+
+  it("stops a job at its own, shorter limit", async () => {
+    const created = await api(key, "POST", "/v1/jobs", { inputs: { a: { type: "url", url: mediaUrl("long.mp4") } }, ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"], timeoutSeconds: 1 });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const done = await waitForJob(key, created.body.id, isTerminalJob, 30_000);
+    expect(done).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT", timeoutSeconds: 1 });
+    expect(done.errorMessage).toMatch(/1 s limit/);
+    expect(done.runtimeSeconds).toBeLessThanOrEqual(3);
+  });
+});
