@@ -16,10 +16,12 @@ import { loadConfig } from "../config.ts";
 import { LOCAL_FILES_PATH } from "../runner/runner-files.ts";
 import { acceptRunnerFile, DIRECTORY_DOWNLOAD_PREFIX } from "../storage/directory-files.ts";
 import { directoryDownloadRoutes } from "./routes/directory-downloads.ts";
+import { docsPage } from "./routes/docs-page.ts";
 
 export const app = new Hono<AppEnv>();
 
 app.get("/openapi.json", (c) => c.json(buildOpenApiDocument(new URL(c.req.url).origin)));
+app.route("/docs", docsPage);
 
 // A local runner's notifications (src/runner/runner-notify.ts); containers use the egress handler.
 app.post(`${LOCAL_NOTIFY_PATH}:id`, (c) => {

@@ -1,20 +1,65 @@
-import { z } from "zod";
+import type { z } from "zod";
 import * as S from "./schemas.ts";
-import { API_ERRORS } from "./error-codes.ts";
+import { API_ERRORS, type ApiErrorCode } from "./error-codes.ts";
+import { componentSchemas, jsonSchema, ref, type SchemaName } from "./openapi-components.ts";
 
-const schema = (s: z.ZodType, io: "input" | "output" = "output") =>
-  z.toJSONSchema(s, { io, target: "openapi-3.0", unrepresentable: "any" }) as Record<string, unknown>;
+type Param = { name: string; in: "path" | "query" | "header"; required?: boolean; schema: Record<string, unknown>; description?: string };
 
-const json = (s: z.ZodType, io: "input" | "output" = "output") => ({ "application/json": { schema: schema(s, io) } });
-const error = (description: string) => ({ description, content: json(S.errorSchema) });
-const queryParams = (s: z.ZodType) =>
-  Object.entries((schema(s, "input").properties ?? {}) as Record<string, unknown>).map(([name, p]) => ({ name, in: "query", schema: p }));
-const idParam = [{ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }];
-const idempotencyKey = { name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 }, description: "Retries with the same key and body get the first response again (24 h)" };
-const common = { 401: error("Missing or invalid API key"), 500: error("Internal error") };
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Invalid request (`INVALID_REQUEST`: `details` says where)",
+  401: "Missing or invalid API key (`UNAUTHORIZED`)",
+  404: "No such resource for this account (`NOT_FOUND`)",
+  409: "Conflict with the resource's state",
+  413: "Body over 1 MiB (`PAYLOAD_TOO_LARGE`)",
+  429: "Too many requests for this key (`RATE_LIMITED`; see `Retry-After`)",
+  500: "Internal error (`INTERNAL`)",
+};
 
-/** A raw job carries exactly one of `ffmpegArgs` (one command) and `steps` (several). */
-const rawJobRequest = () => ({ ...schema(S.createJobSchema, "input"), oneOf: [{ required: ["ffmpegArgs"] }, { required: ["steps"] }] });
+const errorResponse = (status: number, codes: ApiErrorCode[] = []) => ({
+  description: codes.length ? `${ERROR_DESCRIPTIONS[status].split(" (")[0]}: ${codes.join(", ")}` : ERROR_DESCRIPTIONS[status],
+  content: { "application/json": { schema: ref("Error") } },
+  ...(status === 429 ? { headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until a request may succeed" } } } : {}),
+});
+
+const body = (name: SchemaName, description: string, extra: Record<string, unknown> = {}) => ({ description, content: { "application/json": { schema: ref(name) } }, ...extra });
+
+const queryParams = (s: z.ZodType): Param[] =>
+  Object.entries((jsonSchema(s, "input").properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, p]) => ({ name, in: "query", schema: p }));
+const idParam: Param = { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } };
+const idempotencyKey: Param = {
+  name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 },
+  description: "Retries with the same key and body get the first response again (24 h)",
+};
+
+/**
+ * One operation: its id, summary, parameters, request body and success response, plus the error
+ * responses every authenticated call can get (401, 429, 500) and the ones it names.
+ */
+function op(o: {
+  id: string;
+  summary: string;
+  params?: Param[];
+  request?: SchemaName | { oneOf: SchemaName[] };
+  responses: Record<number, unknown>;
+  errors?: Partial<Record<400 | 404 | 409 | 413, ApiErrorCode[]>>;
+  public?: boolean;
+}) {
+  const request = o.request && {
+    required: true,
+    content: { "application/json": { schema: typeof o.request === "string" ? ref(o.request) : { oneOf: o.request.oneOf.map(ref) } } },
+  };
+  const errors = Object.fromEntries(Object.entries(o.errors ?? {}).map(([status, codes]) => [status, errorResponse(Number(status), codes)]));
+  const auth = o.public ? { security: [] } : {};
+  const standard = o.public ? {} : { 401: errorResponse(401), 429: errorResponse(429), 500: errorResponse(500) };
+  return {
+    operationId: o.id,
+    summary: o.summary,
+    ...auth,
+    ...(o.params?.length ? { parameters: o.params } : {}),
+    ...(request ? { requestBody: request } : {}),
+    responses: { ...o.responses, ...errors, ...standard },
+  };
+}
 
 /** The OpenAPI document, generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(serverUrl: string) {
@@ -23,118 +68,114 @@ export function buildOpenApiDocument(serverUrl: string) {
     info: {
       title: "ffjobs",
       version: "1.0.0",
-      description: `Asynchronous FFmpeg/FFprobe jobs. Error codes: ${Object.keys(API_ERRORS).join(", ")}.`,
+      description: `Asynchronous FFmpeg/FFprobe jobs. Error codes: ${Object.keys(API_ERRORS).join(", ")}. Full contract: docs/api.md.`,
+      license: { name: "Proprietary", url: `${serverUrl}/docs#license` },
     },
     servers: [{ url: serverUrl }],
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     security: [{ bearer: [] }],
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas: componentSchemas() },
     paths: {
       "/v1/jobs": {
-        post: {
+        post: op({
+          id: "createJob",
           summary: "Create a job (with `Prefer: wait=N`, answer with the finished job if it ends within N ≤ 60 seconds)",
-          parameters: [{ name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } }, idempotencyKey],
-          requestBody: { required: true, content: { "application/json": { schema: { oneOf: [rawJobRequest(), schema(S.presetJobSchema, "input")] } } } },
+          params: [{ name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } }, idempotencyKey],
+          request: { oneOf: ["CreateJobRequest", "PresetJobRequest"] },
           responses: {
-            200: { description: "Finished within the preferred wait (Preference-Applied: wait=N)", content: json(S.jobSchema) },
-            202: { description: "Accepted", content: json(S.jobAcceptedSchema) },
-            400: error("Invalid request"), 413: error("Body too large"), ...common,
+            200: body("Job", "Finished within the preferred wait (Preference-Applied: wait=N)"),
+            202: body("JobAccepted", "Accepted", { headers: { Location: { schema: { type: "string" }, description: "The job's URL" } } }),
           },
-        },
-        get: {
-          summary: "List jobs, newest first",
-          parameters: queryParams(S.listJobsQuerySchema),
-          responses: { 200: { description: "A page of jobs", content: json(S.jobListSchema) }, 400: error("Invalid query"), ...common },
-        },
+          errors: { 400: ["INVALID_REQUEST"], 409: ["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"], 413: ["PAYLOAD_TOO_LARGE"] },
+        }),
+        get: op({
+          id: "listJobs",
+          summary: "List jobs, newest first; `metadata[key]=value` filters by metadata",
+          params: [...queryParams(S.listJobsQuerySchema), { name: "metadata", in: "query", schema: { type: "object", additionalProperties: { type: "string" } }, description: "metadata[key]=value, any number" }],
+          responses: { 200: body("JobList", "A page of jobs") },
+          errors: { 400: ["INVALID_REQUEST"] },
+        }),
       },
       "/v1/jobs/{id}": {
-        get: {
+        get: op({
+          id: "getJob",
           summary: "Get a job (with ?wait=N, as soon as it is finished or after N ≤ 60 seconds)",
-          parameters: [...idParam, ...queryParams(S.getJobQuerySchema)],
-          responses: { 200: { description: "The job", content: json(S.jobSchema) }, 400: error("Invalid query"), 404: error("No such job"), ...common },
-        },
+          params: [idParam, ...queryParams(S.getJobQuerySchema)],
+          responses: { 200: body("Job", "The job") },
+          errors: { 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"] },
+        }),
       },
       "/v1/jobs/{id}/events": {
-        get: {
+        get: op({
+          id: "streamJobEvents",
           summary: "Server-Sent Events: the job, then `progress` and `status` events (each with the full job) until it is terminal; resumable with Last-Event-ID",
-          parameters: [...idParam, { name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
-          responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } }, 404: error("No such job"), ...common },
-        },
+          params: [idParam, { name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
+          responses: { 200: { description: "An event stream", content: { "text/event-stream": { schema: { type: "string" } } } } },
+          errors: { 404: ["NOT_FOUND"] },
+        }),
       },
       "/v1/jobs/{id}/result": {
-        get: {
-          summary: "A finished job's result",
-          parameters: idParam,
-          responses: { 200: { description: "The result", content: json(S.jobResultSchema) }, 404: error("No such job"), 409: error("JOB_NOT_FINISHED"), ...common },
-        },
+        get: op({ id: "getJobResult", summary: "A finished job's result", params: [idParam], responses: { 200: body("JobResult", "The result") }, errors: { 404: ["NOT_FOUND"], 409: ["JOB_NOT_FINISHED"] } }),
       },
       "/v1/jobs/{id}/cancel": {
-        post: {
-          summary: "Cancel a queued or running job",
-          parameters: idParam,
-          responses: { 200: { description: "The canceled job", content: json(S.jobSchema) }, 404: error("No such job"), 409: error("JOB_ALREADY_FINISHED"), ...common },
-        },
+        post: op({ id: "cancelJob", summary: "Cancel a queued or running job", params: [idParam], responses: { 200: body("Job", "The canceled job") }, errors: { 404: ["NOT_FOUND"], 409: ["JOB_ALREADY_FINISHED"] } }),
       },
       "/v1/files": {
-        post: {
+        post: op({
+          id: "createFile",
           summary: "Create an upload slot",
-          parameters: [idempotencyKey],
-          requestBody: { required: true, content: json(S.createFileSchema, "input") },
-          responses: { 201: { description: "The asset with its upload URL", content: json(S.assetSchema) }, 400: error("Invalid request"), ...common },
-        },
-      },
-      "/v1/policy": {
-        get: {
-          summary: "The argument policy and limits (allowed/refused options, formats, filters, injected options)",
-          responses: { 200: { description: "The policy", content: { "application/json": { schema: { type: "object" } } } }, ...common },
-        },
-      },
-      "/v1/webhooks/secret": {
-        get: { summary: "The account's webhook signing secret", responses: { 200: { description: "The secret", content: json(S.webhookSecretSchema) }, ...common } },
-      },
-      "/v1/webhooks/secret/rotate": {
-        post: { summary: "Rotate the signing secret (the old one keeps signing for 24 h)", responses: { 200: { description: "The new secret", content: json(S.webhookSecretSchema) }, ...common } },
-      },
-      "/v1/webhooks/test": {
-        post: {
-          summary: "Send a signed webhook.test now",
-          requestBody: { required: true, content: json(S.webhookTestSchema, "input") },
-          responses: { 200: { description: "What the receiver answered", content: json(S.webhookTestResultSchema) }, 400: error("Invalid request"), ...common },
-        },
-      },
-      "/v1/webhooks/deliveries": {
-        get: {
-          summary: "The delivery log, newest first, with every attempt",
-          parameters: queryParams(S.listDeliveriesQuerySchema),
-          responses: { 200: { description: "A page of deliveries", content: json(S.deliveryListSchema) }, 400: error("Invalid query"), ...common },
-        },
-      },
-      "/v1/webhooks/deliveries/{id}/redeliver": {
-        post: { summary: "Send a delivery again (same event id)", parameters: idParam, responses: { 202: { description: "The reopened delivery", content: json(S.deliverySchema) }, 404: error("No such delivery"), ...common } },
-      },
-      "/v1/presets": {
-        get: { summary: "The presets: name, description, binary, inputs, params (JSON Schema) and outputs", responses: { 200: { description: "The presets", content: { "application/json": { schema: { type: "object" } } } }, ...common } },
-      },
-      "/v1/presets/{name}": {
-        get: {
-          summary: "One preset",
-          parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
-          responses: { 200: { description: "The preset", content: { "application/json": { schema: { type: "object" } } } }, 404: error("No such preset"), ...common },
-        },
+          params: [idempotencyKey],
+          request: "CreateFileRequest",
+          responses: { 201: body("Asset", "The asset with its upload URL") },
+          errors: { 400: ["INVALID_REQUEST"], 409: ["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"], 413: ["PAYLOAD_TOO_LARGE"] },
+        }),
       },
       "/v1/files/{id}": {
-        get: { summary: "Get an asset", parameters: idParam, responses: { 200: { description: "The asset", content: json(S.assetSchema) }, 404: error("No such file"), ...common } },
+        get: op({ id: "getFile", summary: "Get an asset", params: [idParam], responses: { 200: body("Asset", "The asset") }, errors: { 404: ["NOT_FOUND"] } }),
+      },
+      "/v1/policy": {
+        get: op({ id: "getPolicy", summary: "The argument policy and limits (allowed/refused options, formats, filters, injected options)", responses: { 200: body("FreeForm", "The policy") } }),
+      },
+      "/v1/presets": {
+        get: op({ id: "listPresets", summary: "The presets: name, description, binary, inputs, params (JSON Schema) and outputs", responses: { 200: body("FreeForm", "The presets") } }),
+      },
+      "/v1/presets/{name}": {
+        get: op({
+          id: "getPreset", summary: "One preset", params: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: body("FreeForm", "The preset") }, errors: { 404: ["NOT_FOUND"] },
+        }),
+      },
+      "/v1/webhooks/secret": {
+        get: op({ id: "getWebhookSecret", summary: "The account's webhook signing secret", responses: { 200: body("WebhookSecret", "The secret") } }),
+      },
+      "/v1/webhooks/secret/rotate": {
+        post: op({ id: "rotateWebhookSecret", summary: "Rotate the signing secret (the old one keeps signing for 24 h)", responses: { 200: body("WebhookSecret", "The new secret") } }),
+      },
+      "/v1/webhooks/test": {
+        post: op({
+          id: "testWebhook", summary: "Send a signed webhook.test now", request: "WebhookTestRequest",
+          responses: { 200: body("WebhookTestResult", "What the receiver answered") }, errors: { 400: ["INVALID_REQUEST"], 413: ["PAYLOAD_TOO_LARGE"] },
+        }),
+      },
+      "/v1/webhooks/deliveries": {
+        get: op({
+          id: "listDeliveries", summary: "The delivery log, newest first, with every attempt", params: queryParams(S.listDeliveriesQuerySchema),
+          responses: { 200: body("DeliveryList", "A page of deliveries") }, errors: { 400: ["INVALID_REQUEST"] },
+        }),
+      },
+      "/v1/webhooks/deliveries/{id}/redeliver": {
+        post: op({ id: "redeliverWebhook", summary: "Send a delivery again (same event id)", params: [idParam], responses: { 202: body("Delivery", "The reopened delivery") }, errors: { 404: ["NOT_FOUND"] } }),
       },
       "/outputs/{jobId}/{output}/{token}/{file}": {
-        get: {
+        get: op({
+          id: "getDirectoryFile",
           summary: "A file of a directory output (HLS, image sequence), as linked from the job: the token authorizes the whole folder, so playlists' relative URLs work",
-          security: [],
-          parameters: ["jobId", "output", "token", "file"].map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }))
-            .concat([{ name: "Range", in: "header", required: false, schema: { type: "string" } }] as never[]),
+          public: true,
+          params: [...["jobId", "output", "token", "file"].map((name): Param => ({ name, in: "path", required: true, schema: { type: "string" } })), { name: "Range", in: "header", schema: { type: "string" } }],
           responses: {
             200: { description: "The file" }, 206: { description: "A byte range of it" },
             403: { description: "The token is invalid or expired" }, 404: { description: "No such file" },
           },
-        },
+        }),
       },
     },
   };

@@ -124,7 +124,7 @@ export const outputSchema = z.object({
   label: z.string(),
   contentType: z.string(),
   kind: z.enum(["file", "directory"]),
-  metadata: z.unknown().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
   createdAt: timestamp,
   /** A directory's main file (its playlist, or the first image of a sequence). */
   downloadUrl: z.string(),
@@ -193,7 +193,7 @@ export const jobResultSchema = z.object({
   stdout: z.string().nullable(),
   stderrTail: z.string().nullable(),
   failedStep: z.number().int().nullable(),
-  probe: z.unknown().nullable(),
+  probe: z.record(z.string(), z.unknown()).nullable(),
   timings: timingsSchema.nullable(),
   finishedAt: timestamp.nullable(),
 });

@@ -50,19 +50,23 @@ function ensureDependencies(node) {
 }
 
 // The runner needs ffmpeg, and on Linux bubblewrap (its sandbox: without it the runner refuses jobs
-// unless RUNNER_SANDBOX=off is set explicitly).
+// unless RUNNER_SANDBOX=off is set explicitly); the tests also drive pages in headless Chromium.
 function ensureFfmpeg(cmd) {
   if (cmd === "keys" || cmd === "deploy") return;
-  const needed = process.platform === "linux" && process.env.RUNNER_SANDBOX !== "off" ? ["ffmpeg", "ffprobe", "bwrap"] : ["ffmpeg", "ffprobe"];
-  if (needed.every(has)) return;
+  const tools = { ffmpeg: "ffmpeg", ffprobe: "ffmpeg" };
+  if (process.platform === "linux" && process.env.RUNNER_SANDBOX !== "off") tools.bwrap = "bubblewrap";
+  if (cmd === "test") tools.chromium = "chromium";
+  const missing = Object.keys(tools).filter((bin) => !has(bin));
+  if (missing.length === 0) return;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   if (isRoot && has("apt-get")) {
-    log("ffmpeg or bubblewrap is missing; installing them with apt-get ...");
+    const packages = [...new Set(missing.map((bin) => tools[bin]))];
+    log(`${missing.join(", ")} missing; installing ${packages.join(" ")} with apt-get ...`);
     run("apt-get", ["update", "-qq"]);
-    run("apt-get", ["install", "-y", "-qq", "ffmpeg", "bubblewrap"], { DEBIAN_FRONTEND: "noninteractive" });
+    run("apt-get", ["install", "-y", "-qq", ...packages], { DEBIAN_FRONTEND: "noninteractive" });
     return;
   }
-  fail(`${needed.join(", ")} must be on PATH (Debian/Ubuntu: sudo apt-get install ffmpeg bubblewrap; macOS: brew install ffmpeg, and set RUNNER_SANDBOX=off).`);
+  fail(`${missing.join(", ")} must be on PATH (Debian/Ubuntu: sudo apt-get install ${[...new Set(missing.map((bin) => tools[bin]))].join(" ")}; macOS: brew install ffmpeg, and set RUNNER_SANDBOX=off).`);
 }
 
 function has(bin) {

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import * as S from "./schemas.ts";
+
+/** A zod schema as OpenAPI 3.0 JSON Schema (`input`: what a client sends; `output`: what it gets). */
+export const jsonSchema = (s: z.ZodType, io: "input" | "output" = "output") =>
+  z.toJSONSchema(s, { io, target: "openapi-3.0", unrepresentable: "any" }) as Record<string, unknown>;
+
+/**
+ * The named schemas of the document (`#/components/schemas/<Name>`): a generated client gets one
+ * type per name. Requests are described as clients send them, responses as they come back.
+ */
+export const SCHEMAS = {
+  CreateJobRequest: () => ({
+    ...jsonSchema(S.createJobSchema, "input"),
+    description: "A raw job: exactly one of `ffmpegArgs` (one command) and `steps` (several).",
+    example: {
+      inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } },
+      outputs: { small: { fileName: "small.mp4" } },
+      ffmpegArgs: ["-i", "{{video}}", "-vf", "scale=640:-2", "-c:v", "libx264", "-crf", "28", "{{small}}"],
+      metadata: { customer: "acme" },
+    },
+  }),
+  PresetJobRequest: () => ({
+    ...jsonSchema(S.presetJobSchema, "input"),
+    example: { mode: "preset", preset: "thumbnail", inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, params: { percent: 50 } },
+  }),
+  JobAccepted: () => jsonSchema(S.jobAcceptedSchema),
+  Job: () => ({
+    ...jsonSchema(S.jobSchema),
+    example: {
+      id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", runtimeSeconds: 3, creditsCharged: 3, attempts: 1,
+      timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 }, errorCode: null, errorMessage: null,
+      createdAt: "2026-11-23T12:00:00.000Z", startedAt: "2026-11-23T12:00:00.015Z", finishedAt: "2026-11-23T12:00:03.027Z",
+      outputs: [], progress: null, ffmpegArgs: ["-i", "{{video}}", "{{small}}"], steps: null, scratch: null, failedStep: null,
+      inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, outputDeclarations: { small: { fileName: "small.mp4", contentType: "video/mp4" } },
+      preset: null, params: null, webhookUrl: null, metadata: { customer: "acme" }, timeoutSeconds: 3600,
+    },
+  }),
+  JobList: () => jsonSchema(S.jobListSchema),
+  JobResult: () => jsonSchema(S.jobResultSchema),
+  CreateFileRequest: () => ({ ...jsonSchema(S.createFileSchema, "input"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
+  Asset: () => jsonSchema(S.assetSchema),
+  WebhookSecret: () => jsonSchema(S.webhookSecretSchema),
+  WebhookTestRequest: () => ({ ...jsonSchema(S.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
+  WebhookTestResult: () => jsonSchema(S.webhookTestResultSchema),
+  Delivery: () => jsonSchema(S.deliverySchema),
+  DeliveryList: () => jsonSchema(S.deliveryListSchema),
+  Error: () => ({
+    ...jsonSchema(S.errorSchema),
+    example: { error: "Invalid request: ffmpegArgs.0: drop the binary name", code: "INVALID_REQUEST", details: [{ path: ["ffmpegArgs", "0"], message: "drop the binary name", code: "custom" }] },
+  }),
+  FreeForm: () => ({ type: "object", additionalProperties: true, description: "A JSON object; see docs/api.md" }),
+} as const;
+
+export type SchemaName = keyof typeof SCHEMAS;
+
+export const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
+
+export function componentSchemas() {
+  return Object.fromEntries(Object.entries(SCHEMAS).map(([name, build]) => [name, build()]));
+}
