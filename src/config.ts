@@ -36,6 +36,8 @@ const configSchema = z
       }),
     MAX_ACTIVE_JOBS_PER_ACCOUNT: intFrom(50, 1, 100_000),
     MAX_DIRECTORY_FILES: intFrom(1000, 1, 100_000),
+    UPLOAD_RETENTION_DAYS: intFrom(7, 1, 3650),
+    OUTPUT_RETENTION_DAYS: intFrom(30, 1, 3650),
     ALLOWED_PRIVATE_HOSTS: hostList,
     R2_BUCKET_NAME: z.string().min(1).default("ffjobs-media"),
     WEBHOOK_RETRY_SCHEDULE_SECONDS: z
@@ -79,6 +81,9 @@ export type Config = {
   maxActiveJobsPerAccount: number;
   /** Files one directory output may hold (HLS segments, image sequences); more fails the job. */
   maxDirectoryFiles: number;
+  /** How long uploaded files and job outputs are kept; then the scheduled cleanup deletes their bytes. */
+  uploadRetentionMs: number;
+  outputRetentionMs: number;
   allowedPrivateHosts: string[];
   webhookRetryDelaysSeconds: number[];
   storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
@@ -111,6 +116,8 @@ export function loadConfig(env: Env): Config {
     containerIdleSeconds: c.CONTAINER_IDLE_SECONDS,
     maxActiveJobsPerAccount: c.MAX_ACTIVE_JOBS_PER_ACCOUNT,
     maxDirectoryFiles: c.MAX_DIRECTORY_FILES,
+    uploadRetentionMs: c.UPLOAD_RETENTION_DAYS * 24 * 3600_000,
+    outputRetentionMs: c.OUTPUT_RETENTION_DAYS * 24 * 3600_000,
     allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
     webhookRetryDelaysSeconds: c.WEBHOOK_RETRY_SCHEDULE_SECONDS,
     storage: {

@@ -24,7 +24,7 @@ export const QUEUES = {
 export default {
   fetch: app.fetch,
   async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
-    await runScheduled(createServices(env));
+    await runScheduled(createServices(env), env.BUCKET);
   },
   async queue(batch: MessageBatch<any>, env: Env): Promise<void> {
     switch (batch.queue) {

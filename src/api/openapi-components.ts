@@ -40,6 +40,7 @@ export const SCHEMAS = {
   JobResult: () => jsonSchema(S.jobResultSchema),
   CreateFileRequest: () => ({ ...jsonSchema(S.createFileSchema, "input"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
   Asset: () => jsonSchema(S.assetSchema),
+  AssetList: () => jsonSchema(S.assetListSchema),
   WebhookSecret: () => jsonSchema(S.webhookSecretSchema),
   WebhookTestRequest: () => ({ ...jsonSchema(S.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
   WebhookTestResult: () => jsonSchema(S.webhookTestResultSchema),

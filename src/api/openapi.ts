@@ -96,6 +96,10 @@ export function buildOpenApiDocument(serverUrl: string) {
         }),
       },
       "/v1/jobs/{id}": {
+        delete: op({
+          id: "deleteJob", summary: "Delete a finished job and its stored outputs (204)", params: [idParam],
+          responses: { 204: { description: "Deleted" } }, errors: { 404: ["NOT_FOUND"], 409: ["JOB_NOT_FINISHED"] },
+        }),
         get: op({
           id: "getJob",
           summary: "Get a job (with ?wait=N, as soon as it is finished or after N ≤ 60 seconds)",
@@ -128,9 +132,17 @@ export function buildOpenApiDocument(serverUrl: string) {
           responses: { 201: body("Asset", "The asset with its upload URL") },
           errors: { 400: ["INVALID_REQUEST"], 409: ["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"], 413: ["PAYLOAD_TOO_LARGE"] },
         }),
+        get: op({
+          id: "listFiles", summary: "The account's files (uploads and job outputs), newest first", params: queryParams(S.listFilesQuerySchema),
+          responses: { 200: body("AssetList", "A page of files") }, errors: { 400: ["INVALID_REQUEST"] },
+        }),
       },
       "/v1/files/{id}": {
         get: op({ id: "getFile", summary: "Get an asset", params: [idParam], responses: { 200: body("Asset", "The asset") }, errors: { 404: ["NOT_FOUND"] } }),
+        delete: op({
+          id: "deleteFile", summary: "Delete a file's bytes and record now (an output also leaves its job) (204)", params: [idParam],
+          responses: { 204: { description: "Deleted" } }, errors: { 404: ["NOT_FOUND"], 409: ["FILE_IN_USE"] },
+        }),
       },
       "/v1/policy": {
         get: op({ id: "getPolicy", summary: "The argument policy and limits (allowed/refused options, formats, filters, injected options)", responses: { 200: body("FreeForm", "The policy") } }),

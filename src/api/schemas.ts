@@ -80,8 +80,17 @@ export const presetJobSchema = z
   .strict();
 export type PresetJobRequest = z.infer<typeof presetJobSchema>;
 
+/** An upload slot; `contentType` defaults from the file name's extension, as for outputs. */
 export const createFileSchema = z
-  .object({ fileName, contentType, size: z.number().int().min(0).max(L.MAX_UPLOAD_BYTES).optional() })
+  .object({ fileName, contentType: contentType.optional(), size: z.number().int().min(0).max(L.MAX_UPLOAD_BYTES).optional() })
+  .strict();
+
+export const listFilesQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(512).optional(),
+    origin: z.enum(["upload", "output"]).optional(),
+  })
   .strict();
 
 export const listJobsQuerySchema = z
@@ -203,14 +212,21 @@ export const assetSchema = z.object({
   fileName: z.string(),
   contentType: z.string(),
   size: z.number().int().nullable(),
-  status: z.enum(["pending", "ready"]),
+  /** `expired`: retention deleted its bytes (the record stays). */
+  status: z.enum(["pending", "ready", "expired"]),
+  /** `upload` (sent by a client) or `output` (stored by a job, `jobId`). */
+  origin: z.enum(["upload", "output"]),
+  jobId: uuid.nullable(),
   createdAt: timestamp,
+  /** When retention deletes its bytes (UPLOAD_RETENTION_DAYS, OUTPUT_RETENTION_DAYS). */
+  expiresAt: timestamp.nullable(),
   upload: z
     .object({ url: z.string(), method: z.literal("PUT"), headers: z.record(z.string(), z.string()), expiresAt: timestamp })
     .optional(),
 });
 
 export const jobListSchema = z.object({ data: z.array(jobSchema), nextCursor: z.string().nullable() });
+export const assetListSchema = z.object({ data: z.array(assetSchema.omit({ upload: true })), nextCursor: z.string().nullable() });
 
 export const errorSchema = z.object({
   error: z.string(),

@@ -24,6 +24,7 @@ export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutc
       return { label: o.name, fileName, contentType, objectKey: objectKeys.output(job.id, o.name, fileName), size: o.size, metadata: o.metadata, directory };
     }),
     now,
+    new Date(Date.parse(now) + s.config.outputRetentionMs).toISOString(),
   );
   const timings = jobTimings(job.created_at, job.started_at, outcome, now);
   return endJob(s, job.id, { ...finishFromOutcome(outcome, s.config.creditsPerSecond), timings }, { now, alongside: outputs });

@@ -14,7 +14,9 @@ import type { JobTimings } from "./job-timings.ts";
 export type Links = { presigner: Presigner; storage: Config["storage"]; origin: string | null; jobTimeoutMs: number };
 
 /** The spec's Output object, with fresh expiring download URLs. */
-export async function outputView(o: OutputRow, links: Links, ttlSeconds = DOWNLOAD_URL_TTL_SECONDS, jobOrigin = "") {
+export async function outputView(o: OutputRow, links: Links, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS, jobOrigin = "") {
+  // A download URL never outlives the bytes it points at.
+  const ttlSeconds = o.expires_at ? Math.max(1, Math.min(urlTtlSeconds, Math.floor((Date.parse(o.expires_at) - Date.now()) / 1000))) : urlTtlSeconds;
   const files = o.kind === "directory" && o.files_json
     ? await directoryFileUrls(links.storage, links.origin ?? jobOrigin, o.job_id, o.label, JSON.parse(o.files_json) as DirectoryFile[], ttlSeconds)
     : null;

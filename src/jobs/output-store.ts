@@ -12,6 +12,7 @@ export type OutputRow = {
   created_at: string;
   file_name: string;
   object_key: string;
+  expires_at: string | null;
 };
 
 export type StoredOutput = {
@@ -30,18 +31,18 @@ export type StoredOutput = {
  * the job's terminal update (after it): they insert only while the job is completed, and re-recording
  * the same label is a no-op, so outputs exist exactly when the job says it completed.
  */
-export function recordOutputsStatements(db: D1Database, job: { id: string; accountId: string }, outputs: StoredOutput[], now: string): D1PreparedStatement[] {
+export function recordOutputsStatements(db: D1Database, job: { id: string; accountId: string }, outputs: StoredOutput[], now: string, expiresAt: string): D1PreparedStatement[] {
   return outputs.flatMap((o) => {
     const assetId = crypto.randomUUID();
     return [
       db
         .prepare(
-          `INSERT INTO assets (id, account_id, origin, job_id, file_name, content_type, size, status, object_key, created_at)
-           SELECT ?1, ?2, 'output', ?3, ?4, ?5, ?6, 'ready', ?7, ?8
+          `INSERT INTO assets (id, account_id, origin, job_id, file_name, content_type, size, status, object_key, created_at, expires_at)
+           SELECT ?1, ?2, 'output', ?3, ?4, ?5, ?6, 'ready', ?7, ?8, ?10
            WHERE NOT EXISTS (SELECT 1 FROM job_outputs WHERE job_id = ?3 AND label = ?9)
              AND EXISTS (SELECT 1 FROM jobs WHERE id = ?3 AND status = 'completed')`,
         )
-        .bind(assetId, job.accountId, job.id, o.fileName, o.contentType, o.size, o.objectKey, now, o.label),
+        .bind(assetId, job.accountId, job.id, o.fileName, o.contentType, o.size, o.objectKey, now, o.label, expiresAt),
       db
         .prepare(
           `INSERT OR IGNORE INTO job_outputs (id, job_id, asset_id, label, content_type, kind, metadata_json, created_at, files_json, main_file)
@@ -58,8 +59,8 @@ export async function listOutputs(db: D1Database, jobIds: string[]): Promise<Out
   const marks = jobIds.map((_, i) => `?${i + 1}`).join(", ");
   const { results } = await db
     .prepare(
-      `SELECT o.*, a.file_name, a.object_key FROM job_outputs o JOIN assets a ON a.id = o.asset_id
-       WHERE o.job_id IN (${marks}) ORDER BY o.created_at, o.label`,
+      `SELECT o.*, a.file_name, a.object_key, a.expires_at FROM job_outputs o JOIN assets a ON a.id = o.asset_id
+       WHERE o.job_id IN (${marks}) AND a.expired_at IS NULL ORDER BY o.created_at, o.label`,
     )
     .bind(...jobIds)
     .all<OutputRow>();

@@ -1,3 +1,5 @@
+import { keysetPage, type Cursor } from "./keyset-page.ts";
+
 export type AssetRow = {
   id: string;
   account_id: string;
@@ -9,18 +11,22 @@ export type AssetRow = {
   status: "pending" | "ready";
   object_key: string;
   created_at: string;
+  /** When retention deletes its bytes. */
+  expires_at: string | null;
+  /** When its bytes were deleted (retention); the record stays, as `expired`. */
+  expired_at: string | null;
 };
 
 export async function insertUploadAsset(
   db: D1Database,
-  a: { id: string; accountId: string; fileName: string; contentType: string; size: number | null; objectKey: string; now: string },
+  a: { id: string; accountId: string; fileName: string; contentType: string; size: number | null; objectKey: string; now: string; expiresAt: string },
 ): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO assets (id, account_id, origin, file_name, content_type, size, status, object_key, created_at)
-       VALUES (?1, ?2, 'upload', ?3, ?4, ?5, 'pending', ?6, ?7)`,
+      `INSERT INTO assets (id, account_id, origin, file_name, content_type, size, status, object_key, created_at, expires_at)
+       VALUES (?1, ?2, 'upload', ?3, ?4, ?5, 'pending', ?6, ?7, ?8)`,
     )
-    .bind(a.id, a.accountId, a.fileName, a.contentType, a.size, a.objectKey, a.now)
+    .bind(a.id, a.accountId, a.fileName, a.contentType, a.size, a.objectKey, a.now, a.expiresAt)
     .run();
 }
 
@@ -51,4 +57,20 @@ export async function refreshUploadStatus(db: D1Database, bucket: R2Bucket, asse
     .bind(asset.id, head.size)
     .run();
   return { ...asset, status: "ready", size: head.size };
+}
+
+/** An account's files, newest first (keyset pages); `origin` narrows to uploads or outputs. */
+export function listAssets(db: D1Database, accountId: string, q: { limit: number; cursor?: Cursor; origin?: "upload" | "output" }) {
+  const filters: [string, unknown][] = [["account_id", accountId]];
+  if (q.origin) filters.push(["origin", q.origin]);
+  return keysetPage<AssetRow>(db, { table: "assets", filters, limit: q.limit, cursor: q.cursor });
+}
+
+/** Whether a job that has not ended names this upload as an input (deleting it would fail that job). */
+export async function isInputOfActiveJob(db: D1Database, accountId: string, assetId: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS x FROM jobs WHERE account_id = ?1 AND status IN ('queued', 'running') AND instr(request_json, ?2) > 0 LIMIT 1")
+    .bind(accountId, `"assetId":"${assetId}"`)
+    .first();
+  return row !== null;
 }

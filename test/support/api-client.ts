@@ -6,7 +6,8 @@ export function apiClient(baseUrl: string, apiKey: string) {
       headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as any };
   }
   async function waitUntil(id: string, pred: (job: any) => boolean, timeoutMs = 60_000, pollMs = 150) {
     const deadline = Date.now() + timeoutMs;

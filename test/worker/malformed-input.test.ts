@@ -68,7 +68,7 @@ describe("malformed input never breaks the service", () => {
 
   it.each([
     ["POST", "/v1/jobs", validJob, ["inputs", "outputs", "ffmpegArgs"]],
-    ["POST", "/v1/files", validFile, ["fileName", "contentType"]],
+    ["POST", "/v1/files", validFile, ["fileName"]],
     ["POST", "/v1/webhooks/test", { url: "https://example.com/hook" }, ["url"]],
   ] as const)("%s %s: generated bodies get a 4xx envelope and store nothing", async (method, path, valid, required) => {
     const before = await storedRows();

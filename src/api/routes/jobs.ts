@@ -20,6 +20,7 @@ import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/job-states.ts";
 import { jobResultView, jobView, type Links } from "../../jobs/job-view.ts";
 import { listOutputs } from "../../jobs/output-store.ts";
+import { deleteFinishedJob } from "../../storage/delete-asset.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
 import { webhookUrlProblem } from "../../webhooks/webhook-url.ts";
@@ -136,6 +137,16 @@ jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
   const after = await requireJob(c.env.DB, job.id, accountId);
   if (after.status !== "canceled") alreadyFinished(after.status);
   return c.json(await jobView(after, await listOutputs(c.env.DB, [after.id]), linksOf(c)));
+});
+
+/** A finished job and its stored outputs, gone (204). A job still queued or running: cancel it first. */
+jobRoutes.delete("/:id", validate("param", idParamSchema), async (c) => {
+  const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
+  if (!isTerminal(job.status)) {
+    throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}: cancel it, then delete it`, { extra: { status: job.status } });
+  }
+  await deleteFinishedJob(c.env.DB, c.env.BUCKET, job.id);
+  return c.body(null, 204);
 });
 
 const coordinatorOf = (env: AppEnv["Bindings"], jobId: string) => env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));
