@@ -1,6 +1,6 @@
 import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { safeExtension } from "../../src/jobs/placeholders.ts";
+import { jobLayout, visiblePaths } from "../../src/jobs/job-paths.ts";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 
 /**
@@ -24,35 +24,14 @@ export async function createJobFolder(workDir: string, req: RunnerJobRequest, sa
   await mkdir(join(root, "in"), { recursive: true });
   await mkdir(join(root, "out"), { recursive: true });
   await mkdir(join(root, "work"), { recursive: true });
-  const relative = new Map<string, string>();
-  for (const input of req.inputs) {
-    relative.set(input.name, `in/${input.name}.${safeExtension(input.trusted ? input.fileName : new URL(input.url).pathname)}`);
-  }
-  for (const file of req.scratch ?? []) {
-    const ext = safeExtension(file.fileName, "");
-    relative.set(file.name, `work/${ext ? `${file.name}.${ext}` : file.name}`);
-  }
-  const directories = new Map<string, string>();
-  for (const output of req.outputs) {
-    if (output.kind === "directory") {
-      // Its own folder: the command writes every file of the output there, under the names it chooses.
-      await mkdir(join(root, "out", output.name));
-      relative.set(output.name, `out/${output.name}`);
-      directories.set(output.name, output.fileName);
-      continue;
-    }
-    const ext = safeExtension(output.fileName, "");
-    relative.set(output.name, `out/${ext ? `${output.name}.${ext}` : output.name}`);
-  }
+  const layout = jobLayout(req.inputs, req.outputs, req.scratch ?? []);
+  // A directory output's own folder: the command writes every file of the output there.
+  for (const name of layout.directories.keys()) await mkdir(join(root, "out", name));
   const visibleRoot = sandboxed ? "/job" : root;
   return {
     root,
-    hostPath: (name) => (relative.has(name) ? join(root, relative.get(name)!) : undefined),
-    visiblePath: (name, file) => {
-      if (!relative.has(name) || (file !== undefined && !directories.has(name))) return undefined;
-      const inside = directories.has(name) ? `/${file ?? directories.get(name)}` : "";
-      return `${visibleRoot}/${relative.get(name)}${inside}`;
-    },
+    hostPath: (name) => (layout.relative.has(name) ? join(root, layout.relative.get(name)!) : undefined),
+    visiblePath: visiblePaths(layout, visibleRoot),
     scrub: (text) => text.split(root).join("/job"),
   };
 }

@@ -16,7 +16,7 @@ if (configured.sandbox === "off") {
 const leftovers = await removeLeftoverJobFolders(settings.workDir);
 if (leftovers.length) console.error(`removed ${leftovers.length} job folder(s) a previous runner left in ${settings.workDir}`);
 const manager = createJobManager(settings);
-const server = createRunnerServer(manager, { concurrency: settings.concurrency, sandbox: settings.sandbox === "off" ? "off" : settings.sandboxProblem ? "unavailable" : "on" });
+const server = createRunnerServer(manager, { concurrency: settings.concurrency, sandbox: settings.sandbox === "off" ? "off" : settings.sandboxProblem ? "unavailable" : "on" }, settings);
 server.listen(settings.port, settings.host, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : settings.port;

@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { RunnerJobRequest, RunnerOutcome, RunnerProgress, RunnerStep } from "../../src/runner/runner-protocol.ts";
-import { buildArgv, childEnvironment, explainFailure } from "./command.ts";
+import { childEnvironment, explainFailure } from "./command.ts";
+import { buildArgv } from "../../src/jobs/command-line.ts";
 import { folderBytes, type JobFolder } from "./job-folder.ts";
 import { createProgressParser } from "./progress.ts";
 import { runProcess, type ProcessResult } from "./run-process.ts";

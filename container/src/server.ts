@@ -1,12 +1,17 @@
 import http from "node:http";
-import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
+import type { RunnerJobRequest, RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
 import type { createJobManager } from "./job-manager.ts";
+import { probeInputs } from "./probe-inputs.ts";
+import type { RunnerSettings } from "./settings.ts";
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** Dry-run probes at once; more answer 503 (busy). They hold no job slot, so they are capped here. */
+const MAX_PROBES_IN_FLIGHT = 4;
 type JobManager = ReturnType<typeof createJobManager>;
 
 /** The runner's HTTP API, spoken by the coordinator (see src/runner/runner-client.ts). */
-export function createRunnerServer(manager: JobManager, info: { concurrency: number; sandbox: "on" | "off" | "unavailable" }): http.Server {
+export function createRunnerServer(manager: JobManager, info: { concurrency: number; sandbox: "on" | "off" | "unavailable" }, settings: RunnerSettings): http.Server {
+  let probesInFlight = 0;
   return http.createServer(async (req, res) => {
     const send = (status: number, body?: unknown) => {
       res.writeHead(status, body === undefined ? {} : { "content-type": "application/json" });
@@ -17,6 +22,17 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
       const match = /^\/jobs\/([0-9a-f-]{36})(\/cancel)?$/.exec(url.pathname);
       if (req.method === "GET" && url.pathname === "/healthz") {
         return send(200, { ok: info.sandbox !== "unavailable", active: manager.activeCount(), concurrency: info.concurrency, sandbox: info.sandbox });
+      }
+      if (req.method === "POST" && url.pathname === "/probe") {
+        const body = await readJson(req);
+        if (!isProbeRequest(body)) return send(400, { error: "malformed probe request" });
+        if (probesInFlight >= MAX_PROBES_IN_FLIGHT) return send(503, { error: "busy" });
+        probesInFlight++;
+        try {
+          return send(200, await probeInputs(body, settings));
+        } finally {
+          probesInFlight--;
+        }
       }
       if (req.method === "POST" && url.pathname === "/jobs") {
         const body = await readJson(req);
@@ -53,13 +69,24 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
 }
 
+const isStrings = (v: unknown) => Array.isArray(v) && v.every((a) => typeof a === "string");
+const isBinary = (v: unknown) => v === "ffmpeg" || v === "ffprobe";
+
+function isProbeRequest(v: unknown): v is RunnerProbeRequest {
+  const r = v as RunnerProbeRequest;
+  return typeof r === "object" && r !== null && /^[0-9a-f-]{36}$/.test(r.probeId) && Number.isFinite(r.timeoutMs) && r.timeoutMs > 0 &&
+    Array.isArray(r.inputs) && r.inputs.every((i) => /^[A-Za-z0-9_]{1,64}$/.test(i?.name) && typeof i.url === "string") && isStrings(r.allowedPrivateHosts);
+}
+
 function isJobRequest(v: unknown): v is RunnerJobRequest {
   const r = v as RunnerJobRequest;
   return (
     typeof r === "object" && r !== null &&
     /^[0-9a-f-]{36}$/.test(r.jobId) &&
-    (r.binary === "ffmpeg" || r.binary === "ffprobe") &&
-    Array.isArray(r.args) && r.args.every((a) => typeof a === "string") &&
+    isBinary(r.binary) &&
+    isStrings(r.args) &&
+    (r.steps === undefined || (Array.isArray(r.steps) && r.steps.length <= 8 && r.steps.every((s) => isBinary(s?.binary) && isStrings(s.args)))) &&
+    (r.scratch === undefined || (Array.isArray(r.scratch) && r.scratch.every((f) => /^[A-Za-z0-9_]{1,64}$/.test(f?.name) && typeof f.fileName === "string"))) &&
     Array.isArray(r.inputs) && r.inputs.every((i) => /^[A-Za-z0-9_]{1,64}$/.test(i?.name) && typeof i.url === "string") &&
     Array.isArray(r.outputs) && r.outputs.every((o) => /^[A-Za-z0-9_]{1,64}$/.test(o?.name) && typeof o.uploadUrl === "string") &&
     Number.isFinite(r.timeoutMs) && r.timeoutMs > 0 &&

@@ -1,6 +1,7 @@
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLOUDFLARE_INTERCEPTION_CA_FILE } from "./trust.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "../../src/jobs/limits.ts";
 
 /** Runner settings, read once from its environment at start. */
 export type RunnerSettings = {
@@ -47,7 +48,7 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     sandbox: sandboxSetting(env.RUNNER_SANDBOX),
     bwrapPath: env.RUNNER_BWRAP_PATH || "/usr/bin/bwrap",
     sandboxProblem: null,
-    maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, 2 * 1024 ** 3, "RUNNER_MAX_OUTPUT_BYTES"),
+    maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES, "RUNNER_MAX_OUTPUT_BYTES"),
     jobDiskQuotaBytes: positiveInt(env.RUNNER_JOB_DISK_BYTES, 4 * 1024 ** 3, "RUNNER_JOB_DISK_BYTES"),
     maxMemoryBytes: positiveInt(env.RUNNER_MAX_MEMORY_BYTES, 4 * 1024 ** 3, "RUNNER_MAX_MEMORY_BYTES"),
     extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,

@@ -8,6 +8,7 @@ import { requireApiKey } from "./auth-middleware.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { jobRoutes } from "./routes/jobs.ts";
+import { jobValidateRoutes } from "./routes/job-validate.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { policyRoutes } from "./routes/policy.ts";
 import { presetRoutes } from "./routes/presets.ts";
@@ -49,6 +50,7 @@ app.use(
   }),
 );
 app.use("/v1/*", requireApiKey);
+app.route("/v1/jobs/validate", jobValidateRoutes);
 app.route("/v1/jobs", jobRoutes);
 app.route("/v1/files", fileRoutes);
 app.route("/v1/webhooks", webhookRoutes);

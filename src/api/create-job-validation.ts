@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
 import type { AppEnv } from "./app-env.ts";
-import { createJobSchema, presetJobSchema } from "./schemas.ts";
+import { createJobSchema, presetJobSchema, type CreateJobRequest, type PresetJobRequest } from "./schemas.ts";
 
 /**
  * `POST /v1/jobs` takes two shapes, told apart by `mode`: a raw job (`ffmpegArgs`, the default) or a
@@ -13,15 +13,20 @@ export const validateCreateJob = createMiddleware<AppEnv>(async (c, next) => {
   const body: unknown = await c.req.json().catch(() => {
     throw new HTTPException(400, { message: "Malformed JSON in request body" });
   });
+  c.set("createJob", parseCreateJobBody(body));
+  await next();
+});
+
+/** A job body in its shape (raw or preset), or the 400 that says what is wrong with it. */
+export function parseCreateJobBody(body: unknown): CreateJobRequest | PresetJobRequest {
   const isPreset = typeof body === "object" && body !== null && (body as { mode?: unknown }).mode === "preset";
   const parsed = (isPreset ? presetJobSchema : createJobSchema).safeParse(body);
   const commandIssue = isPreset ? [] : commandShapeIssues(body as Record<string, unknown>);
   if (!parsed.success || commandIssue.length) {
     throw invalidRequest([...commandIssue, ...(parsed.success ? [] : detailsFromZod(parsed.error.issues))]);
   }
-  c.set("createJob", parsed.data);
-  await next();
-});
+  return parsed.data;
+}
 
 /** A raw job has one command (`ffmpegArgs`) or several (`steps`): a missing one is reported at `ffmpegArgs`. */
 function commandShapeIssues(body: Record<string, unknown>) {

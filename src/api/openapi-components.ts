@@ -50,6 +50,21 @@ export const SCHEMAS = {
     ...jsonSchema(S.errorSchema),
     example: { error: "Invalid request: ffmpegArgs.0: drop the binary name", code: "INVALID_REQUEST", details: [{ path: ["ffmpegArgs", "0"], message: "drop the binary name", code: "custom" }] },
   }),
+  DryRunResult: () => ({
+    type: "object",
+    required: ["valid"],
+    properties: {
+      valid: { type: "boolean" },
+      error: { type: "string", description: "When not valid: what creation would answer" },
+      details: { type: "array", items: { type: "object", additionalProperties: true } },
+      mode: { type: "string", enum: ["raw", "preset"] },
+      binary: { type: "string", enum: ["ffmpeg", "ffprobe"] },
+      commands: { type: "array", items: { type: "object", properties: { binary: { type: "string" }, argv: { type: "array", items: { type: "string" } } } } },
+      inputs: { type: "object", nullable: true, additionalProperties: { type: "object", additionalProperties: true }, description: "With ?probe=true: each input's ffprobe summary, or why it failed" },
+      estimate: { type: "object", nullable: true, properties: { seconds: { type: "integer" }, credits: { type: "integer" }, basis: { type: "string" } } },
+      probeError: { type: "string" },
+    },
+  }),
   FreeForm: () => ({ type: "object", additionalProperties: true, description: "A JSON object; see docs/api.md" }),
 } as const;
 

@@ -95,6 +95,16 @@ export function buildOpenApiDocument(serverUrl: string) {
           errors: { 400: ["INVALID_REQUEST"] },
         }),
       },
+      "/v1/jobs/validate": {
+        post: op({
+          id: "validateJob",
+          summary: "Dry run: what creating this job would do, creating nothing (`?probe=true` also probes the inputs and estimates the credits)",
+          params: [{ name: "probe", in: "query", schema: { type: "boolean" } }],
+          request: { oneOf: ["CreateJobRequest", "PresetJobRequest"] },
+          responses: { 200: body("DryRunResult", "The verdict: `valid: false` with the errors creation would give, or the command lines (and probes)") },
+          errors: { 400: ["INVALID_REQUEST"], 413: ["PAYLOAD_TOO_LARGE"] },
+        }),
+      },
       "/v1/jobs/{id}": {
         delete: op({
           id: "deleteJob", summary: "Delete a finished job and its stored outputs (204)", params: [idParam],

@@ -11,7 +11,7 @@ import { rejection } from "./billing.ts";
 import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
 import { loseAttempt, type DriveStep } from "./drive-job.ts";
 import { notifyUrlFor } from "../runner/runner-notify.ts";
-import { jobTimeoutMs } from "./job-request.ts";
+import { jobTimeoutMs, type JobSpec } from "./job-request.ts";
 import { directoryUploadUrl } from "../runner/runner-files.ts";
 import { runnerWriteToken } from "../storage/directory-files.ts";
 
@@ -58,11 +58,11 @@ async function notClaimed(s: Services, job: JobRow): Promise<DriveStep> {
   }
 }
 
-export async function buildRunnerRequest(s: Services, job: JobRow): Promise<RunnerJobRequest> {
-  const spec = jobSpecOf(job);
+/** A job's inputs as a runner fetches them: client URLs as given, uploads by presigned GET URLs. */
+export async function runnerInputs(s: Services, spec: JobSpec, accountId: string): Promise<RunnerInput[]> {
   const assetIds = Object.values(spec.inputs).flatMap((i) => (i.type === "asset" ? [i.assetId] : []));
-  const assets = new Map((await getAssets(s.db, assetIds, job.account_id)).map((a) => [a.id, a]));
-  const inputs: RunnerInput[] = await Promise.all(
+  const assets = new Map((await getAssets(s.db, assetIds, accountId)).map((a) => [a.id, a]));
+  return Promise.all(
     Object.entries(spec.inputs).map(async ([name, input]): Promise<RunnerInput> => {
       if (input.type === "url") return { name, url: input.url, fileName: new URL(input.url).pathname, trusted: false };
       const asset = assets.get(input.assetId);
@@ -71,6 +71,11 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
       return { name, url, fileName: asset.file_name, trusted: true };
     }),
   );
+}
+
+export async function buildRunnerRequest(s: Services, job: JobRow): Promise<RunnerJobRequest> {
+  const spec = jobSpecOf(job);
+  const inputs = await runnerInputs(s, spec, job.account_id);
   const outputs: RunnerOutput[] = await Promise.all(
     Object.entries(spec.outputs).map(async ([name, o]): Promise<RunnerOutput> => {
       if (o.kind === "directory") {

@@ -86,6 +86,8 @@ export function resolvePlaceholders(args: readonly string[], pathOf: PathOf): st
   return args.map((arg, index) => {
     const whole = placeholderTarget(arg);
     if (whole) return requirePath(pathOf, whole.name, index, whole.file);
+    // A time ({{video@50%}}) is written in by the runner once it knows the duration; shown as is before.
+    if (timePlaceholder(arg)) return arg;
     return arg.replace(PLACEHOLDER, (_m, name: string) => escapeFilterPath(requirePath(pathOf, name, index)));
   });
 }

@@ -22,6 +22,11 @@ export function egressScopeOf(req: RunnerJobRequest): EgressScope {
   };
 }
 
+/** A dry run's probe: GET its inputs, nothing else. */
+export function probeScopeOf(inputs: { url: string }[]): EgressScope {
+  return { allow: inputs.map((i) => ({ method: "GET" as const, url: comparable(i.url) })) };
+}
+
 /** Unions scopes: an instance that serves several jobs may reach what each of them may. */
 export function mergeScopes(scopes: EgressScope[]): EgressScope {
   const seen = new Map<string, EgressScope["allow"][number]>();

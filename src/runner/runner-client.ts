@@ -1,5 +1,5 @@
-import type { RunnerJobRequest, RunnerJobStatus } from "./runner-protocol.ts";
-import { egressScopeOf, type EgressScope } from "./egress-scope.ts";
+import type { RunnerJobRequest, RunnerJobStatus, RunnerProbeRequest, RunnerProbeResult } from "./runner-protocol.ts";
+import { egressScopeOf, probeScopeOf, type EgressScope } from "./egress-scope.ts";
 
 /**
  * The one seam between production and local development: how the coordinator reaches "the runner
@@ -63,6 +63,19 @@ export function createRunnerClient(transport: RunnerTransport) {
     /** null when the runner does not know the job (it restarted, or the report was collected). */
     status: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}`, {}, callMs)),
     cancel: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}/cancel`, { method: "POST" }, callMs + CANCEL_EXTRA_MS)),
+    /** A dry run's probe of a job's inputs, on a runner of its own (scoped to GET just those inputs). */
+    async probe(req: RunnerProbeRequest): Promise<RunnerProbeResult> {
+      await transport.prepare(req.probeId, probeScopeOf(req.inputs));
+      try {
+        const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(req) };
+        const res = await call(req.probeId, "/probe", init, startMs + req.timeoutMs);
+        if (res.status === 503) throw new RunnerBusy("runner busy");
+        if (!res.ok) throw new RunnerUnreachable(`runner answered HTTP ${res.status}`);
+        return (await res.json()) as RunnerProbeResult;
+      } finally {
+        await transport.release(req.probeId).catch(() => {});
+      }
+    },
     /** Best effort: the runner stops and drops the job; production also ends the job's container. */
     async release(jobId: string): Promise<void> {
       await call(jobId, `/jobs/${jobId}`, { method: "DELETE" }, callMs).then((r) => r.body?.cancel()).catch(() => {});

@@ -84,4 +84,11 @@ export type RunnerJobStatus = {
   outcome: RunnerOutcome | null;
 };
 
+/** A dry run's look at a job's inputs (`POST /probe`): fetched and probed like a job's, nothing run. */
+export type RunnerProbeRequest = { probeId: string; inputs: RunnerInput[]; allowedPrivateHosts: string[]; timeoutMs: number };
+
+export type RunnerProbeResult = {
+  inputs: Record<string, { ok: true; metadata: unknown; durationSeconds: number | null } | { ok: false; error: string }>;
+};
+
 export const RUNNER_PORT = 8080;

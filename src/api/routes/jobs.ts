@@ -1,18 +1,15 @@
 import { idempotent } from "../idempotency.ts";
 import { parseListQuery } from "../list-jobs-query.ts";
+import { prepareJob } from "../prepare-job.ts";
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../api-error.ts";
-import { getJobQuerySchema, idParamSchema, type CreateJobRequest } from "../schemas.ts";
+import { getJobQuerySchema, idParamSchema } from "../schemas.ts";
 import { validateCreateJob } from "../create-job-validation.ts";
-import { expandPresetJob } from "../../presets/expand-preset.ts";
 import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
 import { jobEventStream } from "./job-events.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { toJobSpec } from "../../jobs/job-request.ts";
-import { checkJobRequest } from "../../jobs/check-job-request.ts";
-import { checkAssetInputs } from "../../jobs/asset-inputs.ts";
 import { getJob, insertJob, listJobs } from "../../jobs/job-store.ts";
 import { canceledFinish, endJob } from "../../jobs/end-job.ts";
 import { createServices } from "../../services.ts";
@@ -23,8 +20,6 @@ import { listOutputs } from "../../jobs/output-store.ts";
 import { deleteFinishedJob } from "../../storage/delete-asset.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
-import { webhookUrlProblem } from "../../webhooks/webhook-url.ts";
-import { privateUrlIssues, unreachablePortIssues } from "../../jobs/url-input-checks.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 
@@ -35,30 +30,8 @@ const linksOf = (c: Context<AppEnv>): Links => {
 };
 
 jobRoutes.post("/", requireJsonBody, idempotent("jobs.create"), validateCreateJob, async (c) => {
-  const body = c.get("createJob");
-  const expanded = body.mode === "preset" ? expandPresetJob(body) : null;
-  if (expanded && "issues" in expanded) throw invalidRequest(expanded.issues.map((i) => ({ ...i, code: "custom" })));
-  const req = expanded ? expanded.request : (body as CreateJobRequest);
-  const origin = {
-    apiOrigin: new URL(c.req.url).origin,
-    ...(body.metadata ? { metadata: body.metadata } : {}),
-    ...(body.timeoutSeconds ? { timeoutSeconds: body.timeoutSeconds } : {}),
-  };
-  const spec = expanded ? { ...toJobSpec(req), mode: "preset" as const, preset: expanded.preset, params: expanded.params, ...origin } : { ...toJobSpec(req), ...origin };
   const account = c.get("account");
-  const config = loadConfig(c.env);
-  const issues = [
-    ...checkJobRequest(req),
-    ...unreachablePortIssues(req, config.runnerMode),
-    ...privateUrlIssues(req, config.allowedPrivateHosts),
-    ...(await checkAssetInputs(c.env.DB, c.env.BUCKET, account.id, req, spec)),
-  ];
-  if (body.timeoutSeconds && body.timeoutSeconds * 1000 > config.jobTimeoutMs) {
-    issues.push({ path: ["timeoutSeconds"], message: `at most ${config.jobTimeoutMs / 1000} (the operator's JOB_TIMEOUT_SECONDS)` });
-  }
-  const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, config.allowedPrivateHosts);
-  if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
-  if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
+  const { spec } = await prepareJob(c.env, loadConfig(c.env), account.id, c.get("createJob"), new URL(c.req.url).origin);
 
   const id = crypto.randomUUID();
   await insertJob(c.env.DB, { id, accountId: account.id, spec, now: new Date().toISOString() });

@@ -1,0 +1,34 @@
+import type { RunnerJobRequest, RunnerProbeRequest, RunnerProbeResult } from "../../src/runner/runner-protocol.ts";
+import { createJobFolder, removeJobFolder } from "./job-folder.ts";
+import { createProber, summarizeProbe } from "./probe.ts";
+import { FetchFailure, safeDownload } from "./safe-fetch.ts";
+import type { RunnerSettings } from "./settings.ts";
+import { trustedAgent } from "./trust.ts";
+
+/**
+ * A dry run's look at a job's inputs: each fetched under the same rules as a job's (address
+ * policy, size limit, deadline) into a folder of its own, probed in the sandbox, and gone again.
+ * One input's failure is reported for that input; the others are still probed.
+ */
+export async function probeInputs(req: RunnerProbeRequest, settings: RunnerSettings): Promise<RunnerProbeResult> {
+  const folder = await createJobFolder(settings.workDir, { jobId: req.probeId, inputs: req.inputs, outputs: [] } as unknown as RunnerJobRequest, settings.sandbox === "on");
+  try {
+    const prober = createProber(folder, settings);
+    const results = await Promise.all(req.inputs.map(async (input) => {
+      try {
+        const { bytes } = await safeDownload(input.url, folder.hostPath(input.name)!, {
+          allowedPrivateHosts: req.allowedPrivateHosts, trusted: input.trusted, maxBytes: settings.maxInputBytes, timeoutMs: req.timeoutMs,
+          httpsAgent: trustedAgent(settings.extraCaFile), defaultPortsOnly: settings.egressPorts === "default",
+        });
+        const metadata = summarizeProbe(await prober(input.name), bytes);
+        if (!metadata) return [input.name, { ok: false as const, error: "ffprobe could not read it as media" }] as const;
+        return [input.name, { ok: true as const, metadata, durationSeconds: metadata.durationSeconds }] as const;
+      } catch (err) {
+        return [input.name, { ok: false as const, error: `could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}` }] as const;
+      }
+    }));
+    return { inputs: Object.fromEntries(results) };
+  } finally {
+    await removeJobFolder(folder).catch(() => {});
+  }
+}

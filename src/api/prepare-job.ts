@@ -1,0 +1,42 @@
+import type { Env } from "../env.ts";
+import type { Config } from "../config.ts";
+import { invalidRequest } from "./api-error.ts";
+import type { CreateJobRequest, PresetJobRequest } from "./schemas.ts";
+import { expandPresetJob } from "../presets/expand-preset.ts";
+import { toJobSpec, type JobSpec } from "../jobs/job-request.ts";
+import { checkJobRequest } from "../jobs/check-job-request.ts";
+import { privateUrlIssues, unreachablePortIssues } from "../jobs/url-input-checks.ts";
+import { checkAssetInputs } from "../jobs/asset-inputs.ts";
+import { webhookUrlProblem } from "../webhooks/webhook-url.ts";
+
+/**
+ * A parsed job body as the job it would create: a preset expanded, every rule checked (policy,
+ * inputs, ports, private addresses, assets, webhook URL, time limit). Throws the 400 that lists the
+ * problems. Creating a job and its dry run (`POST /v1/jobs/validate`) both go through here.
+ */
+export async function prepareJob(env: Env, config: Config, accountId: string, body: CreateJobRequest | PresetJobRequest, apiOrigin: string): Promise<{ spec: JobSpec; req: CreateJobRequest }> {
+  const expanded = body.mode === "preset" ? expandPresetJob(body) : null;
+  if (expanded && "issues" in expanded) throw invalidRequest(expanded.issues.map((i) => ({ ...i, code: "custom" })));
+  const req = expanded ? expanded.request : (body as CreateJobRequest);
+  const extra = {
+    apiOrigin,
+    ...(body.metadata ? { metadata: body.metadata } : {}),
+    ...(body.timeoutSeconds ? { timeoutSeconds: body.timeoutSeconds } : {}),
+  };
+  const spec: JobSpec = expanded
+    ? { ...toJobSpec(req), mode: "preset", preset: expanded.preset, params: expanded.params, ...extra }
+    : { ...toJobSpec(req), ...extra };
+  const issues = [
+    ...checkJobRequest(req),
+    ...unreachablePortIssues(req, config.runnerMode),
+    ...privateUrlIssues(req, config.allowedPrivateHosts),
+    ...(await checkAssetInputs(env.DB, env.BUCKET, accountId, req, spec)),
+  ];
+  if (body.timeoutSeconds && body.timeoutSeconds * 1000 > config.jobTimeoutMs) {
+    issues.push({ path: ["timeoutSeconds"], message: `at most ${config.jobTimeoutMs / 1000} (the operator's JOB_TIMEOUT_SECONDS)` });
+  }
+  const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, config.allowedPrivateHosts);
+  if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
+  if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
+  return { spec, req };
+}

@@ -1,0 +1,50 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../app-env.ts";
+import { ApiError } from "../api-error.ts";
+import { parseCreateJobBody } from "../create-job-validation.ts";
+import { prepareJob } from "../prepare-job.ts";
+import { requireJsonBody } from "../validation.ts";
+import { loadConfig } from "../../config.ts";
+import { createServices } from "../../services.ts";
+import { runnerInputs } from "../../jobs/dispatch-job.ts";
+import { creditEstimate, dryRunCommands } from "../../jobs/dry-run.ts";
+import { jobSteps } from "../../jobs/job-request.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, DRY_RUN_PROBE_TIMEOUT_MS } from "../../jobs/limits.ts";
+import { RunnerBusy } from "../../runner/runner-client.ts";
+
+/**
+ * `POST /v1/jobs/validate`: a dry run. Takes a job body and says what creating it would do, creating
+ * nothing: `valid: false` with the 400's error and details, or `valid: true` with the command lines
+ * the runner would execute; with `?probe=true` also each input's ffprobe summary and a credit
+ * estimate (the inputs are fetched and probed by a runner, as a job's would be).
+ */
+export const jobValidateRoutes = new Hono<AppEnv>();
+
+jobValidateRoutes.post("/", requireJsonBody, async (c) => {
+  const raw: unknown = await c.req.json().catch(() => {
+    throw new HTTPException(400, { message: "Malformed JSON in request body" });
+  });
+  const config = loadConfig(c.env);
+  const account = c.get("account");
+  let spec;
+  try {
+    ({ spec } = await prepareJob(c.env, config, account.id, parseCreateJobBody(raw), new URL(c.req.url).origin));
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "INVALID_REQUEST") return c.json({ valid: false, error: err.message, details: err.details ?? [] });
+    throw err;
+  }
+  const s = createServices(c.env);
+  const inputs = await runnerInputs(s, spec, account.id);
+  const verdict = { valid: true, mode: spec.mode ?? "raw", binary: spec.binary, commands: dryRunCommands(spec, inputs, DEFAULT_MAX_OUTPUT_BYTES) };
+  if (c.req.query("probe") !== "true") return c.json(verdict);
+  const probeId = crypto.randomUUID();
+  try {
+    const probe = await s.runner.probe({ probeId, inputs, allowedPrivateHosts: config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS });
+    return c.json({ ...verdict, inputs: probe.inputs, estimate: creditEstimate(probe, config.creditsPerSecond, jobSteps(spec).length) });
+  } catch (err) {
+    const busy = err instanceof RunnerBusy;
+    console.error(`dry run ${probeId}: probing the inputs failed`, err);
+    return c.json({ ...verdict, inputs: null, estimate: null, probeError: busy ? "the runners are busy: try again shortly" : "no runner could probe the inputs" });
+  }
+});
