@@ -2,6 +2,7 @@ import http from "node:http";
 import type { RunnerJobRequest, RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
 import type { createJobManager } from "./job-manager.ts";
 import { probeInputs } from "./probe-inputs.ts";
+import { capabilities } from "./capabilities.ts";
 import type { RunnerSettings } from "./settings.ts";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -23,6 +24,7 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
       if (req.method === "GET" && url.pathname === "/healthz") {
         return send(200, { ok: info.sandbox !== "unavailable", active: manager.activeCount(), concurrency: info.concurrency, sandbox: info.sandbox });
       }
+      if (req.method === "GET" && url.pathname === "/capabilities") return send(200, await capabilities());
       if (req.method === "POST" && url.pathname === "/probe") {
         const body = await readJson(req);
         if (!isProbeRequest(body)) return send(400, { error: "malformed probe request" });

@@ -157,6 +157,13 @@ export function buildOpenApiDocument(serverUrl: string) {
       "/v1/policy": {
         get: op({ id: "getPolicy", summary: "The argument policy and limits (allowed/refused options, formats, filters, injected options)", responses: { 200: body("FreeForm", "The policy") } }),
       },
+      "/v1/capabilities": {
+        get: op({
+          id: "getCapabilities",
+          summary: "The runner's ffmpeg/ffprobe versions, encoders, decoders, muxers, demuxers and filters, each marked `allowed` by the policy",
+          responses: { 200: body("FreeForm", "The capabilities"), 503: { description: "No runner could be asked (`RUNNER_UNAVAILABLE`)", content: { "application/json": { schema: ref("Error") } } } },
+        }),
+      },
       "/v1/presets": {
         get: op({ id: "listPresets", summary: "The presets: name, description, binary, inputs, params (JSON Schema) and outputs", responses: { 200: body("FreeForm", "The presets") } }),
       },

@@ -1,4 +1,4 @@
-import type { RunnerJobRequest, RunnerJobStatus, RunnerProbeRequest, RunnerProbeResult } from "./runner-protocol.ts";
+import type { RunnerCapabilities, RunnerJobRequest, RunnerJobStatus, RunnerProbeRequest, RunnerProbeResult } from "./runner-protocol.ts";
 import { egressScopeOf, probeScopeOf, type EgressScope } from "./egress-scope.ts";
 
 /**
@@ -63,6 +63,19 @@ export function createRunnerClient(transport: RunnerTransport) {
     /** null when the runner does not know the job (it restarted, or the report was collected). */
     status: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}`, {}, callMs)),
     cancel: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}/cancel`, { method: "POST" }, callMs + CANCEL_EXTRA_MS)),
+    /** What the runner's ffmpeg can do; asked of a runner of its own, which may reach nothing. */
+    async capabilities(): Promise<RunnerCapabilities> {
+      const id = crypto.randomUUID();
+      await transport.prepare(id, { allow: [] });
+      try {
+        const res = await call(id, "/capabilities", {}, startMs);
+        if (res.status === 503) throw new RunnerBusy("runner busy");
+        if (!res.ok) throw new RunnerUnreachable(`runner answered HTTP ${res.status}`);
+        return (await res.json()) as RunnerCapabilities;
+      } finally {
+        await transport.release(id).catch(() => {});
+      }
+    },
     /** A dry run's probe of a job's inputs, on a runner of its own (scoped to GET just those inputs). */
     async probe(req: RunnerProbeRequest): Promise<RunnerProbeResult> {
       await transport.prepare(req.probeId, probeScopeOf(req.inputs));

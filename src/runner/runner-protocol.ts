@@ -91,4 +91,15 @@ export type RunnerProbeResult = {
   inputs: Record<string, { ok: true; metadata: unknown; durationSeconds: number | null } | { ok: false; error: string }>;
 };
 
+/** What the runner's binaries can do (`GET /capabilities`), read from them. */
+export type RunnerCapabilities = {
+  ffmpeg: string;
+  ffprobe: string;
+  encoders: { name: string; type: "video" | "audio" | "subtitle"; description: string }[];
+  decoders: { name: string; type: "video" | "audio" | "subtitle"; description: string }[];
+  muxers: { name: string; description: string }[];
+  demuxers: { name: string; description: string }[];
+  filters: { name: string; io: string; description: string }[];
+};
+
 export const RUNNER_PORT = 8080;
