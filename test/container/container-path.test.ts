@@ -110,6 +110,15 @@ describe.skipIf(skipReason)("the production container path (real containers from
     expect(Number(result.body.probe.format.duration)).toBeCloseTo(3, 0);
   });
 
+  it("answers a dry run's probe of the inputs and the capabilities from containers of their own", async () => {
+    const dry = await api.call("POST", "/v1/jobs/validate?probe=true", { binary: "ffprobe", inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } }, ffmpegArgs: ["{{a}}"] });
+    expect(dry.body, stack.logs().slice(-2000)).toMatchObject({ valid: true, inputs: { a: { ok: true } } });
+    expect(dry.body.inputs.a.durationSeconds).toBeCloseTo(3, 0);
+    const caps = await api.call("GET", "/v1/capabilities");
+    expect(caps.status, stack.logs().slice(-2000)).toBe(200);
+    expect(caps.body.ffmpeg).toMatch(/^ffmpeg version/);
+  });
+
   it("gives a failing command a clear error", async () => {
     const id = await createJob({ inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } }, outputs: { o: { fileName: "o.mp4" } }, ffmpegArgs: ["-i", "{{a}}", "-c:v", "no_such_codec", "{{o}}"] });
     const job = await api.waitUntil(id, isFinished);
