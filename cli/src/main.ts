@@ -1,0 +1,58 @@
+// ffjobs: run your usual ffmpeg/ffprobe command on an ffjobs service, and manage jobs.
+//   ffjobs ffmpeg -i in.mov -vf scale=640:-2 out.mp4      ffjobs ffprobe -show_format in.mp4
+//   ffjobs jobs list | get ID | wait ID | cancel ID        ffjobs presets
+//   ffjobs run PRESET [--param k=v ...] -i INPUT ... [-o OUTPUT ...]
+import { createClient, FfjobsError } from "../../client/src/index.ts";
+import { readCliConfig } from "./config.ts";
+import { toRemoteCommand } from "./remote-command.ts";
+import { runRemote } from "./run-remote.ts";
+import { runPreset } from "./run-preset.ts";
+
+const USAGE = `usage: ffjobs ffmpeg <ffmpeg arguments> | ffprobe <ffprobe arguments>
+       ffjobs jobs list|get <id>|wait <id>|cancel <id>
+       ffjobs presets
+       ffjobs run <preset> [--param key=value ...] -i <input> ... [-o <output> ...]
+settings: FFJOBS_URL and FFJOBS_API_KEY (or ~/.config/ffjobs/config.json)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "-h" || command === "--help") {
+    process.stderr.write(`${USAGE}\n`);
+    return command ? 0 : 1;
+  }
+  const config = readCliConfig();
+  const client = createClient({ baseUrl: config.url, apiKey: config.apiKey });
+  const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+  switch (command) {
+    case "ffmpeg":
+    case "ffprobe":
+      return runRemote(client, toRemoteCommand(command, rest));
+    case "jobs": {
+      const [sub, id] = rest;
+      if (sub === "list") print(await client.listJobs({ limit: 20 }));
+      else if (sub === "get" && id) print(await client.getJob(id));
+      else if (sub === "wait" && id) print(await client.waitForJob(id));
+      else if (sub === "cancel" && id) print(await client.cancelJob(id));
+      else throw new Error(USAGE);
+      return 0;
+    }
+    case "presets":
+      for (const p of (await client.listPresets()).data) process.stdout.write(`${String(p.name).padEnd(16)} ${p.description}\n`);
+      return 0;
+    case "run":
+      return runPreset(client, rest);
+    default:
+      throw new Error(`ffjobs: unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof FfjobsError) {
+      process.stderr.write(`ffjobs: ${err.message}\n`);
+      for (const d of err.details ?? []) process.stderr.write(`  at ${d.path.join(".") || "(body)"}: ${d.message}\n`);
+    } else process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,54 @@
+import type { FfjobsClient } from "../../client/src/index.ts";
+import { runRemote } from "./run-remote.ts";
+import type { RemoteCommand } from "./remote-command.ts";
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+
+/**
+ * `ffjobs run PRESET --param k=v -i in.mp4 [-o out.jpg]`: the preset's inputs in its order (`-i` each),
+ * its outputs downloaded to the `-o` paths in its order (else to their default names here).
+ * Parameter values are JSON when they parse as JSON (`--param height=480`), else strings.
+ */
+export async function runPreset(client: FfjobsClient, argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name) throw new Error("usage: ffjobs run <preset> [--param key=value ...] -i <input> ... [-o <output> ...]");
+  const params: Record<string, unknown> = {};
+  const ins: string[] = [];
+  const outs: string[] = [];
+  let overwrite: RemoteCommand["overwrite"] = "ask";
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === "--param") {
+      const [k, ...v] = (rest[++i] ?? "").split("=");
+      const raw = v.join("=");
+      try {
+        params[k] = JSON.parse(raw);
+      } catch {
+        params[k] = raw;
+      }
+    } else if (a === "-i") ins.push(rest[++i]);
+    else if (a === "-o") outs.push(rest[++i]);
+    else if (a === "-y") overwrite = "yes";
+    else throw new Error(`ffjobs run: unexpected "${a}"`);
+  }
+  const preset = (await client.getPreset(name)) as { inputs: string[] | Record<string, string>; outputs: Record<string, { fileName: string }> };
+  const inputNames = Array.isArray(preset.inputs) ? preset.inputs : ins.map((_, i) => `input${i}`);
+  const outputNames = Object.keys(preset.outputs);
+  const cmd: RemoteCommand = { binary: "ffmpeg", args: [], uploads: [], urls: [], downloads: [], overwrite };
+  ins.forEach((value, i) => {
+    const inputName = inputNames[i] ?? `input${i}`;
+    if (/^https?:\/\//i.test(value)) cmd.urls.push({ name: inputName, url: value });
+    else if (existsSync(value) && statSync(value).isFile()) cmd.uploads.push({ name: inputName, path: resolve(value) });
+    else throw new Error(`${value}: No such file or directory`);
+  });
+  outputNames.forEach((o, i) => cmd.downloads.push({ name: o, path: resolve(outs[i] ?? preset.outputs[o].fileName) }));
+  return runRemote(client, cmd, undefined, (assetIds) => {
+    const inputs = Object.fromEntries([
+      ...cmd.urls.map((u) => [u.name, { type: "url" as const, url: u.url }]),
+      ...cmd.uploads.map((u) => [u.name, { type: "asset" as const, assetId: assetIds[u.name] }]),
+    ]);
+    return Array.isArray(preset.inputs)
+      ? { mode: "preset" as const, preset: name, inputs, params }
+      : { mode: "preset" as const, preset: name, input: inputNames.map((n) => inputs[n]), params };
+  });
+}

@@ -1,0 +1,83 @@
+import { createWriteStream, existsSync } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { FfjobsClient, Job, JobRequest } from "../../client/src/index.ts";
+import { jobBody, type RemoteCommand } from "./remote-command.ts";
+
+/** ffmpeg's own exit code when interrupted. */
+const INTERRUPTED_EXIT_CODE = 255;
+const KiB = 1024;
+
+/**
+ * Runs a command on the service as if it ran here: uploads local inputs (with a progress line for
+ * large ones), creates the job, shows ffmpeg-like progress from the event stream, downloads the
+ * outputs to their paths, prints ffprobe's stdout, and returns the remote exit code. Ctrl-C cancels
+ * the remote job.
+ */
+export async function runRemote(
+  client: FfjobsClient,
+  cmd: RemoteCommand,
+  io = { stdout: process.stdout, stderr: process.stderr },
+  /** The job's body once the inputs are uploaded; by default the command as a raw job. */
+  bodyFor: (assetIds: Record<string, string>) => JobRequest = (assetIds) => jobBody(cmd, assetIds) as JobRequest,
+): Promise<number> {
+  for (const d of cmd.downloads) {
+    if (existsSync(d.path) && cmd.overwrite !== "yes") {
+      io.stderr.write(`File '${d.path}' already exists. ${cmd.overwrite === "no" ? "Not overwriting - exiting" : "Exiting (use -y to overwrite)"}.\n`);
+      return 1;
+    }
+  }
+  const assetIds: Record<string, string> = {};
+  for (const u of cmd.uploads) {
+    const asset = await client.uploadFile(u.path, {
+      onProgress: (sent, total) => total > 1024 * KiB && io.stderr.write(`\ruploading ${u.path}: ${Math.floor((sent / total) * 100)}%`),
+    });
+    if ((asset.size ?? 0) > 1024 * KiB) io.stderr.write("\n");
+    assetIds[u.name] = asset.id;
+  }
+  const accepted = await client.createJob(bodyFor(assetIds));
+  const interrupt = new AbortController();
+  // Ctrl-C cancels the remote job; a second one while that happens changes nothing.
+  const onSigint = () => interrupt.abort();
+  process.on("SIGINT", onSigint);
+  let job: Job | undefined;
+  try {
+    for await (const e of client.events(accepted.id, { signal: interrupt.signal })) {
+      job = e.job;
+      if (e.event === "progress" && job.progress) io.stderr.write(`\r${progressLine(job)}`);
+    }
+  } catch (err) {
+    if (!interrupt.signal.aborted) {
+      process.off("SIGINT", onSigint);
+      throw err;
+    }
+    await client.cancelJob(accepted.id).catch(() => {});
+    io.stderr.write(`\nExiting normally, received signal 2 (the remote job ${accepted.id} was canceled).\n`);
+    return INTERRUPTED_EXIT_CODE;
+  }
+  process.off("SIGINT", onSigint);
+  if (job?.progress || cmd.binary === "ffmpeg") io.stderr.write("\n");
+  const result = await client.getResult(accepted.id);
+  if (cmd.binary === "ffprobe" && result.stdout) io.stdout.write(result.stdout);
+  if (result.status !== "completed") {
+    if (result.stderrTail) io.stderr.write(result.stderrTail.endsWith("\n") ? result.stderrTail : `${result.stderrTail}\n`);
+    io.stderr.write(`ffjobs: job ${result.id} ${result.status}: ${result.errorCode}: ${result.errorMessage}\n`);
+    return result.exitCode && result.exitCode > 0 ? result.exitCode : 1;
+  }
+  for (const d of cmd.downloads) {
+    const output = result.outputs.find((o) => o.label === d.name);
+    if (!output) continue;
+    const res = await fetch(output.downloadUrl);
+    if (!res.ok || !res.body) throw new Error(`downloading ${d.path} failed: HTTP ${res.status}`);
+    await pipeline(Readable.fromWeb(res.body as unknown as import("node:stream/web").ReadableStream), createWriteStream(d.path));
+  }
+  return 0;
+}
+
+/** Like ffmpeg's status line: `time=00:00:01.50 speed=2.1x 42%`. */
+export function progressLine(job: Job): string {
+  const p = job.progress!;
+  const t = p.outTimeSeconds ?? 0;
+  const hms = [Math.floor(t / 3600), Math.floor((t % 3600) / 60)].map((n) => String(n).padStart(2, "0")).join(":") + ":" + (t % 60).toFixed(2).padStart(5, "0");
+  return `time=${hms} speed=${p.speed === null ? "N/A" : `${p.speed}x`}${p.percent === null ? "" : ` ${p.percent}%`}   `;
+}

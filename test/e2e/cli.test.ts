@@ -1,0 +1,93 @@
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useLocalStack } from "../support/local-stack.ts";
+
+const { fx, local } = useLocalStack();
+const CLI = resolve(import.meta.dirname, "../../cli/src/main.ts");
+
+/** Runs `ffjobs …` as a user would, against the local stack; its exit code and what it printed. */
+function ffjobs(args: string[], opts: { cwd?: string; env?: Record<string, string>; onStderr?: (text: string, kill: () => void) => void } = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: opts.cwd,
+      env: { ...process.env, FFJOBS_URL: local.stack.baseUrl, FFJOBS_API_KEY: local.stack.apiKey, FFJOBS_CONFIG: "/nonexistent", ...opts.env },
+    });
+    let stdout = "";
+    let stderr = "";
+    let interrupted = false;
+    const interrupt = () => {
+      if (!interrupted) child.kill("SIGINT");
+      interrupted = true;
+    };
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => {
+      stderr += c;
+      opts.onStderr?.(stderr, interrupt);
+    });
+    child.on("exit", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+const probe = (path: string) => JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }));
+
+describe("the ffjobs CLI, end to end with real files", () => {
+  it("runs a transcode with a local input and two outputs, writing them where ffmpeg would", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    const r = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "small.mp4", "-frames:v", "1", "thumb.png"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(probe(join(dir, "small.mp4")).streams.find((s: any) => s.codec_type === "video")).toMatchObject({ codec_name: "h264", width: 160 });
+    // As with ffmpeg, -vf applied to the first output only.
+    expect(probe(join(dir, "thumb.png")).streams[0]).toMatchObject({ codec_name: "png", width: 320 });
+    // An existing output is kept unless -y says otherwise, as with ffmpeg.
+    const again = await ffjobs(["ffmpeg", "-i", fx.clip, "-frames:v", "1", "thumb.png"], { cwd: dir });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+    expect((await ffjobs(["ffmpeg", "-y", "-i", fx.clip, "-frames:v", "1", "thumb.png"], { cwd: dir })).code).toBe(0);
+  });
+
+  it("prints what ffprobe prints", async () => {
+    const r = await ffjobs(["ffprobe", "-v", "error", "-print_format", "json", "-show_streams", fx.clip]);
+    expect(r.code, r.stderr).toBe(0);
+    const remote = JSON.parse(r.stdout);
+    expect(remote.streams.map((s: any) => s.codec_name)).toEqual(probe(fx.clip).streams.map((s: any) => s.codec_name));
+  });
+
+  it("exits with the remote command's code and prints its stderr tail when it fails", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    const r = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "no_such_codec", "out.mp4"], { cwd: dir });
+    expect(r.code).not.toBe(0);
+    expect(r.code).not.toBe(null);
+    expect(r.stderr).toMatch(/no_such_codec/);
+    expect(r.stderr).toMatch(/PROCESS_FAILED/);
+    expect(existsSync(join(dir, "out.mp4"))).toBe(false);
+    const missing = await ffjobs(["ffmpeg", "-i", join(dir, "nope.mp4"), "out.mp4"], { cwd: dir });
+    expect(missing).toMatchObject({ code: 1, stderr: expect.stringMatching(/nope\.mp4: No such file or directory/) });
+  });
+
+  it("cancels the remote job on Ctrl-C", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    const r = await ffjobs(["ffmpeg", "-re", "-i", fx.long, "-f", "null", "-"], {
+      cwd: dir,
+      onStderr: (text, kill) => text.includes("time=") && kill(),
+    });
+    expect(r.code).toBe(255);
+    const id = /remote job ([0-9a-f-]{36}) was canceled/.exec(r.stderr)?.[1];
+    expect(id, r.stderr).toBeDefined();
+    expect((await local.api.call("GET", `/v1/jobs/${id}`)).body.status).toBe("canceled");
+  }, 60_000);
+
+  it("says what to set when the service is not configured, and runs presets", async () => {
+    const r = await ffjobs(["jobs", "list"], { env: { FFJOBS_URL: "", FFJOBS_API_KEY: "" } });
+    expect(r).toMatchObject({ code: 1, stderr: expect.stringMatching(/set FFJOBS_URL and FFJOBS_API_KEY/) });
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ url: local.stack.baseUrl, apiKey: local.stack.apiKey }));
+    const preset = await ffjobs(["run", "thumbnail", "--param", "width=96", "-i", fx.clip, "-o", "t.jpg"], { cwd: dir, env: { FFJOBS_URL: "", FFJOBS_API_KEY: "", FFJOBS_CONFIG: join(dir, "config.json") } });
+    expect(preset.code, preset.stderr).toBe(0);
+    expect(probe(join(dir, "t.jpg")).streams[0]).toMatchObject({ width: 96 });
+    const list = await ffjobs(["presets"]);
+    expect(list.stdout).toMatch(/hls-ladder/);
+  });
+});
