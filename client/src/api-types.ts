@@ -331,6 +331,16 @@ export type AssetList = {
   nextCursor: string | null;
 };
 
+export type Account = {
+  id: string;
+  name: string;
+  creditBalance: number | null;
+  creditsUsed: number;
+  jobsByStatus: {
+    [key: string]: number;
+  };
+};
+
 export type WebhookSecret = {
   secret: string;
   createdAt: string;

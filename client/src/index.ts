@@ -1,5 +1,5 @@
 import type {
-  ApiErrorBody, Asset, AssetList, CreateFileRequest, CreateJobRequest, Delivery, DeliveryList, DryRunResult, Job, JobAccepted, JobList, JobResult,
+  Account, ApiErrorBody, Asset, AssetList, CreateFileRequest, CreateJobRequest, Delivery, DeliveryList, DryRunResult, Job, JobAccepted, JobList, JobResult,
   PresetJobRequest, WebhookSecret, WebhookTestResult,
 } from "./api-types.ts";
 import { readEvents } from "./events.ts";
@@ -118,6 +118,7 @@ export function createClient(options: ClientOptions) {
     listPresets: () => json<{ data: Record<string, unknown>[] }>("GET", "/v1/presets"),
     getPreset: (name: string) => json<Record<string, unknown>>("GET", `/v1/presets/${encodeURIComponent(name)}`),
     getPolicy: () => json<Record<string, unknown>>("GET", "/v1/policy"),
+    getAccount: () => json<Account>("GET", "/v1/account"),
     getCapabilities: () => json<Record<string, unknown>>("GET", "/v1/capabilities"),
     getWebhookSecret: () => json<WebhookSecret>("GET", "/v1/webhooks/secret"),
     rotateWebhookSecret: () => json<WebhookSecret>("POST", "/v1/webhooks/secret/rotate"),

@@ -13,6 +13,7 @@ import { webhookRoutes } from "./routes/webhooks.ts";
 import { policyRoutes } from "./routes/policy.ts";
 import { presetRoutes } from "./routes/presets.ts";
 import { capabilityRoutes } from "./routes/capabilities.ts";
+import { accountRoutes } from "./routes/account.ts";
 import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
 import { loadConfig } from "../config.ts";
 import { LOCAL_FILES_PATH } from "../runner/runner-files.ts";
@@ -58,6 +59,7 @@ app.route("/v1/webhooks", webhookRoutes);
 app.route("/v1/policy", policyRoutes);
 app.route("/v1/presets", presetRoutes);
 app.route("/v1/capabilities", capabilityRoutes);
+app.route("/v1/account", accountRoutes);
 
 app.notFound(() => {
   throw new ApiError("NOT_FOUND", "No such endpoint");

@@ -41,6 +41,7 @@ export const SCHEMAS = {
   CreateFileRequest: () => ({ ...jsonSchema(S.createFileSchema, "input"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
   Asset: () => jsonSchema(S.assetSchema),
   AssetList: () => jsonSchema(S.assetListSchema),
+  Account: () => jsonSchema(S.accountSchema),
   WebhookSecret: () => jsonSchema(S.webhookSecretSchema),
   WebhookTestRequest: () => ({ ...jsonSchema(S.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
   WebhookTestResult: () => jsonSchema(S.webhookTestResultSchema),

@@ -157,6 +157,9 @@ export function buildOpenApiDocument(serverUrl: string) {
       "/v1/policy": {
         get: op({ id: "getPolicy", summary: "The argument policy and limits (allowed/refused options, formats, filters, injected options)", responses: { 200: body("FreeForm", "The policy") } }),
       },
+      "/v1/account": {
+        get: op({ id: "getAccount", summary: "The key's account: credit balance, credits used, jobs by status", responses: { 200: body("Account", "The account") } }),
+      },
       "/v1/capabilities": {
         get: op({
           id: "getCapabilities",

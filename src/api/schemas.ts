@@ -226,6 +226,14 @@ export const assetSchema = z.object({
 });
 
 export const jobListSchema = z.object({ data: z.array(jobSchema), nextCursor: z.string().nullable() });
+export const accountSchema = z.object({
+  id: uuid,
+  name: z.string(),
+  /** null: unlimited. */
+  creditBalance: z.number().int().nullable(),
+  creditsUsed: z.number().int(),
+  jobsByStatus: z.record(z.string(), z.number().int()),
+});
 export const assetListSchema = z.object({ data: z.array(assetSchema.omit({ upload: true })), nextCursor: z.string().nullable() });
 
 export const errorSchema = z.object({
