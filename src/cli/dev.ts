@@ -9,6 +9,7 @@ import { prepareLab } from "../../lab/prepare.ts";
 import { createKey, localTarget } from "./keys.ts";
 import { createSupervisor } from "./supervisor.ts";
 import { projectRoot, spawnWrangler, wrangler, wranglerEnv } from "./wrangler.ts";
+import { buildDashboardClient } from "./build-dashboard.ts";
 
 const LOCAL_S3 = { accessKeyId: "local-dev-access-key", secretAccessKey: "local-dev-secret-key" };
 const READY_TIMEOUT_MS = 60_000;
@@ -41,6 +42,7 @@ async function waitFor(url: string, timeoutMs = READY_TIMEOUT_MS): Promise<void>
 async function main() {
   const target = localTarget();
   wrangler(["d1", "migrations", "apply", "DB", ...target], { quiet: true });
+  buildDashboardClient();
   const apiKey = await createKey({ account: process.env.DEV_ACCOUNT || "dev", credits: null, target, key: process.env.DEV_API_KEY || undefined });
 
   if (containers && port !== 80) console.error(`[ffjobs] warning: PORT=${port}: containers can reach storage only on port 80; jobs with outputs or uploaded inputs will fail`);

@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { projectRoot, wranglerEnv } from "./wrangler.ts";
+import { buildDashboardClient } from "./build-dashboard.ts";
 
 const bin = (name: string) => join(projectRoot, "node_modules", ".bin", name);
 // `--containers` (npm run test:containers): only the container suite, on real containers.
@@ -20,6 +21,8 @@ for (const project of ["tsconfig.json", "container/tsconfig.json"]) {
     process.exit(1);
   }
 }
+
+buildDashboardClient();
 
 const reportDir = join(projectRoot, ".cache");
 const report = join(reportDir, "vitest-report.json");

@@ -1,0 +1,96 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useLocalStack } from "../support/local-stack.ts";
+import { startWebhookReceiver } from "../support/webhook-receiver.ts";
+
+/**
+ * The dashboard in a real browser: Debian's chromium, driven by playwright-core (which downloads no
+ * browser of its own). Screenshots go to .cache/test-artifacts/dashboard/.
+ */
+const { fx, local } = useLocalStack();
+const root = resolve(import.meta.dirname, "../..");
+const artifacts = join(root, ".cache/test-artifacts/dashboard");
+const axeSource = readFileSync(join(root, "node_modules/axe-core/axe.min.js"), "utf8");
+let browser: Browser;
+let page: Page;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+
+beforeAll(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  receiver = await startWebhookReceiver();
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+});
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+});
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function accessibilityProblems(p: Page): Promise<string[]> {
+  await p.addScriptTag({ content: axeSource });
+  const result = await p.evaluate(async () => (globalThis as any).axe.run({ resultTypes: ["violations"] }));
+  return (result.violations as { id: string; impact: string; help: string }[]).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`);
+}
+
+describe("the dashboard in a real browser", () => {
+  it("signs in, uploads a file, runs a preset job to 100 %, shows its output, and redelivers its webhook", async () => {
+    await page.goto(`${local.stack.baseUrl}/dashboard/`);
+    await page.getByLabel("API key").waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.getByLabel("API key").fill("ffj_wrong");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    await page.getByLabel("API key").fill(local.stack.apiKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Jobs" }).waitFor();
+    await page.screenshot({ path: join(artifacts, "jobs.png") });
+
+    await page.getByRole("link", { name: "New job" }).click();
+    await page.getByLabel("Preset", { exact: true }).selectOption("thumbnail");
+    await page.getByLabel("Input file").setInputFiles(fx.clip);
+    await page.getByLabel("Parameters (JSON)").fill('{"width": 120, "percent": 50}');
+    await page.getByLabel("Webhook URL (optional)").fill(`${receiver.url}/ok/dashboard`);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.getByRole("button", { name: "Upload and run" }).click();
+    await page.waitForURL(/#\/jobs\/[0-9a-f-]{36}$/);
+    await page.locator("#job-status", { hasText: "completed" }).waitFor({ timeout: 60_000 });
+    expect(await page.locator("#progress").evaluate((el: any) => el.value)).toBe(100);
+    const image = page.getByRole("img", { name: "Output thumbnail" });
+    await image.waitFor();
+    expect(await image.evaluate((el: any) => el.decode().then(() => el.naturalWidth))).toBe(120);
+    const href = await page.locator("a.download").first().getAttribute("href");
+    expect((await fetch(href!)).status).toBe(200);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.screenshot({ path: join(artifacts, "job.png"), fullPage: true });
+
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    const redeliver = page.getByRole("button", { name: /^Redeliver job\.completed/ }).first();
+    await redeliver.click();
+    await page.getByRole("button", { name: /^Redelivery of job\.completed .* queued$/ }).first().waitFor();
+    for (let i = 0; i < 100; i++) {
+      const got = (await (await fetch(`${receiver.url}/_received/dashboard`)).json()) as unknown[];
+      if (got.length >= 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(((await (await fetch(`${receiver.url}/_received/dashboard`)).json()) as unknown[]).length).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: join(artifacts, "webhooks.png") });
+  }, 120_000);
+
+  it("works on a phone-sized screen, with filters and the preset catalogue", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${local.stack.baseUrl}/dashboard/#/jobs`);
+    await page.getByLabel("Status").selectOption("completed");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/status=completed/);
+    await page.locator("td.status-completed").first().waitFor();
+    expect(await page.locator("td.status-failed").count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth + 1)).toBe(true);
+    await page.screenshot({ path: join(artifacts, "jobs-phone.png"), fullPage: true });
+    await page.getByRole("link", { name: "Presets" }).click();
+    await page.getByText("hls-ladder").waitFor();
+    expect(await accessibilityProblems(page)).toEqual([]);
+  }, 60_000);
+});
