@@ -79,6 +79,19 @@ describe("the dashboard in a real browser", () => {
     await page.screenshot({ path: join(artifacts, "webhooks.png") });
   }, 120_000);
 
+  it("runs a raw ffmpeg command on an uploaded file and plays its video output", async () => {
+    await page.goto(`${local.stack.baseUrl}/dashboard/#/new`);
+    await page.getByLabel("Kind of job").selectOption("raw");
+    await page.getByLabel(/^Arguments/).fill("-i {{input}} -t 1 -vf scale=160:-2 -c:v libx264 -preset ultrafast -an {{out}}");
+    await page.getByLabel("Output file name").fill("small.mp4");
+    await page.getByLabel("Input file").setInputFiles(fx.clip);
+    await page.getByRole("button", { name: "Upload and run" }).click();
+    await page.locator("#job-status", { hasText: "completed" }).waitFor({ timeout: 60_000 });
+    const video = page.locator("video");
+    await video.waitFor();
+    expect(await video.evaluate((el: any) => new Promise((ok) => (el.readyState >= 1 ? ok(el.videoWidth) : el.addEventListener("loadedmetadata", () => ok(el.videoWidth)))))).toBe(160);
+  }, 90_000);
+
   it("works on a phone-sized screen, with filters and the preset catalogue", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${local.stack.baseUrl}/dashboard/#/jobs`);

@@ -138,29 +138,47 @@ async function deliveriesView() {
 
 async function newJobView() {
   const { data: presets } = await client.listPresets();
+  const kind = h("select", { id: "kind", name: "kind" }, h("option", { value: "preset" }, "A preset"), h("option", { value: "raw" }, "A raw ffmpeg command"));
   const preset = h("select", { id: "preset", name: "preset" }, presets.map((p) => h("option", { value: p.name }, p.name)));
-  const file = h("input", { type: "file", id: "file", name: "file", required: true });
   const params = h("textarea", { id: "params", name: "params", rows: 3 }, "{}");
+  const args = h("textarea", { id: "args", name: "args", rows: 3 }, "-i {{input}} -vf scale=640:-2 {{out}}");
+  const outName = h("input", { id: "out-name", name: "out-name", value: "out.mp4" });
+  const file = h("input", { type: "file", id: "file", name: "file", required: true });
   const webhook = h("input", { id: "webhook", name: "webhook", type: "url", placeholder: "https://…" });
   const upload = h("progress", { max: 100, value: 0, id: "upload-progress", "aria-label": "Upload progress" });
   const status = h("p", { "aria-live": "polite" });
-  const form = h("form", { "aria-label": "New preset job", onsubmit: async (e) => {
+  const presetFields = h("div", { class: "stack" }, field("preset", "Preset", preset), field("params", "Parameters (JSON)", params));
+  const rawFields = h("div", { class: "stack", hidden: true },
+    field("args", "Arguments ({{input}} is the uploaded file, {{out}} the output; split at spaces)", args), field("out-name", "Output file name", outName));
+  kind.addEventListener("change", () => {
+    presetFields.hidden = kind.value !== "preset";
+    rawFields.hidden = kind.value !== "raw";
+  });
+  const form = h("form", { "aria-label": "New job", onsubmit: async (e) => {
     e.preventDefault();
     try {
       const f = file.files[0];
-      const slot = await client.createFile({ fileName: f.name.replace(/[^A-Za-z0-9._-]/g, "_") });
+      const slot = await client.createFile({ fileName: f.name.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._-]+/, "") || "input" });
       await putWithProgress(slot.upload, f, (p) => (upload.value = p));
-      const chosen = presets.find((p) => p.name === preset.value);
-      const inputs = Array.isArray(chosen.inputs) ? { [chosen.inputs[0]]: { type: "asset", assetId: slot.id } } : undefined;
-      const job = await client.createJob({ mode: "preset", preset: preset.value, ...(inputs ? { inputs } : { input: [{ type: "asset", assetId: slot.id }] }), params: JSON.parse(params.value || "{}"), ...(webhook.value ? { webhookUrl: webhook.value } : {}) });
+      const asset = { type: "asset", assetId: slot.id };
+      const hook = webhook.value ? { webhookUrl: webhook.value } : {};
+      let body;
+      if (kind.value === "raw") {
+        body = { inputs: { input: asset }, outputs: { out: { fileName: outName.value } }, ffmpegArgs: args.value.trim().split(/\s+/), ...hook };
+      } else {
+        const chosen = presets.find((p) => p.name === preset.value);
+        const inputs = Array.isArray(chosen.inputs) ? { inputs: { [chosen.inputs[0]]: asset } } : { input: [asset, asset] };
+        body = { mode: "preset", preset: preset.value, ...inputs, params: JSON.parse(params.value || "{}"), ...hook };
+      }
+      const job = await client.createJob(body);
       location.hash = `#/jobs/${job.id}`;
     } catch (err) {
       status.replaceChildren(problem(err));
     }
   } },
-  field("preset", "Preset", preset), field("file", "Input file", file), field("params", "Parameters (JSON)", params),
+  field("kind", "Kind of job", kind), presetFields, rawFields, field("file", "Input file", file),
   field("webhook", "Webhook URL (optional)", webhook), upload, h("button", { type: "submit" }, "Upload and run"), status);
-  show("New job", h("p", { class: "muted" }, "Raw jobs: POST /v1/jobs (see /docs). Here: a preset on an uploaded file."), form);
+  show("New job", form);
 }
 
 /** The upload's PUT with progress (fetch cannot report upload progress in browsers). */
