@@ -54,7 +54,7 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
     const ran = await runSteps(req, folder, settings, deadline, hooks);
     clock.next("storeMs");
     hooks.setState("uploading");
-    const outputs = await storeOutputs(req, folder, settings, ran);
+    const outputs = await storeOutputs(req, folder, settings, ran, hooks.canceled);
     return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran, ...clock.stop() };
   } catch (err) {
     if (err instanceof JobEnded) return { ...err.outcome, ...clock.stop() };

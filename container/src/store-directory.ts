@@ -20,7 +20,7 @@ const PLAYLIST = /\.(m3u8|mpd)$/i;
  * (`frame_%04d.png`) the first file in name order. Its metadata is the main file's probe, or for a
  * playlist the first media file's (a playlist names files, it is not media itself).
  */
-export async function storeDirectory(output: RunnerOutput, folder: JobFolder, settings: RunnerSettings, prober: Prober, ran: RunResult): Promise<RunnerOutcome["outputs"][number]> {
+export async function storeDirectory(output: RunnerOutput, folder: JobFolder, settings: RunnerSettings, prober: Prober, ran: RunResult, canceled: AbortSignal): Promise<RunnerOutcome["outputs"][number]> {
   const dir = folder.hostPath(output.name)!;
   const entries = await readdir(dir, { withFileTypes: true });
   const files = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => ({ path: e.name, size: (await stat(join(dir, e.name))).size })));
@@ -34,20 +34,20 @@ export async function storeDirectory(output: RunnerOutput, folder: JobFolder, se
   const probeFile = PLAYLIST.test(main) ? files.find((f) => !PLAYLIST.test(f.path))?.path : main;
   const [probe] = await Promise.all([
     probeFile ? prober(output.name, probeFile) : Promise.resolve(null),
-    uploadAll(files.map((f) => f.path), dir, output, settings),
+    uploadAll(files.map((f) => f.path), dir, output, settings, canceled),
   ]);
   const size = files.reduce((sum, f) => sum + f.size, 0);
   return { name: output.name, size, metadata: summarizeProbe(probe, size), files, mainFile: main };
 }
 
-async function uploadAll(paths: string[], dir: string, output: RunnerOutput, settings: RunnerSettings): Promise<void> {
+async function uploadAll(paths: string[], dir: string, output: RunnerOutput, settings: RunnerSettings, canceled: AbortSignal): Promise<void> {
   let next = 0;
   let failed: string | null = null;
   await Promise.all(Array.from({ length: Math.min(UPLOAD_CONCURRENCY, paths.length) }, async () => {
-    while (next < paths.length && failed === null) {
+    while (next < paths.length && failed === null && !canceled.aborted) {
       const path = paths[next++];
       const auth = { authorization: `Bearer ${output.uploadToken ?? ""}` };
-      await uploadFile(join(dir, path), output.uploadUrl + encodeURIComponent(path), auth, trustedAgent(settings.extraCaFile)).catch(() => (failed = path));
+      await uploadFile(join(dir, path), output.uploadUrl + encodeURIComponent(path), auth, trustedAgent(settings.extraCaFile), canceled).catch(() => (failed = path));
     }
   }));
   if (failed !== null) throw ended("OUTPUT_UPLOAD_FAILED", `File ${failed} of output "${output.name}" could not be stored`);

@@ -14,16 +14,20 @@ import { uploadFile } from "./upload.ts";
  * is stored), then uploads and probes them all at once: each output's probe runs while it uploads.
  * Directory outputs are stored beside them (store-directory.ts).
  */
-export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult): Promise<RunnerOutcome["outputs"]> {
+export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult, canceled: AbortSignal): Promise<RunnerOutcome["outputs"]> {
   const prober = createProber(folder, settings);
-  const [files, directories] = await Promise.all([
-    storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober),
-    Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran))),
+  const stored = await Promise.allSettled([
+    storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober, canceled),
+    Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran, canceled))),
   ]);
-  return [...files, ...directories];
+  // A cancel during the upload ends the job canceled (charged for the run), not as an upload failure.
+  if (canceled.aborted) throw ended("CANCELED", "The job was canceled while its outputs were being stored", ran);
+  const failed = stored.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return stored.flatMap((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"]>).value);
 }
 
-async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober): Promise<RunnerOutcome["outputs"]> {
+async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal): Promise<RunnerOutcome["outputs"]> {
   const files = await Promise.all(
     outputs.map(async (output) => {
       const path = folder.hostPath(output.name)!;
@@ -39,7 +43,7 @@ async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: 
     files.map(async ({ output, path, size }) => {
       const [probe, uploaded] = await Promise.all([
         prober(output.name),
-        uploadFile(path, output.uploadUrl, { "content-type": output.contentType }, trustedAgent(settings.extraCaFile)).catch(() => null),
+        uploadFile(path, output.uploadUrl, { "content-type": output.contentType }, trustedAgent(settings.extraCaFile), canceled).catch(() => null),
       ]);
       if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
       return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size) };

@@ -6,7 +6,7 @@ import https from "node:https";
 const UPLOAD_TIMEOUT_MS = 30 * 60_000;
 
 /** Streams a file to a PUT URL (presigned, or with a token header); resolves with the byte count once storage accepted it. */
-export async function uploadFile(path: string, uploadUrl: string, headers: Record<string, string>, httpsAgent?: https.Agent): Promise<number> {
+export async function uploadFile(path: string, uploadUrl: string, headers: Record<string, string>, httpsAgent?: https.Agent, canceled?: AbortSignal): Promise<number> {
   const { size } = await stat(path);
   const url = new URL(uploadUrl);
   const client = url.protocol === "https:" ? https : http;
@@ -17,7 +17,8 @@ export async function uploadFile(path: string, uploadUrl: string, headers: Recor
         method: "PUT",
         agent: url.protocol === "https:" ? httpsAgent : undefined,
         headers: { ...headers, "content-length": String(size) },
-        signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+        // A canceled job stops storing at once: an aborted PUT leaves no object behind.
+        signal: canceled ? AbortSignal.any([AbortSignal.timeout(UPLOAD_TIMEOUT_MS), canceled]) : AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
       },
       (res) => {
         res.resume();

@@ -15,6 +15,12 @@ export const TICK_ERROR_RETRY_MS = 5_000;
 export const RUNNER_LOST_AFTER_MISSES = 10;
 /** Slack past the deadline for the runner's own timeout to report first. */
 export const DEADLINE_GRACE_MS = 15_000;
+/**
+ * After its deadline, a job whose runner is storing the outputs of a run that finished in time may
+ * go on storing this much longer (the runner's upload timeout per file is 30 minutes); then it is
+ * stopped like any overdue job.
+ */
+export const OUTPUT_STORE_ALLOWANCE_MS = 30 * 60_000;
 
 export function attemptRetryDelayMs(attemptsSoFar: number): number {
   return ATTEMPT_RETRY_DELAYS_MS[Math.min(attemptsSoFar, ATTEMPT_RETRY_DELAYS_MS.length) - 1] ?? 0;

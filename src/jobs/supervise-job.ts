@@ -7,7 +7,8 @@ import { getJob, jobSpecOf, saveProgress, type JobRow } from "./job-store.ts";
 import { jobTimeoutMs } from "./job-request.ts";
 import { markStarted } from "./attempt-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
-import { DEADLINE_GRACE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
+import { DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
+import { discardUnrecordedOutputs } from "./discard-outputs.ts";
 import { loseAttempt, type DriveState, type DriveStep } from "./drive-job.ts";
 
 /**
@@ -19,19 +20,24 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
   const now = s.now();
   const next = (misses: number): DriveStep => ({ state: { ...state, misses }, delayMs: s.config.runnerPollIntervalMs });
   const timeoutMs = jobTimeoutMs(jobSpecOf(job), s.config.jobTimeoutMs);
-  if (job.status === "running" && now.getTime() > Date.parse(job.started_at!) + timeoutMs + DEADLINE_GRACE_MS) {
-    const report = await s.runner.cancel(job.id).catch(() => null);
-    // Charged for what the runner says the binary ran; with no report, nothing proves it ran.
-    const seconds = billableSeconds(report?.outcome?.runtimeMs ?? 0);
-    await endJob(s, job.id, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(timeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
-    await s.runner.release(job.id);
-    return { done: true };
-  }
+  const deadline = job.status === "running" ? Date.parse(job.started_at!) + timeoutMs + DEADLINE_GRACE_MS : Number.POSITIVE_INFINITY;
   const status = await s.runner.status(job.id).catch((err) => {
     // A runner that cannot answer now (unreachable, or too busy to) counts as a missed poll.
     if (err instanceof RunnerUnreachable || err instanceof RunnerBusy) return null;
     throw err;
   });
+  // The time limit bounds the run; a runner already storing the outputs of a finished run gets a
+  // bounded while longer, and a report it has ready is taken, late or not.
+  const storing = status?.state === "uploading" && now.getTime() <= deadline + OUTPUT_STORE_ALLOWANCE_MS;
+  if (now.getTime() > deadline && !status?.outcome && !storing) {
+    const report = await s.runner.cancel(job.id).catch(() => null);
+    // Charged for what the runner says the binary ran; with no report, nothing proves it ran.
+    const seconds = billableSeconds(report?.outcome?.runtimeMs ?? 0);
+    await endJob(s, job.id, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(timeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
+    await s.runner.release(job.id);
+    await discardUnrecordedOutputs(s, job.id);
+    return { done: true };
+  }
   if (!status) {
     if (state.misses + 1 < RUNNER_LOST_AFTER_MISSES) return next(state.misses + 1);
     return loseAttempt(s, job, "RUNNER_LOST", "The runner stopped answering about this job (restarted, evicted or unreachable)");
@@ -46,6 +52,7 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
   if (status.outcome) {
     await applyOutcome(s, current, status.outcome);
     await s.runner.release(job.id);
+    await discardUnrecordedOutputs(s, job.id);
     return { done: true };
   }
   if (status.progress) await saveProgress(s.db, job.id, status.progress, now.toISOString());
@@ -81,5 +88,6 @@ export async function cancelJob(s: Services, jobId: string): Promise<boolean> {
     : // No report (runner gone or still tearing down): cancel without a charge; nothing proves it ran.
       await endJob(s, jobId, canceledFinish());
   await s.runner.release(jobId);
+  await discardUnrecordedOutputs(s, jobId);
   return finished;
 }

@@ -68,6 +68,17 @@ describe("runner server (real ffmpeg)", () => {
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "OUTPUT_UPLOAD_FAILED" });
   });
 
+  it("cancels a job while it stores its outputs: the upload stops and the job ends canceled, charged for its run", async () => {
+    const req = jobRequest({ args: ["-i", "{{in}}", "-t", "1", "{{out}}"], inputs: [input("in", "tone.wav")], outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: `${h.storage.url}/slow/o.wav` }] });
+    await h.api.submit(req);
+    await h.api.waitFor(req.jobId, (s) => s.state === "uploading");
+    const started = Date.now();
+    const canceled = await h.api.cancel(req.jobId);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(canceled.outcome).toMatchObject({ status: "canceled", errorCode: "CANCELED", outputs: [] });
+    expect(canceled.outcome!.runtimeMs).toBeGreaterThan(0);
+  });
+
   it("fails inputs that answer an HTTP error with INPUT_FETCH_FAILED", async () => {
     const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [{ name: "in", url: `${h.media.url}/status/404`, fileName: "x", trusted: false }] });
     await h.api.submit(req);

@@ -1,6 +1,6 @@
 import http from "node:http";
 
-/** A loopback HTTP server that records PUT bodies: where the runner uploads outputs in runner tests. */
+/** A loopback HTTP server that records PUT bodies: where the runner uploads outputs in runner tests (`/fail…` answers 500, `/slow…` answers after 10 s). */
 export async function startPutReceiver() {
   const received = new Map<string, { body: Buffer; contentType: string | undefined }>();
   const server = http.createServer(async (req, res) => {
@@ -8,6 +8,8 @@ export async function startPutReceiver() {
     for await (const c of req) chunks.push(c as Buffer);
     if (req.method !== "PUT") return res.writeHead(405).end();
     if (req.url?.startsWith("/fail")) return res.writeHead(500).end();
+    // Storage that takes its time to answer: long enough for a test to cancel the upload.
+    if (req.url?.startsWith("/slow")) return setTimeout(() => res.writeHead(200).end(), 10_000);
     received.set(req.url ?? "", { body: Buffer.concat(chunks), contentType: req.headers["content-type"] });
     res.writeHead(200).end();
   });

@@ -7,7 +7,7 @@ import { createRunnerClient } from "../../src/runner/runner-client.ts";
 import { dispatchJob } from "../../src/jobs/dispatch-job.ts";
 import { driveJob, type DriveState, type DriveStep } from "../../src/jobs/drive-job.ts";
 import { watchJob } from "../../src/jobs/supervise-job.ts";
-import { ATTEMPT_RETRY_DELAYS_MS, CAPACITY_RETRY_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES } from "../../src/jobs/retry-policy.ts";
+import { ATTEMPT_RETRY_DELAYS_MS, CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES } from "../../src/jobs/retry-policy.ts";
 import { finishJob, getJob } from "../../src/jobs/job-store.ts";
 import { api, createAccount, insertQueuedJob, jobStatus, mediaUrl, waitForJob, isTerminalJob } from "./helpers.ts";
 
@@ -186,6 +186,31 @@ describe("dispatch and coordination", () => {
     expect(job).toMatchObject({ status: "failed", error_code: "JOB_TIMEOUT" });
     expect(job.runtime_seconds).toBeGreaterThanOrEqual(1);
     expect(await services.runner.status(id)).toBeNull();
+  });
+
+  it("lets a runner still storing a finished run's outputs go on past the deadline, for a bounded while; a stopped job's stray files are deleted", async () => {
+    const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
+    const started = new Date(Date.now() - 2 * 3600_000).toISOString();
+    await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, started).run();
+    let answer: Record<string, unknown> = { jobId: id, state: "uploading", startedAt: started, progress: null, outcome: null };
+    const calls: string[] = [];
+    // A test double of a runner: it answers what this test says, and records what it is asked.
+    const runner = createRunnerClient({
+      prepare: async () => {},
+      fetch: async (_job, path, init) => (calls.push(`${init?.method ?? "GET"} ${path}`), Response.json(answer)),
+      release: async () => {},
+      timeouts: { startMs: 1000, callMs: 1000 },
+    });
+    const state: DriveState = { jobId: id, phase: "watch", misses: 0 };
+    const at = (ms: number) => ({ ...createServices(env), runner, now: () => new Date(Date.parse(started) + ms) });
+    const deadline = createServices(env).config.jobTimeoutMs + DEADLINE_GRACE_MS;
+    expect(await watchJob(at(deadline + 60_000), (await getJob(env.DB, id))!, state)).toMatchObject({ state: { misses: 0 } });
+    expect(await jobStatus(id)).toBe("running");
+    await env.BUCKET.put(`outputs/${id}/out/partial.mp4`, "bytes");
+    expect(await watchJob(at(deadline + OUTPUT_STORE_ALLOWANCE_MS + 1000), (await getJob(env.DB, id))!, state)).toEqual({ done: true });
+    expect(await getJob(env.DB, id)).toMatchObject({ status: "failed", error_code: "JOB_TIMEOUT" });
+    expect(calls).toContain(`POST /jobs/${id}/cancel`);
+    expect((await env.BUCKET.list({ prefix: `outputs/${id}/` })).objects).toEqual([]);
   });
 
   it("lets a late or duplicate finish change nothing and charges once", async () => {
