@@ -27,6 +27,14 @@ export function probeScopeOf(inputs: { url: string }[]): EgressScope {
   return { allow: inputs.map((i) => ({ method: "GET" as const, url: comparable(i.url) })) };
 }
 
+/**
+ * An instance runs one job at a time (every placement), so admitting a job drops the scopes of any
+ * other: one the pool took back from a job whose coordinator never released it keeps nothing of it.
+ */
+export function staleScopeKeys(stored: string[], admitted: string): string[] {
+  return stored.filter((k) => k !== admitted);
+}
+
 /** Unions scopes: an instance that serves several jobs may reach what each of them may. */
 export function mergeScopes(scopes: EgressScope[]): EgressScope {
   const seen = new Map<string, EgressScope["allow"][number]>();

@@ -2,7 +2,7 @@ import { Container, type OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../env.ts";
 import { loadConfig } from "../config.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
-import { egressAllows, egressRefusal, mergeScopes, type EgressScope } from "./egress-scope.ts";
+import { egressAllows, egressRefusal, mergeScopes, staleScopeKeys, type EgressScope } from "./egress-scope.ts";
 import { isNotifyRequest, jobIdOfNotifyPath, pokeCoordinator } from "./runner-notify.ts";
 import { isRunnerFilesRequest } from "./runner-files.ts";
 import { acceptRunnerFile } from "../storage/directory-files.ts";
@@ -50,8 +50,14 @@ export class FfmpegContainer extends Container<Env> {
     this.outbound = async (req: Request) => egressRefusal(req.method, req.url);
   }
 
-  /** Lets this instance reach what `jobId` needs, on top of what its other jobs need. */
+  /**
+   * Lets this instance reach what `jobId` needs, and nothing an earlier job needed: every placement
+   * runs one job at a time per instance, and one the pool took back from a job whose coordinator
+   * never released it must not keep that job's URLs reachable.
+   */
   async admitJob(jobId: string, scope: EgressScope): Promise<void> {
+    const stale = staleScopeKeys([...(await this.ctx.storage.list({ prefix: SCOPE_KEY_PREFIX })).keys()], SCOPE_KEY_PREFIX + jobId);
+    if (stale.length) await this.ctx.storage.delete(stale);
     await this.ctx.storage.put(SCOPE_KEY_PREFIX + jobId, scope);
     await this.applyScopes();
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parsePlacement } from "../../src/runner/container-placement.ts";
 import { acquire, instanceOf, release, type PoolState } from "../../src/runner/pool-state.ts";
-import { egressAllows, egressScopeOf, mergeScopes } from "../../src/runner/egress-scope.ts";
+import { egressAllows, egressScopeOf, mergeScopes, staleScopeKeys } from "../../src/runner/egress-scope.ts";
 import { unreachablePortIssues } from "../../src/jobs/url-input-checks.ts";
 import type { CreateJobRequest } from "../../src/api/schemas.ts";
 
@@ -52,6 +52,13 @@ describe("a job's egress scope", () => {
     const merged = mergeScopes([scope, other, scope]);
     expect(merged.allow).toHaveLength(3);
     expect(egressAllows(merged, "GET", "https://media.example.com/x.mp4")).toBe(true);
+  });
+});
+
+describe("admitting a job to an instance", () => {
+  it("drops every other job's scope, keeping the admitted job's", () => {
+    expect(staleScopeKeys(["egress-scope:old", "egress-scope:new", "egress-scope:older"], "egress-scope:new")).toEqual(["egress-scope:old", "egress-scope:older"]);
+    expect(staleScopeKeys([], "egress-scope:new")).toEqual([]);
   });
 });
 

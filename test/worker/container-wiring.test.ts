@@ -69,3 +69,4 @@ describe("the warm pool's Durable Object", () => {
     expect(await pool.acquire(a, 2)).toBe(second);
   });
 });
+
