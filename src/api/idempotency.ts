@@ -8,13 +8,16 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 /** A duplicate that arrives while the first request still runs waits this long for its answer. */
 const IN_FLIGHT_WAIT_MS = 10_000;
 const IN_FLIGHT_POLL_MS = 50;
+/** Longer than any request holds a key (a 60 s wait, plus creation): older unanswered claims were abandoned. */
+export const IN_FLIGHT_LEASE_MS = 2 * 60_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * `Idempotency-Key` (IETF draft) for a create operation: the first request with a key runs and its
- * response is stored; a retry with the same key and the same JSON body gets that response again
- * (`Idempotent-Replayed: true`) for 24 h; the same key with another body is a 409. Of concurrent
- * duplicates one runs, the others wait for its answer. A 5xx is not stored, so a retry runs afresh.
+ * successful response is stored; a retry with the same key and the same JSON body gets that response
+ * again (`Idempotent-Replayed: true`) for 24 h; the same key with another body is a 409. Of
+ * concurrent duplicates one runs, the others wait for its answer. An error answer is not stored, so
+ * a retry runs afresh; a claim whose request died unanswered is free again after IN_FLIGHT_LEASE_MS.
  */
 export const idempotent = (operation: string) =>
   createMiddleware<AppEnv>(async (c, next) => {
@@ -22,7 +25,7 @@ export const idempotent = (operation: string) =>
     if (key === undefined) return next();
     if (!KEY.test(key)) throw new ApiError("INVALID_REQUEST", "Idempotency-Key must be 1-255 visible ASCII characters", { details: [{ path: [], message: "bad Idempotency-Key header", code: "custom" }] });
     const db = c.env.DB;
-    const claim = { account: c.get("account").id, operation, key, hash: await bodyHash(await c.req.text()), now: new Date(), ttlMs: IDEMPOTENCY_TTL_MS };
+    const claim = { account: c.get("account").id, operation, key, hash: await bodyHash(await c.req.text()), now: new Date(), ttlMs: IDEMPOTENCY_TTL_MS, leaseMs: IN_FLIGHT_LEASE_MS };
     if (await claimKey(db, claim)) {
       try {
         await next();
@@ -30,7 +33,8 @@ export const idempotent = (operation: string) =>
         await releaseKey(db, claim);
         throw err;
       }
-      if (c.res.status >= 500) await releaseKey(db, claim);
+      // Only a success is remembered: a 4xx (an asset not ready yet, say) may succeed on a retry.
+      if (c.res.status >= 300) await releaseKey(db, claim);
       else await recordResponse(db, claim, { status: c.res.status, body: await c.res.clone().text(), location: c.res.headers.get("Location") });
       return;
     }

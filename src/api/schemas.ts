@@ -51,9 +51,9 @@ export const createJobSchema = z
   .object({
     mode: z.literal("raw").optional(),
     binary: z.enum(["ffmpeg", "ffprobe"]).default("ffmpeg"),
-    inputs: z.record(name, jobInputSchema).optional(),
+    inputs: z.record(name, jobInputSchema).refine((m) => Object.keys(m).length <= L.MAX_INPUTS, `at most ${L.MAX_INPUTS} inputs`).optional(),
     input: z.array(jobInputSchema).max(L.MAX_INPUTS).optional(),
-    outputs: z.record(name, outputDeclarationSchema).optional(),
+    outputs: z.record(name, outputDeclarationSchema).refine((m) => Object.keys(m).length <= L.MAX_OUTPUTS, `at most ${L.MAX_OUTPUTS} outputs`).optional(),
     ffmpegArgs: ffmpegArgs.optional(),
     steps: z.array(jobStepSchema).min(1).max(L.MAX_STEPS).optional(),
     scratch: z.record(name, fileName).optional(),
@@ -69,7 +69,7 @@ export const presetJobSchema = z
   .object({
     mode: z.literal("preset"),
     preset: z.string().min(1).max(64),
-    inputs: z.record(name, jobInputSchema).optional(),
+    inputs: z.record(name, jobInputSchema).refine((m) => Object.keys(m).length <= L.MAX_INPUTS, `at most ${L.MAX_INPUTS} inputs`).optional(),
     input: z.array(jobInputSchema).max(L.MAX_INPUTS).optional(),
     params: z.record(z.string(), z.unknown()).optional(),
     outputs: z.record(name, z.object({ fileName }).strict()).optional(),

@@ -17,6 +17,7 @@ export async function checkAssetInputs(
     const path = req.input ? ["input", name.slice("input".length), "assetId"] : ["inputs", name, "assetId"];
     const asset = owned.get(assetId);
     if (!asset) issues.push({ path, message: `asset ${assetId} does not exist` });
+    else if (asset.expired_at) issues.push({ path, message: `asset ${assetId} has expired (retention deleted its bytes): upload it again` });
     else if ((await refreshUploadStatus(db, bucket, asset)).status !== "ready") {
       issues.push({ path, message: `asset ${assetId} is not ready: upload its bytes first` });
     }

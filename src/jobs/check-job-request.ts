@@ -38,7 +38,13 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
     if (/^(.*\/)?(ffmpeg|ffprobe)$/.test(command.args[0] ?? "")) {
       issues.push({ path: at(0), message: `drop the binary name: ${command.path.join(".")} holds only the arguments (say "binary": "ffprobe" to run ffprobe)` });
     }
-    for (const o of outputsWithoutMuxer(command, req)) issues.push({ path: ["outputs", o, "fileName"], message: `"${req.outputs![o].fileName}" has no extension ffmpeg can pick a format from: name it like ${o}.mp4, or put -f <format> before {{${o}}}` });
+    for (const o of outputsWritten(command, req).filter((w) => !w.formatGiven)) {
+      const muxer = muxerForFileName(o.fileName);
+      const at = ["outputs", o.name, "fileName"];
+      const fileName = req.outputs![o.name].fileName;
+      if (muxer === null) issues.push({ path: at, message: `"${fileName}" has no extension ffmpeg can pick a format from: name it like ${o.name}.mp4, or put -f <format> before {{${o.name}}}` });
+      else if (muxer === "hls" && !o.directory) issues.push({ path: at, message: `"${fileName}" makes ffmpeg write HLS (a playlist and its segments): declare the output with "kind": "directory"` });
+    }
     const { uses, problems } = scanPlaceholders(command.args);
     for (const p of problems) issues.push({ path: at(p.index), message: p.message });
     for (const use of uses) {
@@ -60,10 +66,10 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
   return firstPerPath(issues);
 }
 
-/** Outputs written by this command with neither an `-f` before them nor an extension that names a muxer. */
-function outputsWithoutMuxer(command: Command, req: CreateJobRequest): string[] {
+/** The outputs a command writes (by output name), each with its file name and whether an -f before it names the format. */
+function outputsWritten(command: Command, req: CreateJobRequest) {
   if (command.binary !== "ffmpeg") return [];
-  const found: string[] = [];
+  const found: { name: string; fileName: string; directory: boolean; formatGiven: boolean }[] = [];
   let format = false;
   for (const token of walkArguments("ffmpeg", command.args)) {
     if (token.kind === "option" && token.name === "f") format = true;
@@ -71,7 +77,7 @@ function outputsWithoutMuxer(command: Command, req: CreateJobRequest): string[] 
     else if (token.kind === "positional") {
       const target = placeholderTarget(token.value);
       const decl = target && req.outputs?.[target.name];
-      if (decl && !format && muxerForFileName(target.file ?? decl.fileName) === null) found.push(target.name);
+      if (decl) found.push({ name: target.name, fileName: target.file ?? decl.fileName, directory: decl.kind === "directory", formatGiven: format });
       format = false;
     }
   }

@@ -12,7 +12,14 @@ const EXPIRE_BATCH = 200;
 export async function expireAssets(s: Services, bucket: R2Bucket): Promise<number> {
   const now = s.now().toISOString();
   const { results } = await s.db
-    .prepare("SELECT id, object_key FROM assets WHERE expired_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ?1 ORDER BY expires_at LIMIT ?2")
+    // An asset a queued or running job still reads waits for that job (the next run looks again).
+    .prepare(
+      `SELECT a.id, a.object_key FROM assets a
+       WHERE a.expired_at IS NULL AND a.expires_at IS NOT NULL AND a.expires_at <= ?1
+         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.account_id = a.account_id AND j.status IN ('queued', 'running')
+                         AND instr(j.request_json, '"assetId":"' || a.id || '"') > 0)
+       ORDER BY a.expires_at LIMIT ?2`,
+    )
     .bind(now, EXPIRE_BATCH)
     .all<{ id: string; object_key: string }>();
   for (const asset of results) {

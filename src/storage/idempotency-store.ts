@@ -10,15 +10,17 @@ export type IdempotencyRow = {
   expires_at: string;
 };
 
-export type Claim = { account: string; operation: string; key: string; hash: string; now: Date; ttlMs: number };
+export type Claim = { account: string; operation: string; key: string; hash: string; now: Date; ttlMs: number; leaseMs: number };
 
 /** True when this request holds the key now; false when another request already did (see `readKey`). */
 export async function claimKey(db: D1Database, c: Claim): Promise<boolean> {
   const now = c.now.toISOString();
   const [, inserted] = await db.batch([
-    // An expired key is free again.
-    db.prepare("DELETE FROM idempotency_keys WHERE account_id = ?1 AND operation = ?2 AND idem_key = ?3 AND expires_at <= ?4")
-      .bind(c.account, c.operation, c.key, now),
+    // An expired key is free again, and so is a claim whose request died before it answered.
+    db.prepare(
+      `DELETE FROM idempotency_keys WHERE account_id = ?1 AND operation = ?2 AND idem_key = ?3
+         AND (expires_at <= ?4 OR (status IS NULL AND created_at <= ?5))`,
+    ).bind(c.account, c.operation, c.key, now, new Date(c.now.getTime() - c.leaseMs).toISOString()),
     db.prepare(
       `INSERT OR IGNORE INTO idempotency_keys (account_id, operation, idem_key, request_hash, created_at, expires_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,

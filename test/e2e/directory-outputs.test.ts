@@ -50,7 +50,11 @@ describe("directory outputs, run for real", () => {
     });
     expect(job.status, JSON.stringify(job)).toBe("completed");
     const url = new URL(job.outputs[0].downloadUrl);
-    expect((await fetch(url)).status).toBe(200);
+    const served = await fetch(url);
+    expect(served.status).toBe(200);
+    // Bytes a job wrote, served from the API's origin: never run as a page there.
+    expect(served.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(served.headers.get("content-security-policy")).toBe("sandbox; default-src 'none'");
     const [, , jobId, name, token] = url.pathname.split("/");
     const tampered = (t: string, file = "index.m3u8", output = name) => `${url.origin}/outputs/${jobId}/${output}/${t}/${file}`;
     const [expires, sig] = token.split(".");

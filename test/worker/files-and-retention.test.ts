@@ -127,3 +127,21 @@ describe("retention", () => {
     expect(Number(token.split(".")[0]) * 1000).toBeLessThanOrEqual(Date.now() + 121_000);
   });
 });
+
+describe("retention and deletion keep records and jobs consistent", () => {
+  it("refuses an expired upload as an input, and never expires or deletes a file a running or queued job reads", async () => {
+    const expired = await uploaded();
+    await env.DB.prepare("UPDATE assets SET expired_at = ?2 WHERE id = ?1").bind(expired.id, new Date().toISOString()).run();
+    const refused = await api(key, "POST", "/v1/jobs", { inputs: { a: { type: "asset", assetId: expired.id } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+    expect(refused.body.details).toEqual([expect.objectContaining({ path: ["inputs", "a", "assetId"], message: expect.stringMatching(/expired/) })]);
+
+    const { assetId: output } = await finishedJobWithOutput({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const reader = await insertQueuedJob(accountId, { inputs: { a: { type: "asset", assetId: output } } });
+    expect((await api(key, "DELETE", `/v1/files/${output}`))).toMatchObject({ status: 409, body: { code: "FILE_IN_USE" } });
+    await runScheduled(createServices(env), env.BUCKET);
+    expect((await api(key, "GET", `/v1/files/${output}`)).body.status).not.toBe("expired");
+    await env.DB.prepare("UPDATE jobs SET status = 'canceled', finished_at = ?2 WHERE id = ?1").bind(reader, new Date().toISOString()).run();
+    await runScheduled(createServices(env), env.BUCKET);
+    expect((await api(key, "GET", `/v1/files/${output}`)).body.status).toBe("expired");
+  });
+});

@@ -47,7 +47,7 @@ describe("Idempotency-Key", () => {
     expect(await countRows("jobs")).toBe(before + 1);
   });
 
-  it("keeps keys per account and per operation, replays 400s, and lets a key be reused once it expired", async () => {
+  it("keeps keys per account and per operation, remembers only successes, and lets a key be reused once it expired", async () => {
     const k = crypto.randomUUID();
     const mine = await api(key, "POST", "/v1/jobs", job(4), idem(k));
     const theirs = await api(otherKey, "POST", "/v1/jobs", job(4), idem(k));
@@ -58,14 +58,23 @@ describe("Idempotency-Key", () => {
     const fileAgain = await api(key, "POST", "/v1/files", { fileName: "a.mp4", contentType: "video/mp4" }, idem(k));
     expect(fileAgain).toMatchObject({ status: 201, body: { id: file.body.id } });
 
+    // A refused request burns no key: corrected, the retry under the same key creates the job.
     const bad = crypto.randomUUID();
-    const invalid = await api(key, "POST", "/v1/jobs", { ffmpegArgs: [] }, idem(bad));
-    expect((await api(key, "POST", "/v1/jobs", { ffmpegArgs: [] }, idem(bad)))).toMatchObject({ status: 400, body: invalid.body });
+    expect((await api(key, "POST", "/v1/jobs", { ffmpegArgs: [] }, idem(bad))).status).toBe(400);
+    expect((await api(key, "POST", "/v1/jobs", job(5), idem(bad))).status).toBe(202);
 
     await env.DB.prepare("UPDATE idempotency_keys SET expires_at = '2000-01-01T00:00:00.000Z' WHERE idem_key = ?1").bind(k).run();
     const fresh = await api(key, "POST", "/v1/jobs", job(4), idem(k));
     expect(fresh.status).toBe(202);
     expect(fresh.body.id).not.toBe(mine.body.id);
+  });
+
+  it("frees a key whose first request died before answering, once its lease is over", async () => {
+    const k = crypto.randomUUID();
+    const long = new Date(Date.now() - 3 * 60_000).toISOString();
+    await api(key, "POST", "/v1/jobs", job(6), idem(k));
+    await env.DB.prepare("UPDATE idempotency_keys SET status = NULL, response_json = NULL, created_at = ?2 WHERE idem_key = ?1").bind(k, long).run();
+    expect((await api(key, "POST", "/v1/jobs", job(6), idem(k))).status).toBe(202);
   });
 
   it("refuses a malformed key", async () => {

@@ -163,6 +163,13 @@ describe("POST /v1/jobs: errors that say what to do", () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(202);
   });
 
+  it("an .m3u8 file output (HLS by its extension) must be a directory output; inputs are bounded in the map form too", async () => {
+    const body = await expectInvalid({ inputs: { a: url }, outputs: { o: { fileName: "x.m3u8" } }, ffmpegArgs: ["-i", "{{a}}", "{{o}}"] }, { path: ["outputs", "o", "fileName"], code: "custom" });
+    expect(body.details[0].message).toMatch(/directory/);
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`i${i}`, url]));
+    await expectInvalid({ inputs: many, ffmpegArgs: ["-i", "{{i0}}", "-f", "null", "-"] }, { path: ["inputs"], code: "custom" });
+  });
+
   it("a private or loopback URL input: 400 at its URL, naming ALLOWED_PRIVATE_HOSTS", async () => {
     for (const target of ["http://10.0.0.1/a.mp4", "http://169.254.169.254/latest", "http://[::1]/a.mp4", "http://media.localhost/a.mp4"]) {
       const body = await expectInvalid({ inputs: { a: { type: "url", url: target } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] }, { path: ["inputs", "a", "url"], code: "custom" });

@@ -15,7 +15,8 @@ export const directoryDownloadRoutes = new Hono<AppEnv>();
 
 directoryDownloadRoutes.get("/:jobId{[0-9a-f-]{36}}/:name{[A-Za-z0-9_]{1,64}}/:token/:path", async (c) => {
   const { jobId, name, token } = c.req.param();
-  const path = decodeURIComponent(c.req.param("path"));
+  // Hono has decoded the path parameter once already; a name is a plain file name, so no second decode.
+  const path = c.req.param("path");
   const refuse = (status: 403 | 404, text: string) => c.text(text, status, { "cache-control": "no-store" });
   if (!isDirectoryFilePath(path)) return refuse(404, "no such file");
   if (!(await verifyToken(loadConfig(c.env).storage, "read", jobId, name, token, Date.now()))) {
@@ -29,6 +30,10 @@ directoryDownloadRoutes.get("/:jobId{[0-9a-f-]{36}}/:name{[A-Za-z0-9_]{1,64}}/:t
     "accept-ranges": "bytes",
     "cache-control": "private, max-age=300",
     etag: object.httpEtag,
+    // A job writes these bytes and they are served from the API's own origin: whatever they hold,
+    // a browser must not run them as a page (no sniffing, no scripts, no same-origin access).
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "sandbox; default-src 'none'",
   });
   const r = object.range as { offset?: number; length?: number } | undefined;
   if (range && r && (r.offset !== undefined || r.length !== undefined)) {

@@ -57,7 +57,7 @@ fileRoutes.delete("/:id", validate("param", idParamSchema), async (c) => {
   const accountId = c.get("account").id;
   const asset = await getAsset(c.env.DB, c.req.valid("param").id, accountId);
   if (!asset) throw new ApiError("NOT_FOUND", "No file with this id");
-  if (asset.origin === "upload" && (await isInputOfActiveJob(c.env.DB, accountId, asset.id))) {
+  if (await isInputOfActiveJob(c.env.DB, accountId, asset.id)) {
     throw new ApiError("FILE_IN_USE", "A job that has not finished uses this file as an input; cancel it or wait for it to end");
   }
   await deleteAsset(c.env.DB, c.env.BUCKET, asset);
