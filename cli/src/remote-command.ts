@@ -1,8 +1,8 @@
 import { existsSync, statSync } from "node:fs";
-import { extname, resolve } from "node:path";
-import { walkArguments } from "../../src/jobs/policy/argument-policy.ts";
+import { basename, extname, resolve } from "node:path";
+import { FFMPEG_FLAGS, FFPROBE_FLAGS, REFUSED_FLAGS } from "../../src/jobs/policy/option-tables.ts";
 
-export type LocalFile = { name: string; path: string };
+export type LocalFile = { name: string; path: string; directory?: boolean };
 export type RemoteCommand = {
   binary: "ffmpeg" | "ffprobe";
   args: string[];
@@ -33,19 +33,33 @@ export function toRemoteCommand(binary: "ffmpeg" | "ffprobe", argv: string[]): R
     return `{{${name}}}`;
   };
   const drop = new Set<number>();
-  for (const token of walkArguments(binary, args)) {
-    if (token.kind === "flag" && (token.name === "y" || token.name === "n")) {
-      cmd.overwrite = token.name === "y" ? "yes" : "no";
-      drop.add(token.index);
-    } else if (token.kind === "option" && token.name === "i" && token.value !== undefined) {
-      args[token.valueIndex] = input(token.value);
-    } else if (token.kind === "positional") {
-      if (binary === "ffprobe") args[token.index] = input(token.value);
-      else if (token.value !== "-") {
-        const name = `out${cmd.downloads.length}`;
-        cmd.downloads.push({ name, path: resolve(token.value) });
-        args[token.index] = `{{${name}}}`;
-      }
+  const flags = new Set<string>([...(binary === "ffmpeg" ? FFMPEG_FLAGS : FFPROBE_FLAGS), ...REFUSED_FLAGS, "y", "n"]);
+  let format: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const option = arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg) ? arg.slice(1).split(":")[0] : null;
+    if (option === "y" || option === "n") {
+      cmd.overwrite = option === "y" ? "yes" : "no";
+      drop.add(i);
+    } else if (option !== null && flags.has(option)) {
+      // a flag: no value
+    } else if (option !== null) {
+      // Every other ffmpeg option takes a value (the service says which ones it allows).
+      if (option === "i" && i + 1 < args.length) args[i + 1] = input(args[i + 1]);
+      if (option === "f") format = args[i + 1] ?? null;
+      i++;
+    } else if (binary === "ffprobe") {
+      args[i] = input(arg);
+    } else if (arg === "-" || arg === "/dev/null" || arg === "NUL") {
+      args[i] = "-"; // `-f null /dev/null`: the output goes nowhere, here or there
+      format = null;
+    } else {
+      const name = `out${cmd.downloads.length}`;
+      // An .m3u8 playlist is HLS: its segments come back too, beside it.
+      const directory = extname(arg).toLowerCase() === ".m3u8" && (format === null || format === "hls");
+      cmd.downloads.push({ name, path: resolve(arg), ...(directory ? { directory: true } : {}) });
+      args[i] = `{{${name}}}`;
+      format = null;
     }
   }
   cmd.args = args.filter((_, i) => !drop.has(i));
@@ -59,6 +73,8 @@ export function jobBody(cmd: RemoteCommand, assetIds: Record<string, string>) {
     ...cmd.uploads.map((u) => [u.name, { type: "asset" as const, assetId: assetIds[u.name] }]),
   ]);
   // The service names files plainly; the extension (which picks the muxer) is kept, the local name restored on download.
-  const outputs = Object.fromEntries(cmd.downloads.map((d) => [d.name, { fileName: `${d.name}${extname(d.path).replace(/[^A-Za-z0-9.]/g, "")}` }]));
+  const outputs = Object.fromEntries(cmd.downloads.map((d) => [d.name, d.directory
+    ? { kind: "directory" as const, fileName: basename(d.path).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._-]+/, "") || "index.m3u8" }
+    : { fileName: `${d.name}${extname(d.path).replace(/[^A-Za-z0-9.]/g, "")}` }]));
   return { binary: cmd.binary, inputs, outputs, ffmpegArgs: cmd.args };
 }

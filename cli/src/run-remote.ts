@@ -1,7 +1,9 @@
 import { createWriteStream, existsSync } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { FfjobsClient, Job, JobRequest } from "../../client/src/index.ts";
+import { isFinished, type FfjobsClient, type Job, type JobRequest } from "../../client/src/index.ts";
 import { jobBody, type RemoteCommand } from "./remote-command.ts";
 
 /** ffmpeg's own exit code when interrupted. */
@@ -41,10 +43,21 @@ export async function runRemote(
   const onSigint = () => interrupt.abort();
   process.on("SIGINT", onSigint);
   let job: Job | undefined;
+  let lastEventId: string | undefined;
   try {
-    for await (const e of client.events(accepted.id, { signal: interrupt.signal })) {
-      job = e.job;
-      if (e.event === "progress" && job.progress) io.stderr.write(`\r${progressLine(job)}`);
+    // The event stream can drop (a proxy, a network blip): reconnect where it left off until the job ends.
+    while (!job || !isFinished(job)) {
+      try {
+        for await (const e of client.events(accepted.id, { signal: interrupt.signal, lastEventId })) {
+          job = e.job;
+          lastEventId = e.id ?? lastEventId;
+          if (e.event === "progress" && job.progress) io.stderr.write(`\r${progressLine(job)}`);
+        }
+      } catch (err) {
+        if (interrupt.signal.aborted) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      if (!job || !isFinished(job)) job = await client.getJob(accepted.id);
     }
   } catch (err) {
     if (!interrupt.signal.aborted) {
@@ -66,12 +79,32 @@ export async function runRemote(
   }
   for (const d of cmd.downloads) {
     const output = result.outputs.find((o) => o.label === d.name);
-    if (!output) continue;
-    const res = await fetch(output.downloadUrl);
-    if (!res.ok || !res.body) throw new Error(`downloading ${d.path} failed: HTTP ${res.status}`);
-    await pipeline(Readable.fromWeb(res.body as unknown as import("node:stream/web").ReadableStream), createWriteStream(d.path));
+    if (!output) {
+      io.stderr.write(`ffjobs: the job stored no ${d.path}\n`);
+      return 1;
+    }
+    if (!output.files) {
+      await download(output.downloadUrl, d.path);
+      continue;
+    }
+    // A directory output (HLS): the main file at the path given, every other file beside it.
+    for (const f of output.files) await download(f.downloadUrl, f.downloadUrl === output.downloadUrl ? d.path : join(dirname(d.path), f.path));
   }
   return 0;
+}
+
+/** Downloads to a temporary name beside the target, then renames: a failed download leaves no half file. */
+async function download(url: string, path: string): Promise<void> {
+  const res = await fetch(url);
+  if (!res.ok || !res.body) throw new Error(`downloading ${path} failed: HTTP ${res.status}`);
+  const partial = `${path}.ffjobs-partial`;
+  try {
+    await pipeline(Readable.fromWeb(res.body as unknown as import("node:stream/web").ReadableStream), createWriteStream(partial));
+    await rename(partial, path);
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  }
 }
 
 /** Like ffmpeg's status line: `time=00:00:01.50 speed=2.1x 42%`. */

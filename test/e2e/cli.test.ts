@@ -48,6 +48,20 @@ describe("the ffjobs CLI, end to end with real files", () => {
     expect((await ffjobs(["ffmpeg", "-y", "-i", fx.clip, "-frames:v", "1", "thumb.png"], { cwd: dir })).code).toBe(0);
   });
 
+  it("reads options it does not know as taking a value, sends -f null /dev/null nowhere, and brings an HLS output back whole", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    // -bsf:v is not in the service's allowlist: the CLI still parses it right, and the service says no.
+    const bsf = await ffjobs(["ffmpeg", "-i", fx.clip, "-c", "copy", "-bsf:v", "h264_mp4toannexb", "out.ts"], { cwd: dir });
+    expect(bsf.code).toBe(1);
+    expect(bsf.stderr).toMatch(/-bsf:v is not a supported option/);
+    expect(existsSync(join(dir, "h264_mp4toannexb"))).toBe(false);
+    const nullRun = await ffjobs(["ffmpeg", "-i", fx.clip, "-f", "null", "/dev/null"], { cwd: dir });
+    expect(nullRun.code, nullRun.stderr).toBe(0);
+    const hls = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "video.m3u8"], { cwd: dir });
+    expect(hls.code, hls.stderr).toBe(0);
+    expect(Number(JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", join(dir, "video.m3u8")], { encoding: "utf8" })).format.duration)).toBeCloseTo(3, 0);
+  });
+
   it("prints what ffprobe prints", async () => {
     const r = await ffjobs(["ffprobe", "-v", "error", "-print_format", "json", "-show_streams", fx.clip]);
     expect(r.code, r.stderr).toBe(0);
