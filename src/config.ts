@@ -25,6 +25,7 @@ const configSchema = z
     CONTAINER_IDLE_SECONDS: intFrom(120, 10, 24 * 3600),
     RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
     READ_RATE_LIMIT_PER_MINUTE: intFrom(6000, 1, 10_000_000),
+    PROBE_RATE_LIMIT_PER_MINUTE: intFrom(10, 1, 100_000),
     CONTAINER_RUNNER_SANDBOX: z.enum(["on", "off"]).default("on"),
     CONTAINER_PLACEMENT: z
       .string()
@@ -73,6 +74,8 @@ export type Config = {
   rateLimitPerMinute: number;
   /** GET requests (polls, waits, event streams, listings) per key per minute: cheap, so a large budget. */
   readRateLimitPerMinute: number;
+  /** Dry runs with `?probe=true` per account per minute: each holds a runner, unbilled. */
+  probeRateLimitPerMinute: number;
   /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
   containerSandbox: "on" | "off";
   containerPlacement: ContainerPlacement;
@@ -111,6 +114,7 @@ export function loadConfig(env: Env): Config {
     stalledJobMs: c.STALLED_JOB_SECONDS * 1000,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     readRateLimitPerMinute: c.READ_RATE_LIMIT_PER_MINUTE,
+    probeRateLimitPerMinute: c.PROBE_RATE_LIMIT_PER_MINUTE,
     containerSandbox: c.CONTAINER_RUNNER_SANDBOX,
     containerPlacement: c.CONTAINER_PLACEMENT,
     containerIdleSeconds: c.CONTAINER_IDLE_SECONDS,

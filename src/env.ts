@@ -20,4 +20,5 @@ export interface Env extends Omit<WranglerEnv, "JOBS_QUEUE" | "WEBHOOKS_QUEUE"> 
   RUNNER_POLL_INTERVAL_MS?: string;
   STALLED_JOB_SECONDS?: string;
   READ_RATE_LIMIT_PER_MINUTE?: string;
+  PROBE_RATE_LIMIT_PER_MINUTE?: string;
 }

@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { takeToken, type Bucket } from "./token-bucket.ts";
 
 /** Requests that create or change something (they cost: jobs, uploads, webhook sends) and reads (cheap). */
-export type RequestKind = "write" | "read";
+export type RequestKind = "write" | "read" | "probe";
 
 /**
  * One per API key: holds one bucket per kind in memory (an evicted limiter starts full again, which

@@ -1,6 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.ts";
-import { acquire, busyJobIds, instanceOf, release, type PoolState } from "./pool-state.ts";
+import { acquire, busyJobIds, instanceOf, reclaimable, release, type PoolState } from "./pool-state.ts";
+
+/** A dry run's probe or a capabilities read holds an instance at most this long (its caller releases it sooner). */
+const SIDE_CALL_LEASE_MS = 5 * 60_000;
 
 /**
  * The warm pool's one point of truth (one instance, named "pool"): hands out container instances to
@@ -39,15 +42,15 @@ export class ContainerPool extends DurableObject<Env> {
     return (await this.ctx.storage.get<PoolState>("pool")) ?? { entries: [] };
   }
 
-  /** Releases instances whose job is no longer queued or running; true if any was. */
+  /** Releases instances whose job is no longer queued or running (or whose side call outlived its lease); true if any was. */
   async #reclaimFinished(state: PoolState): Promise<boolean> {
     const busy = busyJobIds(state);
     if (!busy.length) return false;
     const marks = busy.map((_, i) => `?${i + 1}`).join(", ");
-    const live = await this.env.DB.prepare(`SELECT id FROM jobs WHERE id IN (${marks}) AND status IN ('queued', 'running')`).bind(...busy).all<{ id: string }>();
-    const alive = new Set(live.results.map((r) => r.id));
-    const finished = busy.filter((id) => !alive.has(id));
-    for (const id of finished) release(state, id, Date.now());
+    const jobs = await this.env.DB.prepare(`SELECT id, status FROM jobs WHERE id IN (${marks})`).bind(...busy).all<{ id: string; status: string }>();
+    const now = Date.now();
+    const finished = reclaimable(state, new Map(jobs.results.map((r) => [r.id, r.status])), now, SIDE_CALL_LEASE_MS);
+    for (const id of finished) release(state, id, now);
     return finished.length > 0;
   }
 }

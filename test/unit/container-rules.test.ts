@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePlacement } from "../../src/runner/container-placement.ts";
-import { acquire, instanceOf, release, type PoolState } from "../../src/runner/pool-state.ts";
+import { acquire, instanceOf, reclaimable, release, type PoolState } from "../../src/runner/pool-state.ts";
 import { egressAllows, egressScopeOf, mergeScopes, staleScopeKeys } from "../../src/runner/egress-scope.ts";
 import { unreachablePortIssues } from "../../src/jobs/url-input-checks.ts";
 import type { CreateJobRequest } from "../../src/api/schemas.ts";
@@ -52,6 +52,15 @@ describe("a job's egress scope", () => {
     const merged = mergeScopes([scope, other, scope]);
     expect(merged.allow).toHaveLength(3);
     expect(egressAllows(merged, "GET", "https://media.example.com/x.mp4")).toBe(true);
+  });
+});
+
+describe("taking instances back", () => {
+  it("takes back ended jobs' instances, never a running job's, and a probe's only after its lease", () => {
+    const state: PoolState = { entries: [] };
+    for (const id of ["done", "running", "probe-new", "probe-old"]) acquire(state, id, id === "probe-old" ? 0 : 900_000, 10, () => `pool-${id}`);
+    const statuses = new Map([["done", "completed"], ["running", "running"]]);
+    expect(reclaimable(state, statuses, 1_000_000, 300_000).sort()).toEqual(["done", "probe-old"]);
   });
 });
 

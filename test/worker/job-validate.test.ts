@@ -68,3 +68,15 @@ describe("POST /v1/jobs/validate (dry run)", () => {
     expect(res.body.estimate.credits).toBe(res.body.estimate.seconds);
   });
 });
+
+describe("the probe budget", () => {
+  it("gives each account PROBE_RATE_LIMIT_PER_MINUTE probes a minute, then 429 with Retry-After; plain dry runs go on", async () => {
+    const { key: own } = await createAccount();
+    const body = { inputs: { a: { type: "url", url: mediaUrl("nope.mp4") } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] };
+    for (let i = 0; i < 10; i++) expect((await api(own, "POST", "/v1/jobs/validate?probe=true", body)).status).toBe(200);
+    const over = await api(own, "POST", "/v1/jobs/validate?probe=true", body);
+    expect(over).toMatchObject({ status: 429, body: { code: "RATE_LIMITED" } });
+    expect(Number(over.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect((await api(own, "POST", "/v1/jobs/validate", body)).status).toBe(200);
+  });
+});

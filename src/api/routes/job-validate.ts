@@ -38,6 +38,14 @@ jobValidateRoutes.post("/", requireJsonBody, async (c) => {
   const inputs = await runnerInputs(s, spec, account.id);
   const verdict = { valid: true, mode: spec.mode ?? "raw", binary: spec.binary, commands: dryRunCommands(spec, inputs, DEFAULT_MAX_OUTPUT_BYTES) };
   if (c.req.query("probe") !== "true") return c.json(verdict);
+  // Probes hold a runner and are not billed: each account gets its own small budget of them.
+  const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(`probes:${account.id}`));
+  const budget = await limiter.take(config.probeRateLimitPerMinute, "probe");
+  if (!budget.allowed) {
+    throw new ApiError("RATE_LIMITED", `Too many input probes for this account; retry in ${budget.retryAfterSeconds} s (or dry-run without ?probe=true)`, {
+      headers: { "Retry-After": String(budget.retryAfterSeconds) },
+    });
+  }
   const probeId = crypto.randomUUID();
   try {
     const probe = await s.runner.probe({ probeId, inputs, allowedPrivateHosts: config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS });
