@@ -27,9 +27,7 @@ export function toRemoteCommand(binary: "ffmpeg" | "ffprobe", argv: string[]): R
   let inputs = 0;
   const input = (value: string) => {
     const name = `in${inputs++}`;
-    if (isUrl(value)) cmd.urls.push({ name, url: value });
-    else if (existsSync(value) && statSync(value).isFile()) cmd.uploads.push({ name, path: resolve(value) });
-    else throw new Error(`${value}: No such file or directory`);
+    addInput(cmd, name, value);
     return `{{${name}}}`;
   };
   const drop = new Set<number>();
@@ -66,12 +64,24 @@ export function toRemoteCommand(binary: "ffmpeg" | "ffprobe", argv: string[]): R
   return cmd;
 }
 
-/** The job body for a remote command, once its local inputs are uploaded (asset ids by input name). */
-export function jobBody(cmd: RemoteCommand, assetIds: Record<string, string>) {
-  const inputs = Object.fromEntries([
+/** A command's input under `name`: a URL stays a URL, a local file is to be uploaded; anything else is an error, as in ffmpeg. */
+export function addInput(cmd: Pick<RemoteCommand, "urls" | "uploads">, name: string, value: string): void {
+  if (isUrl(value)) cmd.urls.push({ name, url: value });
+  else if (existsSync(value) && statSync(value).isFile()) cmd.uploads.push({ name, path: resolve(value) });
+  else throw new Error(`${value}: No such file or directory`);
+}
+
+/** The job's inputs by name, once the local ones are uploaded (asset ids by input name). */
+export function jobInputs(cmd: Pick<RemoteCommand, "urls" | "uploads">, assetIds: Record<string, string>) {
+  return Object.fromEntries([
     ...cmd.urls.map((u) => [u.name, { type: "url" as const, url: u.url }]),
     ...cmd.uploads.map((u) => [u.name, { type: "asset" as const, assetId: assetIds[u.name] }]),
   ]);
+}
+
+/** The job body for a remote command, once its local inputs are uploaded (asset ids by input name). */
+export function jobBody(cmd: RemoteCommand, assetIds: Record<string, string>) {
+  const inputs = jobInputs(cmd, assetIds);
   // The service names files plainly; the extension (which picks the muxer) is kept, the local name restored on download.
   const outputs = Object.fromEntries(cmd.downloads.map((d) => [d.name, d.directory
     ? { kind: "directory" as const, fileName: basename(d.path).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._-]+/, "") || "index.m3u8" }

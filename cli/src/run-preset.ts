@@ -1,7 +1,6 @@
 import type { FfjobsClient } from "../../client/src/index.ts";
 import { runRemote } from "./run-remote.ts";
-import type { RemoteCommand } from "./remote-command.ts";
-import { existsSync, statSync } from "node:fs";
+import { addInput, jobInputs, type RemoteCommand } from "./remote-command.ts";
 import { resolve } from "node:path";
 
 /**
@@ -35,18 +34,10 @@ export async function runPreset(client: FfjobsClient, argv: string[]): Promise<n
   const inputNames = Array.isArray(preset.inputs) ? preset.inputs : ins.map((_, i) => `input${i}`);
   const outputNames = Object.keys(preset.outputs);
   const cmd: RemoteCommand = { binary: "ffmpeg", args: [], uploads: [], urls: [], downloads: [], overwrite };
-  ins.forEach((value, i) => {
-    const inputName = inputNames[i] ?? `input${i}`;
-    if (/^https?:\/\//i.test(value)) cmd.urls.push({ name: inputName, url: value });
-    else if (existsSync(value) && statSync(value).isFile()) cmd.uploads.push({ name: inputName, path: resolve(value) });
-    else throw new Error(`${value}: No such file or directory`);
-  });
+  ins.forEach((value, i) => addInput(cmd, inputNames[i] ?? `input${i}`, value));
   outputNames.forEach((o, i) => cmd.downloads.push({ name: o, path: resolve(outs[i] ?? preset.outputs[o].fileName) }));
   return runRemote(client, cmd, undefined, (assetIds) => {
-    const inputs = Object.fromEntries([
-      ...cmd.urls.map((u) => [u.name, { type: "url" as const, url: u.url }]),
-      ...cmd.uploads.map((u) => [u.name, { type: "asset" as const, assetId: assetIds[u.name] }]),
-    ]);
+    const inputs = jobInputs(cmd, assetIds);
     return Array.isArray(preset.inputs)
       ? { mode: "preset" as const, preset: name, inputs, params }
       : { mode: "preset" as const, preset: name, input: inputNames.map((n) => inputs[n]), params };

@@ -103,25 +103,7 @@ export type Job = {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
-  outputs: Array<{
-    id: string;
-    jobId: string;
-    assetId: string;
-    label: string;
-    contentType: string;
-    kind: "file" | "directory";
-    metadata: {
-      [key: string]: unknown;
-    } | null;
-    createdAt: string;
-    downloadUrl: string;
-    files?: Array<{
-      path: string;
-      size: number;
-      contentType: string;
-      downloadUrl: string;
-    }>;
-  }>;
+  outputs: Array<Output>;
   progress: {
     percent: number | null;
     outTimeSeconds: number | null;
@@ -164,85 +146,7 @@ export type Job = {
 };
 
 export type JobList = {
-  data: Array<{
-    id: string;
-    binary: "ffmpeg" | "ffprobe";
-    mode: "preset" | "raw";
-    status: "queued" | "running" | "completed" | "failed" | "canceled" | "rejected";
-    runtimeSeconds: number;
-    creditsCharged: number;
-    attempts: number;
-    timings: {
-      queuedMs: number;
-      fetchMs: number;
-      runMs: number;
-      storeMs: number;
-      finishMs: number;
-    } | null;
-    errorCode: string | null;
-    errorMessage: string | null;
-    createdAt: string;
-    startedAt: string | null;
-    finishedAt: string | null;
-    outputs: Array<{
-      id: string;
-      jobId: string;
-      assetId: string;
-      label: string;
-      contentType: string;
-      kind: "file" | "directory";
-      metadata: {
-        [key: string]: unknown;
-      } | null;
-      createdAt: string;
-      downloadUrl: string;
-      files?: Array<{
-        path: string;
-        size: number;
-        contentType: string;
-        downloadUrl: string;
-      }>;
-    }>;
-    progress: {
-      percent: number | null;
-      outTimeSeconds: number | null;
-      speed: number | null;
-    } | null;
-    ffmpegArgs: Array<string>;
-    steps: Array<{
-      binary: "ffmpeg" | "ffprobe";
-      ffmpegArgs: Array<string>;
-    }> | null;
-    scratch: {
-      [key: string]: string;
-    } | null;
-    failedStep: number | null;
-    inputs: {
-      [key: string]: {
-        type: "url";
-        url: string;
-      } | {
-        type: "asset";
-        assetId: string;
-      };
-    };
-    outputDeclarations: {
-      [key: string]: {
-        fileName: string;
-        contentType?: string;
-        kind?: "file" | "directory";
-      };
-    };
-    preset: string | null;
-    params: {
-      [key: string]: unknown;
-    } | null;
-    webhookUrl: string | null;
-    metadata: {
-      [key: string]: string;
-    };
-    timeoutSeconds: number;
-  }>;
+  data: Array<Job>;
   nextCursor: string | null;
 };
 
@@ -255,25 +159,7 @@ export type JobResult = {
   creditsCharged: number;
   errorCode: string | null;
   errorMessage: string | null;
-  outputs: Array<{
-    id: string;
-    jobId: string;
-    assetId: string;
-    label: string;
-    contentType: string;
-    kind: "file" | "directory";
-    metadata: {
-      [key: string]: unknown;
-    } | null;
-    createdAt: string;
-    downloadUrl: string;
-    files?: Array<{
-      path: string;
-      size: number;
-      contentType: string;
-      downloadUrl: string;
-    }>;
-  }>;
+  outputs: Array<Output>;
   stdout: string | null;
   stderrTail: string | null;
   failedStep: number | null;
@@ -288,6 +174,26 @@ export type JobResult = {
     finishMs: number;
   } | null;
   finishedAt: string | null;
+};
+
+export type Output = {
+  id: string;
+  jobId: string;
+  assetId: string;
+  label: string;
+  contentType: string;
+  kind: "file" | "directory";
+  metadata: {
+    [key: string]: unknown;
+  } | null;
+  createdAt: string;
+  downloadUrl: string;
+  files?: Array<{
+    path: string;
+    size: number;
+    contentType: string;
+    downloadUrl: string;
+  }>;
 };
 
 export type CreateFileRequest = {
@@ -379,24 +285,7 @@ export type Delivery = {
 };
 
 export type DeliveryList = {
-  data: Array<{
-    id: string;
-    eventId: string;
-    eventType: string;
-    jobId: string | null;
-    url: string;
-    status: "pending" | "succeeded" | "failed";
-    attemptCount: number;
-    createdAt: string;
-    updatedAt: string;
-    attempts: Array<{
-      attemptedAt: string;
-      httpStatus: number | null;
-      errorKind: string | null;
-      error: string | null;
-      latencyMs: number;
-    }>;
-  }>;
+  data: Array<Delivery>;
   nextCursor: string | null;
 };
 

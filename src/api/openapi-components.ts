@@ -26,7 +26,7 @@ export const SCHEMAS = {
   }),
   JobAccepted: () => jsonSchema(S.jobAcceptedSchema),
   Job: () => ({
-    ...jsonSchema(S.jobSchema),
+    ...withOutputRefs(jsonSchema(S.jobSchema)),
     example: {
       id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", runtimeSeconds: 3, creditsCharged: 3, attempts: 1,
       timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 }, errorCode: null, errorMessage: null,
@@ -36,8 +36,9 @@ export const SCHEMAS = {
       preset: null, params: null, webhookUrl: null, metadata: { customer: "acme" }, timeoutSeconds: 3600,
     },
   }),
-  JobList: () => jsonSchema(S.jobListSchema),
-  JobResult: () => jsonSchema(S.jobResultSchema),
+  JobList: () => pageOf("Job"),
+  JobResult: () => withOutputRefs(jsonSchema(S.jobResultSchema)),
+  Output: () => jsonSchema(S.outputSchema),
   CreateFileRequest: () => ({ ...jsonSchema(S.createFileSchema, "input"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
   Asset: () => jsonSchema(S.assetSchema),
   AssetList: () => jsonSchema(S.assetListSchema),
@@ -46,7 +47,7 @@ export const SCHEMAS = {
   WebhookTestRequest: () => ({ ...jsonSchema(S.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
   WebhookTestResult: () => jsonSchema(S.webhookTestResultSchema),
   Delivery: () => jsonSchema(S.deliverySchema),
-  DeliveryList: () => jsonSchema(S.deliveryListSchema),
+  DeliveryList: () => pageOf("Delivery"),
   Error: () => ({
     ...jsonSchema(S.errorSchema),
     example: { error: "Invalid request: ffmpegArgs.0: drop the binary name", code: "INVALID_REQUEST", details: [{ path: ["ffmpegArgs", "0"], message: "drop the binary name", code: "custom" }] },
@@ -70,6 +71,16 @@ export const SCHEMAS = {
 } as const;
 
 export type SchemaName = keyof typeof SCHEMAS;
+
+/** A job's `outputs` as a list of the named `Output` (zod writes it out in place). */
+function withOutputRefs(schema: Record<string, any>) {
+  return { ...schema, properties: { ...schema.properties, outputs: { type: "array", items: ref("Output") } } };
+}
+
+/** A keyset page of a named schema (`{ data, nextCursor }`): its items keep their name in generated clients. */
+function pageOf(item: SchemaName) {
+  return { type: "object", required: ["data", "nextCursor"], properties: { data: { type: "array", items: ref(item) }, nextCursor: { type: "string", nullable: true } } };
+}
 
 export const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 

@@ -267,4 +267,3 @@ export const deliverySchema = z.object({
   ),
 });
 
-export const deliveryListSchema = z.object({ data: z.array(deliverySchema), nextCursor: z.string().nullable() });

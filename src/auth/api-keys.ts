@@ -1,3 +1,4 @@
+import { toBase64Url } from "../encoding/base64url.ts";
 /** API keys: random, prefixed so they are recognisable in logs and scanners, stored only as a hash. */
 export const API_KEY_PREFIX = "ffj_";
 const API_KEY_PATTERN = /^ffj_[A-Za-z0-9_-]{43}$/;
@@ -5,7 +6,7 @@ const KEY_RANDOM_BYTES = 32;
 
 export function generateApiKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(KEY_RANDOM_BYTES));
-  return API_KEY_PREFIX + base64Url(bytes);
+  return API_KEY_PREFIX + toBase64Url(bytes);
 }
 
 export function looksLikeApiKey(value: string): boolean {
@@ -21,10 +22,4 @@ export async function hashApiKey(key: string): Promise<string> {
 /** The part of a key safe to show and store in the clear, to tell keys apart. */
 export function displayPrefix(key: string): string {
   return key.slice(0, API_KEY_PREFIX.length + 6);
-}
-
-function base64Url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

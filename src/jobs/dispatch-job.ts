@@ -1,8 +1,7 @@
 import type { Services } from "../services.ts";
-import { getAssets } from "../storage/asset-store.ts";
 import { objectKeys } from "../storage/presigner.ts";
 import { RunnerBusy } from "../runner/runner-client.ts";
-import type { RunnerInput, RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
+import type { RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
 import { getJob, jobSpecOf, type JobRow } from "./job-store.ts";
 import { claimForDispatch, unclaimDispatch, whyNotClaimed } from "./attempt-store.ts";
@@ -11,7 +10,8 @@ import { rejection } from "./billing.ts";
 import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
 import { loseAttempt, type DriveStep } from "./drive-job.ts";
 import { notifyUrlFor } from "../runner/runner-notify.ts";
-import { jobTimeoutMs, type JobSpec } from "./job-request.ts";
+import { jobTimeoutMs } from "./job-request.ts";
+import { runnerInputs } from "./runner-inputs.ts";
 import { directoryUploadUrl } from "../runner/runner-files.ts";
 import { runnerWriteToken } from "../storage/directory-files.ts";
 
@@ -56,21 +56,6 @@ async function notClaimed(s: Services, job: JobRow): Promise<DriveStep> {
     case "credits-reserved":
       return { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS };
   }
-}
-
-/** A job's inputs as a runner fetches them: client URLs as given, uploads by presigned GET URLs. */
-export async function runnerInputs(s: Services, spec: JobSpec, accountId: string): Promise<RunnerInput[]> {
-  const assetIds = Object.values(spec.inputs).flatMap((i) => (i.type === "asset" ? [i.assetId] : []));
-  const assets = new Map((await getAssets(s.db, assetIds, accountId)).map((a) => [a.id, a]));
-  return Promise.all(
-    Object.entries(spec.inputs).map(async ([name, input]): Promise<RunnerInput> => {
-      if (input.type === "url") return { name, url: input.url, fileName: new URL(input.url).pathname, trusted: false };
-      const asset = assets.get(input.assetId);
-      if (!asset) throw new Error(`asset ${input.assetId} vanished`);
-      const { url } = await s.presigner.presign("GET", asset.object_key, RUNNER_IO_URL_TTL_SECONDS);
-      return { name, url, fileName: asset.file_name, trusted: true };
-    }),
-  );
 }
 
 export async function buildRunnerRequest(s: Services, job: JobRow): Promise<RunnerJobRequest> {

@@ -1,5 +1,6 @@
 import type { Services } from "../services.ts";
 import { assetPrefix, deletePrefix } from "../storage/delete-objects.ts";
+import { READ_BY_UNFINISHED_JOB } from "../storage/asset-store.ts";
 
 /** Assets handled per scheduled run: bounded work per invocation; the rest wait for the next run. */
 const EXPIRE_BATCH = 200;
@@ -16,8 +17,7 @@ export async function expireAssets(s: Services, bucket: R2Bucket): Promise<numbe
     .prepare(
       `SELECT a.id, a.object_key FROM assets a
        WHERE a.expired_at IS NULL AND a.expires_at IS NOT NULL AND a.expires_at <= ?1
-         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.account_id = a.account_id AND j.status IN ('queued', 'running')
-                         AND instr(j.request_json, '"assetId":"' || a.id || '"') > 0)
+         AND NOT ${READ_BY_UNFINISHED_JOB}
        ORDER BY a.expires_at LIMIT ?2`,
     )
     .bind(now, EXPIRE_BATCH)

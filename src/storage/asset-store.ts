@@ -66,11 +66,14 @@ export function listAssets(db: D1Database, accountId: string, q: { limit: number
   return keysetPage<AssetRow>(db, { table: "assets", filters, limit: q.limit, cursor: q.cursor });
 }
 
-/** Whether a job that has not ended names this upload as an input (deleting it would fail that job). */
+/**
+ * SQL: a queued or running job of the asset's account names the asset `a` as an input (its stored
+ * request holds `"assetId":"<id>"`). Deleting or expiring such a file would fail that job.
+ */
+export const READ_BY_UNFINISHED_JOB = `EXISTS (SELECT 1 FROM jobs j WHERE j.account_id = a.account_id AND j.status IN ('queued', 'running')
+  AND instr(j.request_json, '"assetId":"' || a.id || '"') > 0)`;
+
 export async function isInputOfActiveJob(db: D1Database, accountId: string, assetId: string): Promise<boolean> {
-  const row = await db
-    .prepare("SELECT 1 AS x FROM jobs WHERE account_id = ?1 AND status IN ('queued', 'running') AND instr(request_json, ?2) > 0 LIMIT 1")
-    .bind(accountId, `"assetId":"${assetId}"`)
-    .first();
+  const row = await db.prepare(`SELECT 1 AS x FROM assets a WHERE a.id = ?1 AND a.account_id = ?2 AND ${READ_BY_UNFINISHED_JOB}`).bind(assetId, accountId).first();
   return row !== null;
 }

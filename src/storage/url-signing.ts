@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { fromBase64Url, toBase64Url } from "../encoding/base64url.ts";
 
 /**
  * Signed tokens for the Worker's own storage URLs (a directory output's files, the runner's uploads
@@ -30,21 +31,12 @@ const message = (purpose: TokenPurpose, jobId: string, name: string, expires: nu
 export async function signToken(storage: Config["storage"], purpose: TokenPurpose, jobId: string, name: string, expiresAtMs: number): Promise<string> {
   const expires = Math.floor(expiresAtMs / 1000);
   const sig = await crypto.subtle.sign("HMAC", await signingKey(storage), message(purpose, jobId, name, expires));
-  return `${expires}.${base64url(new Uint8Array(sig))}`;
+  return `${expires}.${toBase64Url(new Uint8Array(sig))}`;
 }
 
 /** Constant-time (crypto.subtle.verify); an expired or malformed token is as invalid as a forged one. */
 export async function verifyToken(storage: Config["storage"], purpose: TokenPurpose, jobId: string, name: string, token: string, nowMs: number): Promise<boolean> {
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m || Number(m[1]) * 1000 < nowMs) return false;
-  return crypto.subtle.verify("HMAC", await signingKey(storage), fromBase64url(m[2]), message(purpose, jobId, name, Number(m[1])));
-}
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64url(s: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  return crypto.subtle.verify("HMAC", await signingKey(storage), fromBase64Url(m[2]), message(purpose, jobId, name, Number(m[1])));
 }

@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useLocalStack } from "../support/local-stack.ts";
+import { ffprobeJson } from "../support/media-fixtures.ts";
 
 const { fx, local } = useLocalStack();
 const CLI = resolve(import.meta.dirname, "../../cli/src/main.ts");
@@ -31,16 +32,15 @@ function ffjobs(args: string[], opts: { cwd?: string; env?: Record<string, strin
   });
 }
 
-const probe = (path: string) => JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }));
 
 describe("the ffjobs CLI, end to end with real files", () => {
   it("runs a transcode with a local input and two outputs, writing them where ffmpeg would", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
     const r = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "small.mp4", "-frames:v", "1", "thumb.png"], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
-    expect(probe(join(dir, "small.mp4")).streams.find((s: any) => s.codec_type === "video")).toMatchObject({ codec_name: "h264", width: 160 });
+    expect(ffprobeJson(join(dir, "small.mp4")).streams.find((s: any) => s.codec_type === "video")).toMatchObject({ codec_name: "h264", width: 160 });
     // As with ffmpeg, -vf applied to the first output only.
-    expect(probe(join(dir, "thumb.png")).streams[0]).toMatchObject({ codec_name: "png", width: 320 });
+    expect(ffprobeJson(join(dir, "thumb.png")).streams[0]).toMatchObject({ codec_name: "png", width: 320 });
     // An existing output is kept unless -y says otherwise, as with ffmpeg.
     const again = await ffjobs(["ffmpeg", "-i", fx.clip, "-frames:v", "1", "thumb.png"], { cwd: dir });
     expect(again.code).toBe(1);
@@ -59,14 +59,14 @@ describe("the ffjobs CLI, end to end with real files", () => {
     expect(nullRun.code, nullRun.stderr).toBe(0);
     const hls = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "video.m3u8"], { cwd: dir });
     expect(hls.code, hls.stderr).toBe(0);
-    expect(Number(JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", join(dir, "video.m3u8")], { encoding: "utf8" })).format.duration)).toBeCloseTo(3, 0);
+    expect(Number(ffprobeJson(join(dir, "video.m3u8")).format.duration)).toBeCloseTo(3, 0);
   });
 
   it("prints what ffprobe prints", async () => {
     const r = await ffjobs(["ffprobe", "-v", "error", "-print_format", "json", "-show_streams", fx.clip]);
     expect(r.code, r.stderr).toBe(0);
     const remote = JSON.parse(r.stdout);
-    expect(remote.streams.map((s: any) => s.codec_name)).toEqual(probe(fx.clip).streams.map((s: any) => s.codec_name));
+    expect(remote.streams.map((s: any) => s.codec_name)).toEqual(ffprobeJson(fx.clip).streams.map((s: any) => s.codec_name));
   });
 
   it("exits with the remote command's code and prints its stderr tail when it fails", async () => {
@@ -100,7 +100,7 @@ describe("the ffjobs CLI, end to end with real files", () => {
     writeFileSync(join(dir, "config.json"), JSON.stringify({ url: local.stack.baseUrl, apiKey: local.stack.apiKey }));
     const preset = await ffjobs(["run", "thumbnail", "--param", "width=96", "-i", fx.clip, "-o", "t.jpg"], { cwd: dir, env: { FFJOBS_URL: "", FFJOBS_API_KEY: "", FFJOBS_CONFIG: join(dir, "config.json") } });
     expect(preset.code, preset.stderr).toBe(0);
-    expect(probe(join(dir, "t.jpg")).streams[0]).toMatchObject({ width: 96 });
+    expect(ffprobeJson(join(dir, "t.jpg")).streams[0]).toMatchObject({ width: 96 });
     const list = await ffjobs(["presets"]);
     expect(list.stdout).toMatch(/hls-ladder/);
   });

@@ -4,14 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useLocalStack } from "../support/local-stack.ts";
+import { ffprobeJson } from "../support/media-fixtures.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "ffjobs-dir-outputs-"));
 const { local } = useLocalStack();
 const video = () => ({ type: "url", url: `${local.media.url}/clip.mp4` });
 const run = (body: unknown) => local.runToEnd(body);
 
-const probe = (url: string, ...extra: string[]) =>
-  JSON.parse(execFileSync("ffprobe", ["-v", "error", ...extra, "-print_format", "json", "-show_format", "-show_streams", url], { encoding: "utf8" }));
 
 describe("directory outputs, run for real", () => {
   it("an HLS ladder plays from its master playlist URL: variants and segments resolve under the signed prefix", async () => {
@@ -37,7 +36,7 @@ describe("directory outputs, run for real", () => {
     // A standard HLS client (ffmpeg's) reads master → variant → segments over HTTP, and remuxes them.
     const remuxed = join(scratch, "remuxed.mp4");
     execFileSync("ffmpeg", ["-v", "error", "-y", "-i", out.downloadUrl, "-map", "0:v:1", "-map", "0:a:0", "-c", "copy", remuxed]);
-    const back = probe(remuxed);
+    const back = ffprobeJson(remuxed);
     expect(back.streams.find((s: any) => s.codec_type === "video")).toMatchObject({ codec_name: "h264", height: 240 });
     expect(Number(back.format.duration)).toBeCloseTo(3, 0);
   });
@@ -83,7 +82,7 @@ describe("directory outputs, run for real", () => {
     expect(out.files.map((f: any) => f.path)).toEqual(["frame_001.png", "frame_002.png", "frame_003.png", "frame_004.png", "frame_005.png", "frame_006.png"]);
     expect(out.downloadUrl).toBe(out.files[0].downloadUrl);
     expect(out.metadata.size).toBe(out.files.reduce((n: number, f: any) => n + f.size, 0));
-    const last = probe(out.files.at(-1).downloadUrl);
+    const last = ffprobeJson(out.files.at(-1).downloadUrl);
     expect(last.streams[0]).toMatchObject({ codec_name: "png", width: 80, height: 60 });
   });
 

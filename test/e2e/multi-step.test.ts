@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { useLocalStack } from "../support/local-stack.ts";
+import { ffprobeJson } from "../support/media-fixtures.ts";
 
 const { local } = useLocalStack();
 const video = () => ({ type: "url", url: `${local.media.url}/clip.mp4` });
@@ -12,10 +12,6 @@ async function run(body: unknown) {
   return { job, result };
 }
 
-/** The stored output as ffprobe reads it over HTTP from its download URL. */
-function probeDownload(downloadUrl: string) {
-  return JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", downloadUrl], { encoding: "utf8" }));
-}
 
 describe("multi-step jobs, run for real", () => {
   it("two-pass x264: the first pass's log stays in the workspace for the second", async () => {
@@ -28,7 +24,7 @@ describe("multi-step jobs, run for real", () => {
     expect(job, JSON.stringify(job)).toMatchObject({ status: "completed", failedStep: null, ffmpegArgs: [] });
     expect(job.steps).toHaveLength(2);
     expect(job.steps[1].ffmpegArgs).toContain("2");
-    const probe = probeDownload(job.outputs[0].downloadUrl);
+    const probe = ffprobeJson(job.outputs[0].downloadUrl);
     expect(probe.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
     expect(Number(probe.format.duration)).toBeCloseTo(3, 0);
     // Without the first pass's stats file, x264's second pass cannot start: the log was shared.
@@ -51,7 +47,7 @@ describe("multi-step jobs, run for real", () => {
     // Only declared outputs are stored: the scratch file is not.
     expect(job.outputs.map((o: any) => o.label)).toEqual(["muxed"]);
     expect(result.probe.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
-    const probe = probeDownload(job.outputs[0].downloadUrl);
+    const probe = ffprobeJson(job.outputs[0].downloadUrl);
     expect(Number(probe.format.duration)).toBeLessThan(2.5);
     expect(result.runtimeSeconds).toBeGreaterThanOrEqual(1);
   });

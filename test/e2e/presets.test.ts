@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { isFinished } from "../support/api-client.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { ffprobeJson } from "../support/media-fixtures.ts";
 
 const { local } = useLocalStack();
 
@@ -44,8 +44,7 @@ const cases: [string, Record<string, unknown>, (outputs: Record<string, any>, jo
     expect(o.hls).toMatchObject({ kind: "directory", contentType: "application/vnd.apple.mpegurl" });
     expect(o.hls.files.map((f: any) => f.path)).toEqual(expect.arrayContaining(["master.m3u8", "stream_0.m3u8", "stream_1.m3u8"]));
     // The master playlist plays over HTTP from its URL: both renditions, read back by ffprobe.
-    const heights = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", o.hls.downloadUrl], { encoding: "utf8" }))
-      .streams.filter((st: any) => st.codec_type === "video").map((st: any) => st.height).sort((a: number, b: number) => a - b);
+    const heights = ffprobeJson(o.hls.downloadUrl).streams.filter((st) => st.codec_type === "video").map((st) => st.height).sort((a: number, b: number) => a - b);
     expect(heights).toEqual([144, 240]);
   }],
 ];

@@ -40,3 +40,8 @@ export function mediaFixtures() {
     ),
   };
 }
+
+/** ffprobe's JSON (format and streams) of a local file or a URL, as the tests check outputs. */
+export function ffprobeJson(fileOrUrl: string): { format: Record<string, any>; streams: Record<string, any>[] } {
+  return JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", fileOrUrl], { encoding: "utf8" }));
+}

@@ -7,7 +7,7 @@ import { prepareJob } from "../prepare-job.ts";
 import { requireJsonBody } from "../validation.ts";
 import { loadConfig } from "../../config.ts";
 import { createServices } from "../../services.ts";
-import { runnerInputs } from "../../jobs/dispatch-job.ts";
+import { runnerInputs } from "../../jobs/runner-inputs.ts";
 import { creditEstimate, dryRunCommands } from "../../jobs/dry-run.ts";
 import { jobSteps } from "../../jobs/job-request.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, DRY_RUN_PROBE_TIMEOUT_MS } from "../../jobs/limits.ts";
