@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Env } from "./env.ts";
 import { DEFAULT_RETRY_DELAYS_SECONDS, MAX_QUEUE_DELAY_SECONDS } from "./webhooks/retry-schedule.ts";
 import { parsePlacement, type ContainerPlacement } from "./runner/container-placement.ts";
+import { DEFAULT_DOH_URL } from "./net/doh-resolver.ts";
 
 const intFrom = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional().transform((v) => v ?? fallback);
@@ -18,6 +19,7 @@ const configSchema = z
     RUNNER_MODE: z.enum(["container", "local"]).default("container"),
     RUNNER_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     RUNNER_NOTIFY_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    EGRESS_RESOLVER_URL: z.preprocess(emptyAsUndefined, z.url().default(DEFAULT_DOH_URL)),
     CREDITS_PER_SECOND: intFrom(1, 0, 1_000_000),
     JOB_TIMEOUT_SECONDS: intFrom(3600, 1, 7 * 24 * 3600),
     RUNNER_POLL_INTERVAL_MS: intFrom(1000, 50, 60_000),
@@ -88,6 +90,8 @@ export type Config = {
   uploadRetentionMs: number;
   outputRetentionMs: number;
   allowedPrivateHosts: string[];
+  /** DNS over HTTPS (JSON API) the containers' egress resolves client URLs with (src/net/doh-resolver.ts). */
+  egressResolverUrl: string;
   webhookRetryDelaysSeconds: number[];
   storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
 };
@@ -123,6 +127,7 @@ export function loadConfig(env: Env): Config {
     uploadRetentionMs: c.UPLOAD_RETENTION_DAYS * 24 * 3600_000,
     outputRetentionMs: c.OUTPUT_RETENTION_DAYS * 24 * 3600_000,
     allowedPrivateHosts: c.ALLOWED_PRIVATE_HOSTS,
+    egressResolverUrl: c.EGRESS_RESOLVER_URL,
     webhookRetryDelaysSeconds: c.WEBHOOK_RETRY_SCHEDULE_SECONDS,
     storage: {
       bucketName: c.R2_BUCKET_NAME,

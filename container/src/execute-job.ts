@@ -5,11 +5,10 @@ import { createJobFolder, removeJobFolder, type JobFolder } from "./job-folder.t
 import { createProber, longestDurationSeconds } from "./probe.ts";
 import { runCommand, type RunResult } from "./run-command.ts";
 import { resolveTimes } from "./resolve-times.ts";
-import { FetchFailure, safeDownload } from "./safe-fetch.ts";
+import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { JobEnded, ended } from "./job-ended.ts";
 import { storeOutputs } from "./store-outputs.ts";
-import { trustedAgent } from "./trust.ts";
 import { createPhaseClock } from "./phase-clock.ts";
 
 export type JobHooks = {
@@ -81,8 +80,7 @@ async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: R
           maxBytes: settings.maxInputBytes,
           timeoutMs: Math.max(1, deadline - Date.now()),
           signal: AbortSignal.any([canceled, stopOthers.signal]),
-          httpsAgent: trustedAgent(settings.extraCaFile),
-          defaultPortsOnly: settings.egressPorts === "default",
+          ...egressOptions(settings),
         });
       } catch (err) {
         if (stopOthers.signal.aborted && !canceled.aborted) throw null; // another input failed first

@@ -1,9 +1,8 @@
 import type { RunnerJobRequest, RunnerProbeRequest, RunnerProbeResult } from "../../src/runner/runner-protocol.ts";
 import { createJobFolder, removeJobFolder } from "./job-folder.ts";
 import { createProber, summarizeProbe } from "./probe.ts";
-import { FetchFailure, safeDownload } from "./safe-fetch.ts";
+import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
-import { trustedAgent } from "./trust.ts";
 
 /**
  * A dry run's look at a job's inputs: each fetched under the same rules as a job's (address
@@ -18,7 +17,7 @@ export async function probeInputs(req: RunnerProbeRequest, settings: RunnerSetti
       try {
         const { bytes } = await safeDownload(input.url, folder.hostPath(input.name)!, {
           allowedPrivateHosts: req.allowedPrivateHosts, trusted: input.trusted, maxBytes: settings.maxInputBytes, timeoutMs: req.timeoutMs,
-          httpsAgent: trustedAgent(settings.extraCaFile), defaultPortsOnly: settings.egressPorts === "default",
+          ...egressOptions(settings),
         });
         const metadata = summarizeProbe(await prober(input.name), bytes);
         if (!metadata) return [input.name, { ok: false as const, error: "ffprobe could not read it as media" }] as const;

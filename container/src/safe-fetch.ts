@@ -6,7 +6,10 @@ import { isIP } from "node:net";
 import { pipeline } from "node:stream/promises";
 import { Transform } from "node:stream";
 import { isAllowedPrivateHost, isPublicAddress } from "../../src/net/address-policy.ts";
+import { isSidecarFallbackAddress } from "../../src/net/sidecar-dns.ts";
 import { EGRESS_REFUSED_HEADER } from "../../src/runner/egress-scope.ts";
+import type { RunnerSettings } from "./settings.ts";
+import { trustedAgent } from "./trust.ts";
 
 export type FetchFailureKind = "refused" | "timeout" | "http_status" | "too_large" | "network" | "canceled";
 
@@ -31,9 +34,19 @@ export type SafeFetchOptions = {
   signal?: AbortSignal;
   /** For https: trusts an extra CA (production's HTTPS interception). */
   httpsAgent?: https.Agent;
-  /** Production egress reaches only ports 80 and 443: refuse any other before connecting. */
-  defaultPortsOnly?: boolean;
+  /**
+   * In a Cloudflare container every connection goes through the platform's sidecar to the Worker's
+   * outbound handler: only ports 80 and 443 are carried, names resolve to the sidecar's fallback
+   * addresses (which say nothing of the destination: the Worker checks the real one), and HTTPS
+   * needs a host name (the sidecar learns it from SNI, which an IP address does not give).
+   */
+  viaCloudflareSidecar?: boolean;
 };
+
+/** The options that follow from where the runner runs. */
+export function egressOptions(settings: RunnerSettings): Pick<SafeFetchOptions, "httpsAgent" | "viaCloudflareSidecar"> {
+  return { httpsAgent: trustedAgent(settings.extraCaFile), viaCloudflareSidecar: settings.egress === "cloudflare" };
+}
 
 const DEFAULT_MAX_REDIRECTS = 5;
 
@@ -57,9 +70,7 @@ export async function safeDownload(url: string, destPath: string, opts: SafeFetc
     }
     if (status < 200 || status >= 300) {
       res.resume();
-      if (status === 403 && res.headers[EGRESS_REFUSED_HEADER]) {
-        throw new FetchFailure("refused", `the service's egress refused ${current.host}: a job reaches only its own input URLs (redirects elsewhere are not followed)`);
-      }
+      if (status === 403 && res.headers[EGRESS_REFUSED_HEADER]) throw new FetchFailure("refused", await egressRefusalReason(res, current));
       throw new FetchFailure("http_status", `HTTP ${status}`, status);
     }
     const declared = Number(res.headers["content-length"] ?? NaN);
@@ -87,10 +98,13 @@ export async function safeDownload(url: string, destPath: string, opts: SafeFetc
 function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise<http.IncomingMessage> {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("refused", "only http and https URLs are fetched");
   if (url.username || url.password) throw new FetchFailure("refused", "URLs with credentials are refused");
-  if (opts.defaultPortsOnly && url.port !== "") {
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  if (opts.viaCloudflareSidecar && url.port !== "") {
     throw new FetchFailure("refused", `port ${url.port} cannot be reached: inputs are fetched only on port ${url.protocol === "https:" ? 443 : 80}`);
   }
-  const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  if (opts.viaCloudflareSidecar && url.protocol === "https:" && isIP(hostname) && !opts.trusted) {
+    throw new FetchFailure("refused", "https inputs need a host name, not an IP address (the platform routes HTTPS by its server name)");
+  }
   const exempt = opts.trusted === true || isAllowedPrivateHost(hostname, opts.allowedPrivateHosts);
   if (!exempt && isIP(hostname) && !isPublicAddress(hostname)) {
     throw new FetchFailure("refused", "the address is not publicly routable");
@@ -98,7 +112,8 @@ function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const agent = url.protocol === "https:" ? opts.httpsAgent : undefined;
-    const req = client.request(url.href, { method: "GET", signal, agent, lookup: exempt ? undefined : checkedLookup }, resolve);
+    const lookup = exempt ? undefined : checkedLookup(opts.viaCloudflareSidecar === true);
+    const req = client.request(url.href, { method: "GET", signal, agent, lookup }, resolve);
     req.on("error", (err) => reject(asFetchFailure(err, signal)));
     req.end();
   });
@@ -106,17 +121,33 @@ function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-function checkedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+/**
+ * A lookup that refuses private addresses. Behind Cloudflare's sidecar its fallback addresses are
+ * accepted: they reach the sidecar, and the Worker checks the real destination of the name.
+ */
+const checkedLookup = (viaSidecar: boolean) => (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
   const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : (options.family ?? 0);
   dnsLookup(hostname, { all: true, family }, (err, addresses) => {
     if (err) return callback(err, []);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
+    const refused = addresses.find((a) => !isPublicAddress(a.address) && !(viaSidecar && isSidecarFallbackAddress(a.address)));
     if (refused || addresses.length === 0) {
       return callback(Object.assign(new Error("the address is not publicly routable"), { code: "EREFUSED_PRIVATE" }), []);
     }
     if (options.all) callback(null, addresses);
     else callback(null, addresses[0].address, addresses[0].family);
   });
+};
+
+const MAX_REFUSAL_BYTES = 1024;
+
+/** The Worker's egress says why it refused (a short text): the job's error repeats it. */
+async function egressRefusalReason(res: http.IncomingMessage, url: URL): Promise<string> {
+  let text = "";
+  for await (const chunk of res) {
+    if (text.length < MAX_REFUSAL_BYTES) text += String(chunk);
+  }
+  const reason = text.slice(0, MAX_REFUSAL_BYTES).replace(/[\r\n]+/g, " ").trim();
+  return reason ? `the service's ${reason}` : `the service's egress refused ${url.host}`;
 }
 
 function asFetchFailure(err: unknown, signal: AbortSignal): FetchFailure {

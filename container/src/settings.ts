@@ -24,8 +24,12 @@ export type RunnerSettings = {
   maxMemoryBytes: number;
   /** A CA to trust on top of the public roots (Cloudflare's HTTPS interception in production). */
   extraCaFile: string;
-  /** "default": only ports 80/443 are reachable (production egress), so other ports fail fast. */
-  egressPorts: "default" | "any";
+  /**
+   * "cloudflare": the runner is in a Cloudflare container, whose every connection goes through the
+   * platform's sidecar to the Worker's outbound handler (only ports 80/443; names resolve to the
+   * sidecar's fallback addresses; HTTPS needs a name for SNI). "direct": it connects itself.
+   */
+  egress: "direct" | "cloudflare";
 };
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
@@ -52,7 +56,7 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     jobDiskQuotaBytes: positiveInt(env.RUNNER_JOB_DISK_BYTES, 4 * 1024 ** 3, "RUNNER_JOB_DISK_BYTES"),
     maxMemoryBytes: positiveInt(env.RUNNER_MAX_MEMORY_BYTES, 4 * 1024 ** 3, "RUNNER_MAX_MEMORY_BYTES"),
     extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,
-    egressPorts: oneOf(env.RUNNER_EGRESS_PORTS, ["any", "default"], "RUNNER_EGRESS_PORTS"),
+    egress: oneOf(env.RUNNER_EGRESS, ["direct", "cloudflare"], "RUNNER_EGRESS"),
   };
 }
 

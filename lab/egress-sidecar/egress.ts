@@ -1,23 +1,32 @@
-// The egress half of the sidecar double: every TCP connection from the app container is redirected
-// (iptables DNAT to the namespace's own bridge address; REDIRECT to 127.0.0.1 drops packets that were
-// headed off-host, which carry a non-loopback source) to a listener there, which reads the HTTP request head to learn where it was
-// going (the Host header: this double handles plain HTTP only) and hands it to workerd as
-// `CONNECT ip:port` with `X-Hostname` on port 80, as the real sidecar does. workerd answers 200
-// (its outbound handler serves the tunnel as HTTP) or 202 (pass-through, which it closes while the
-// container has no internet). Anything that is not HTTP, names no IP address, or is refused is
-// reset. DNS queries go to the double's own answerer (dns.ts); every other packet leaving the
-// namespace (UDP, ICMP, IPv6) is dropped.
+// The egress half of the sidecar double, mirroring cloudflare/proxy-everything main.go
+// (`proxy.run`, `dialHTTPConnect`): every TCP connection the app container opens is intercepted;
+// the sidecar peeks the TLS SNI (any port) or, on port 80 without SNI, the HTTP Host, and opens
+// `CONNECT ip:port` to workerd's egress listener with `X-Tls-Sni` / `X-Hostname`. workerd answers
+// 200 (its outbound handler serves the tunnel as HTTP; for SNI the sidecar first terminates TLS
+// with a leaf of its own CA), 202 (pass bytes through; workerd closes them while the container has
+// no internet), 400 (refused) or another status (error): on an error the connection is reset.
+//
+// Where the double differs, and why (lab/README.md lists them):
+// - Upstream intercepts with TPROXY and reads the real destination from the socket. Node cannot
+//   set IP_TRANSPARENT, so the double uses DNAT to listeners of its own, one per port the
+//   platform carries (80, 443); the destination IP it reports is the Host's IP literal when there
+//   is one, else the fallback address its DNS answered for every name (11.0.0.1). Connections to
+//   other ports, which workerd closes while the container has no internet, are reset.
+// - Upstream leaves 127.0.0.0/8 alone; the double also intercepts loopback so that the lab's
+//   loopback storage and API stand in for Cloudflare's public hosts.
 import { execFileSync } from "node:child_process";
 import net from "node:net";
 import { networkInterfaces } from "node:os";
-import { DNS_PORT, FAKE_ADDRESS } from "./dns.ts";
+import { DNS_PORT, FALLBACK_IPV4 } from "./dns.ts";
+import { extractSni, readHostname, sniDecidable } from "./peek.ts";
+import type { Interceptor } from "./tls-intercept.ts";
 
 export const SIDECAR_UID = 4242;
-const INTERCEPT_PORT = 15001;
-const MAX_HEAD_BYTES = 64 * 1024;
+/** Intercepted destination port → the double's listener for it. */
+export const INTERCEPT_PORTS: Record<string, number> = { "80": 15080, "443": 15443, other: 15001 };
 const HEAD_TIMEOUT_MS = 10_000;
 
-export type EgressTarget = { host: string; port: number };
+export type Gateway = { host: string; port: () => number };
 
 function iptables(bin: string, rules: string[][]): void {
   for (const rule of rules) execFileSync(bin, rule, { stdio: ["ignore", "ignore", "inherit"] });
@@ -32,10 +41,13 @@ export function bridgeAddress(): string {
 
 export function installInterception(address: string): void {
   const owner = ["-m", "owner", "--uid-owner", String(SIDECAR_UID)];
+  const toListener = (port: number) => ["-j", "DNAT", "--to-destination", `${address}:${port}`];
   iptables("iptables", [
     ["-t", "nat", "-A", "OUTPUT", "-p", "tcp", ...owner, "-j", "RETURN"],
-    ["-t", "nat", "-A", "OUTPUT", "-p", "tcp", "-j", "DNAT", "--to-destination", `${address}:${INTERCEPT_PORT}`],
-    ["-t", "nat", "-A", "OUTPUT", "-p", "udp", "--dport", "53", "-j", "DNAT", "--to-destination", `${address}:${DNS_PORT}`],
+    ["-t", "nat", "-A", "OUTPUT", "-p", "tcp", "--dport", "80", ...toListener(INTERCEPT_PORTS["80"])],
+    ["-t", "nat", "-A", "OUTPUT", "-p", "tcp", "--dport", "443", ...toListener(INTERCEPT_PORTS["443"])],
+    ["-t", "nat", "-A", "OUTPUT", "-p", "tcp", ...toListener(INTERCEPT_PORTS.other)],
+    ["-t", "nat", "-A", "OUTPUT", "-p", "udp", "--dport", "53", ...toListener(DNS_PORT)],
     ["-A", "OUTPUT", "-o", "lo", "-j", "ACCEPT"],
     ["-A", "OUTPUT", ...owner, "-j", "ACCEPT"],
     ["-A", "OUTPUT", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"],
@@ -43,6 +55,7 @@ export function installInterception(address: string): void {
     ["-A", "OUTPUT", "-m", "conntrack", "--ctstate", "DNAT", "-j", "ACCEPT"],
     ["-A", "OUTPUT", "-j", "DROP"],
   ]);
+  // workerd starts the sidecar with --disable-ipv6 when Docker has no IPv6 (the lab's has none).
   iptables("ip6tables", [
     ["-A", "OUTPUT", "-o", "lo", "-j", "ACCEPT"],
     ["-A", "OUTPUT", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"],
@@ -50,67 +63,100 @@ export function installInterception(address: string): void {
   ]);
 }
 
-/** Where an HTTP request head says it is going (its Host header), or null. */
-export function destinationOf(head: string): { ip: string; port: number; hostHeader: string } | null {
-  const host = /^host:[ \t]*([^\r\n]+)/im.exec(head)?.[1].trim();
-  if (!host || !/^[A-Z]+ \S+ HTTP\/1\.[01]\r\n/.test(head)) return null;
-  const m = /^(\d+\.\d+\.\d+\.\d+|[a-z0-9.-]+)(?::(\d+))?$/i.exec(host);
-  if (!m) return null;
-  // A name was resolved by dns.ts to the one made-up address.
-  const ip = /^[\d.]+$/.test(m[1]) ? m[1] : FAKE_ADDRESS.join(".");
-  return { ip, port: m[2] ? Number(m[2]) : 80, hostHeader: host };
+/** The `CONNECT` request upstream's `dialHTTPConnect` writes (Go's header order: sorted). */
+export function connectRequest(destination: string, source: string, hints: { sni: string; hostname: string }): string {
+  const lines = [
+    `CONNECT ${destination} HTTP/1.1`,
+    `Host: ${destination}`,
+    `User-Agent: proxy-everything/0.0.1/${source}`,
+    "Connection: close",
+    `X-Forwarded-For: ${source}`,
+    ...(hints.hostname ? [`X-Hostname: ${hints.hostname}`] : []),
+    "X-Proto: tcp",
+    ...(hints.sni ? [`X-Tls-Sni: ${hints.sni}`] : []),
+  ];
+  return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
-function handle(app: net.Socket, target: EgressTarget): void {
-  let head = Buffer.alloc(0);
+/** The destination IP the double reports: an IP literal the client named, else the DNS fallback. */
+export function destinationIp(hostname: string): string {
+  const literal = hostname.replace(/:\d+$/, "");
+  return net.isIPv4(literal) ? literal : FALLBACK_IPV4.join(".");
+}
+
+/** Reads until SNI (and, on port 80, the Host) can be decided; then hands over what was read. */
+function peek(app: net.Socket, port: number, done: (peeked: Buffer, hints: { sni: string; hostname: string } | null) => void): void {
+  let bytes = Buffer.alloc(0);
   app.setTimeout(HEAD_TIMEOUT_MS, () => app.resetAndDestroy());
-  app.on("error", () => app.destroy());
   const onData = (chunk: Buffer) => {
-    head = Buffer.concat([head, chunk]);
-    const text = head.toString("latin1");
-    if (!text.includes("\r\n\r\n")) {
-      if (head.length > MAX_HEAD_BYTES) app.resetAndDestroy();
-      return;
+    bytes = Buffer.concat([bytes, chunk]);
+    if (!sniDecidable(bytes)) return;
+    const sni = extractSni(bytes);
+    let hostname = "";
+    if (!sni && port === 80) {
+      const read = readHostname(bytes);
+      if (read.kind === "need-more") return;
+      if (read.kind === "error") return finish(null);
+      if (read.kind === "host") hostname = read.host;
     }
+    finish({ sni, hostname });
+  };
+  const finish = (hints: { sni: string; hostname: string } | null) => {
     app.off("data", onData);
     app.pause();
     app.setTimeout(0);
-    const dst = destinationOf(text);
-    if (!dst) return app.resetAndDestroy();
-    tunnel(app, head, dst, target);
+    done(bytes, hints);
   };
   app.on("data", onData);
 }
 
-function tunnel(app: net.Socket, peeked: Buffer, dst: NonNullable<ReturnType<typeof destinationOf>>, target: EgressTarget): void {
-  const workerd = net.connect({ host: target.host, port: target.port, allowHalfOpen: true });
+function tunnel(app: net.Socket, port: number, peeked: Buffer, hints: { sni: string; hostname: string }, gateway: Gateway, tlsIntercept: Interceptor): void {
+  const workerd = net.connect({ host: gateway.host, port: gateway.port(), allowHalfOpen: true });
   workerd.on("error", () => app.resetAndDestroy());
   app.on("error", () => workerd.destroy());
-  workerd.once("connect", () => {
-    const hostname = dst.port === 80 ? `X-Hostname: ${dst.hostHeader}\r\n` : "";
-    workerd.write(`CONNECT ${dst.ip}:${dst.port} HTTP/1.1\r\nHost: ${dst.ip}:${dst.port}\r\nConnection: close\r\nX-Proto: tcp\r\n${hostname}\r\n`);
-  });
+  const destination = `${destinationIp(hints.hostname)}:${port}`;
+  workerd.once("connect", () => workerd.write(connectRequest(destination, `${app.remoteAddress}:${app.remotePort}`, hints)));
   let answer = Buffer.alloc(0);
   const onAnswer = (chunk: Buffer) => {
     answer = Buffer.concat([answer, chunk]);
     const end = answer.indexOf("\r\n\r\n");
     if (end < 0) return;
     workerd.off("data", onAnswer);
+    workerd.pause();
     const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(answer.toString("latin1"))?.[1]);
-    if (status !== 200 && status !== 202) {
+    if (!(status >= 200 && status < 300)) {
       workerd.destroy();
       return app.resetAndDestroy();
     }
     const rest = answer.subarray(end + 4);
+    if (hints.sni && status === 200) {
+      const plain = tlsIntercept.terminate(app, peeked);
+      plain.on("error", () => workerd.destroy());
+      workerd.on("close", () => plain.destroy());
+      if (rest.length) plain.write(rest);
+      plain.pipe(workerd);
+      workerd.pipe(plain);
+      workerd.resume();
+      return;
+    }
     if (rest.length) app.write(rest);
     workerd.write(peeked);
     app.pipe(workerd);
     workerd.pipe(app);
     app.resume();
+    workerd.resume();
   };
   workerd.on("data", onAnswer);
 }
 
-export function startEgressProxy(target: EgressTarget, address: string): net.Server {
-  return net.createServer({ allowHalfOpen: true }, (app) => handle(app, target)).listen(INTERCEPT_PORT, address);
+export function startEgressProxy(gateway: Gateway, address: string, tlsIntercept: Interceptor, listeners = INTERCEPT_PORTS): net.Server[] {
+  return Object.entries(listeners).map(([port, listenPort]) =>
+    net
+      .createServer({ allowHalfOpen: true }, (app) => {
+        app.on("error", () => app.destroy());
+        if (port === "other") return app.resetAndDestroy();
+        peek(app, Number(port), (peeked, hints) => (hints ? tunnel(app, Number(port), peeked, hints, gateway, tlsIntercept) : app.resetAndDestroy()));
+      })
+      .listen(listenPort, address),
+  );
 }

@@ -3,30 +3,26 @@
 // workerd's container client expects of it:
 // - ingress on --http-ingress-address: `CONNECT` with `X-Dst-Addr: ip:port` opens a raw tunnel to
 //   that port inside the shared network namespace (400 while nothing listens); `GET /ca` serves
-//   the interception CA (PEM); `PUT /egress` `{ "port": N }` says where workerd's egress listener is;
-// - egress: every TCP connection the app container opens is redirected here and handed to workerd
-//   as `CONNECT ip:port` + `X-Hostname` (see egress.ts), so the Worker's outbound handler decides.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+//   the interception CA (PEM); `PUT /egress` `{ port, internet: { enabled }, dns: { allowHostnames } }`
+//   configures it (egress-config.ts);
+// - egress: every TCP connection the app container opens is intercepted and handed to workerd as
+//   `CONNECT ip:port` + `X-Tls-Sni` / `X-Hostname` (egress.ts), TLS terminated with a leaf of its
+//   own CA when workerd asks for plaintext (tls-intercept.ts), so the Worker's outbound handler
+//   decides; DNS is answered as the platform answers it (dns.ts). Upstream files mirrored:
+//   main.go, dns.go, tls.go, sni.go of cloudflare/proxy-everything (lab/README.md).
+import { chownSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import { bridgeAddress, installInterception, SIDECAR_UID, startEgressProxy, type EgressTarget } from "./egress.ts";
+import { applyEgressUpdate, initialConfig } from "./egress-config.ts";
+import { bridgeAddress, installInterception, SIDECAR_UID, startEgressProxy } from "./egress.ts";
 import { startDns } from "./dns.ts";
+import { startInterceptor } from "./tls-intercept.ts";
 
 const CA_DIR = "/ca";
 
 function flag(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : undefined;
-}
-
-/** A fresh CA per sidecar, as the real one has; the double never signs with it (plain HTTP only). */
-function makeCa(): string {
-  mkdirSync(CA_DIR, { recursive: true });
-  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "30",
-    "-keyout", `${CA_DIR}/ca.key`, "-out", `${CA_DIR}/ca.crt`, "-subj", "/CN=ffjobs lab egress sidecar double CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"], { stdio: "ignore" });
-  return readFileSync(`${CA_DIR}/ca.crt`, "utf8");
 }
 
 /** workerd's egress listener, as the container reaches it: host.docker.internal from /etc/hosts. */
@@ -36,27 +32,31 @@ function gatewayAddress(): string {
   return line.trim().split(/\s+/)[0];
 }
 
-const ca = makeCa();
-const target: EgressTarget = { host: gatewayAddress(), port: Number(flag("http-egress-port") ?? 0) };
+// workerd passes --dns-enabled and --tls-intercept; the double always does both, and says so if
+// a workerd ever stops asking (its behaviour would then differ from the platform's).
+for (const wanted of ["--dns-enabled", "--tls-intercept"]) {
+  if (!process.argv.includes(wanted)) console.warn(`egress sidecar double: workerd did not pass ${wanted}; the double does it anyway`);
+}
+const config = initialConfig(Number(flag("http-egress-port") ?? 49121));
+const interceptor = startInterceptor(CA_DIR);
+// Leaves are minted after the double drops root (below).
+chownSync(CA_DIR, SIDECAR_UID, SIDECAR_UID);
+for (const file of ["ca.crt", "ca.key"]) chownSync(`${CA_DIR}/${file}`, SIDECAR_UID, SIDECAR_UID);
 const address = bridgeAddress();
 installInterception(address);
-startEgressProxy(target, address);
-startDns(address);
+startEgressProxy({ host: gatewayAddress(), port: () => config.port }, address, interceptor);
+startDns(address, config);
 
 const control = http.createServer((req, res) => {
-  if (req.method === "GET" && req.url === "/ca") return res.writeHead(200, { "content-type": "application/x-pem-file" }).end(ca);
+  if (req.method === "GET" && req.url === "/ca") return res.writeHead(200, { "content-type": "application/x-pem-file" }).end(interceptor.caPem);
   if (req.method === "PUT" && req.url === "/egress") {
     let body = "";
     req.on("data", (c: Buffer) => (body += c));
-    req.on("end", () => {
-      const port = Number((JSON.parse(body || "{}") as { port?: unknown }).port);
-      if (!Number.isInteger(port) || port < 1 || port > 65535) return res.writeHead(400).end("bad port");
-      target.port = port;
-      res.writeHead(204).end();
-    });
+    req.on("end", () => res.writeHead(applyEgressUpdate(config, body)).end());
     return;
   }
-  res.writeHead(405).end();
+  // Upstream answers 404 for other paths of GET and PUT.
+  res.writeHead(req.method === "GET" || req.method === "PUT" ? 404 : 405).end();
 });
 
 // Ingress: workerd → a port of the app container (the runner), through a raw tunnel.
@@ -80,5 +80,5 @@ control.listen(Number(port), host, () => {
   // connections are exempt from interception by this uid.
   process.setgid!(SIDECAR_UID);
   process.setuid!(SIDECAR_UID);
-  console.log(`egress sidecar double: ingress on ${host}:${port}, egress via ${target.host}`);
+  console.log(`egress sidecar double: ingress on ${host}:${port}, egress via ${gatewayAddress()}:${config.port}`);
 });

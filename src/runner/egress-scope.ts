@@ -1,4 +1,4 @@
-import type { RunnerJobRequest } from "./runner-protocol.ts";
+import type { RunnerInput, RunnerJobRequest } from "./runner-protocol.ts";
 
 /**
  * What a job's container may reach: exactly the requests its job needs (GET each input URL, PUT
@@ -6,15 +6,27 @@ import type { RunnerJobRequest } from "./runner-protocol.ts";
  * container off everything else that shares a host with storage (in local development the API
  * itself serves the storage endpoint).
  */
-export type EgressScope = { allow: { method: "GET" | "PUT" | "POST"; url: string; prefix?: true }[] };
+export type EgressRule = {
+  method: "GET" | "PUT" | "POST";
+  url: string;
+  prefix?: true;
+  /** A client's URL: its destination is checked, and its redirects followed by the Worker. */
+  external?: true;
+};
+export type EgressScope = {
+  allow: EgressRule[];
+  /** Hosts the job's URL inputs name: the only hosts a redirect of one of them may lead to. */
+  namedHosts?: string[];
+};
 
 /** Deny-all responses carry this header so the runner can say why a request failed. */
 export const EGRESS_REFUSED_HEADER = "x-ffjobs-egress";
 
 export function egressScopeOf(req: RunnerJobRequest): EgressScope {
   return {
+    namedHosts: namedHostsOf(req.inputs),
     allow: [
-      ...req.inputs.map((i) => ({ method: "GET" as const, url: comparable(i.url) })),
+      ...req.inputs.map(inputRule),
       // A directory output's files are PUT under its upload prefix (their names are known only after the run).
       ...req.outputs.map((o) => ({ method: "PUT" as const, url: comparable(o.uploadUrl), ...(o.kind === "directory" ? { prefix: true as const } : {}) })),
       ...(req.notifyUrl ? [{ method: "POST" as const, url: comparable(req.notifyUrl) }] : []),
@@ -23,8 +35,16 @@ export function egressScopeOf(req: RunnerJobRequest): EgressScope {
 }
 
 /** A dry run's probe: GET its inputs, nothing else. */
-export function probeScopeOf(inputs: { url: string }[]): EgressScope {
-  return { allow: inputs.map((i) => ({ method: "GET" as const, url: comparable(i.url) })) };
+export function probeScopeOf(inputs: RunnerInput[]): EgressScope {
+  return { allow: inputs.map(inputRule), namedHosts: namedHostsOf(inputs) };
+}
+
+function inputRule(input: RunnerInput): EgressRule {
+  return { method: "GET", url: comparable(input.url), ...(input.trusted ? {} : { external: true as const }) };
+}
+
+function namedHostsOf(inputs: RunnerInput[]): string[] {
+  return [...new Set(inputs.filter((i) => !i.trusted && URL.canParse(i.url)).map((i) => new URL(i.url).hostname.toLowerCase()))];
 }
 
 /**
@@ -37,25 +57,33 @@ export function staleScopeKeys(stored: string[], admitted: string): string[] {
 
 /** Unions scopes: an instance that serves several jobs may reach what each of them may. */
 export function mergeScopes(scopes: EgressScope[]): EgressScope {
-  const seen = new Map<string, EgressScope["allow"][number]>();
-  for (const rule of scopes.flatMap((s) => s.allow)) seen.set(`${rule.method} ${rule.url} ${rule.prefix ? "prefix" : ""}`, rule);
-  return { allow: [...seen.values()] };
+  const seen = new Map<string, EgressRule>();
+  for (const rule of scopes.flatMap((s) => s.allow)) seen.set(`${rule.method} ${rule.url} ${rule.prefix ? "prefix" : ""} ${rule.external ? "external" : ""}`, rule);
+  return { allow: [...seen.values()], namedHosts: [...new Set(scopes.flatMap((s) => s.namedHosts ?? []))] };
 }
 
-export function egressAllows(scope: EgressScope | undefined, method: string, url: string): boolean {
-  if (!scope) return false;
+/** The rule that lets this request through, if any. */
+export function matchingRule(scope: EgressScope | undefined, method: string, url: string): EgressRule | undefined {
+  if (!scope) return undefined;
   const wanted = comparable(url);
   // HEAD reads no more than GET; the runner does not send it today, but a retrying client might.
   const asGet = method === "HEAD" ? "GET" : method;
-  return scope.allow.some((rule) => rule.method === asGet && (rule.prefix ? wanted.startsWith(rule.url) && !wanted.slice(rule.url.length).includes("/") : rule.url === wanted));
+  return scope.allow.find((rule) => rule.method === asGet && (rule.prefix ? wanted.startsWith(rule.url) && !wanted.slice(rule.url.length).includes("/") : rule.url === wanted));
 }
 
+export function egressAllows(scope: EgressScope | undefined, method: string, url: string): boolean {
+  return matchingRule(scope, method, url) !== undefined;
+}
+
+/** A request outside the job's scope. */
 export function egressRefusal(method: string, url: string): Response {
   const host = URL.canParse(url) ? new URL(url).host : "that host";
-  return new Response(`egress refused: ${method} ${host} is not one of this job's inputs or outputs`, {
-    status: 403,
-    headers: { [EGRESS_REFUSED_HEADER]: "refused", "content-type": "text/plain" },
-  });
+  return egressRefusedBecause(`${method} ${host} is not one of this job's inputs or outputs`);
+}
+
+/** The runner repeats the text in the job's error: it says what was refused and why. */
+export function egressRefusedBecause(reason: string): Response {
+  return new Response(`egress refused ${reason}`, { status: 403, headers: { [EGRESS_REFUSED_HEADER]: "refused", "content-type": "text/plain" } });
 }
 
 /**

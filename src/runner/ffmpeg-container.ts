@@ -2,10 +2,12 @@ import { Container, type OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../env.ts";
 import { loadConfig } from "../config.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
-import { egressAllows, egressRefusal, mergeScopes, staleScopeKeys, type EgressScope } from "./egress-scope.ts";
+import { egressRefusal, mergeScopes, staleScopeKeys, type EgressScope } from "./egress-scope.ts";
 import { isNotifyRequest, jobIdOfNotifyPath, pokeCoordinator } from "./runner-notify.ts";
 import { isRunnerFilesRequest } from "./runner-files.ts";
 import { acceptRunnerFile } from "../storage/directory-files.ts";
+import { serveJobEgress } from "./job-egress.ts";
+import { dohResolver } from "../net/doh-resolver.ts";
 
 const SCOPE_KEY_PREFIX = "egress-scope:";
 
@@ -28,8 +30,8 @@ export class FfmpegContainer extends Container<Env> {
       RUNNER_PORT: String(RUNNER_PORT),
       RUNNER_CONCURRENCY: "1",
       RUNNER_SANDBOX: loadConfig(env).containerSandbox,
-      // workerd hands the Worker's outbound handler only ports 80 and 443.
-      RUNNER_EGRESS_PORTS: "default",
+      // Every connection goes through Cloudflare's sidecar to jobEgress (container/src/settings.ts).
+      RUNNER_EGRESS: "cloudflare",
     };
   }
 
@@ -38,12 +40,18 @@ export class FfmpegContainer extends Container<Env> {
   static {
     this.outboundHandlers = {
       async jobEgress(req: Request, env: Env, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> {
-        if (!egressAllows(ctx.params, req.method, req.url)) return egressRefusal(req.method, req.url);
-        const url = new URL(req.url);
-        const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;
-        if (notifiedJob) return pokeCoordinator(env, notifiedJob);
-        if (isRunnerFilesRequest(url)) return acceptRunnerFile(env.BUCKET, loadConfig(env).storage, req);
-        return fetch(req, { redirect: "manual" });
+        const config = loadConfig(env);
+        return serveJobEgress(req, ctx.params, {
+          fetch: (r) => fetch(r),
+          resolve: dohResolver(config.egressResolverUrl),
+          allowedPrivateHosts: config.allowedPrivateHosts,
+          internal(r, url) {
+            const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;
+            if (notifiedJob) return pokeCoordinator(env, notifiedJob);
+            if (isRunnerFilesRequest(url)) return acceptRunnerFile(env.BUCKET, config.storage, r);
+            return null;
+          },
+        });
       },
     };
     /** Deny-all until a job scopes the egress. */

@@ -3,13 +3,14 @@ import https from "node:https";
 import http from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EGRESS_REFUSED_HEADER } from "../../src/runner/egress-scope.ts";
+import { egressRefusal } from "../../src/runner/egress-scope.ts";
 import { freePort } from "../support/free-port.ts";
 import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startRunner } from "../support/runner-process.ts";
 import { makeTestCa } from "../support/test-ca.ts";
 import { jobRequest, runnerApi } from "./runner-client.ts";
 import { readSettings } from "../../container/src/settings.ts";
+import { FetchFailure, safeDownload } from "../../container/src/safe-fetch.ts";
 
 /**
  * The runner as production's egress treats it, at the unit level (the container suite's sidecar
@@ -59,7 +60,11 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "audio/wav" }).end(readFileSync(fx.tone));
   });
   interceptorUrl = await listen(interceptor, "https");
-  refuser = http.createServer((_req, res) => res.writeHead(403, { [EGRESS_REFUSED_HEADER]: "refused" }).end("egress refused"));
+  // Answers as the Worker's egress does (the same function builds the refusal).
+  refuser = http.createServer(async (req, res) => {
+    const refusal = egressRefusal("GET", `http://${req.headers.host}${req.url}`);
+    res.writeHead(refusal.status, Object.fromEntries(refusal.headers)).end(await refusal.text());
+  });
   refuserUrl = await listen(refuser, "http");
 });
 afterAll(() => {
@@ -91,7 +96,7 @@ describe("the runner behind production's egress", () => {
   });
 
   it("with production's egress ports, refuses an input on another port before connecting, saying why", async () => {
-    const api = await runner({ RUNNER_EXTRA_CA_FILE: ca.caFile, RUNNER_EGRESS_PORTS: "default" });
+    const api = await runner({ RUNNER_EXTRA_CA_FILE: ca.caFile, RUNNER_EGRESS: "cloudflare" });
     const port = new URL(interceptorUrl).port;
     const outcome = await runJob(api, `${interceptorUrl}/tone.wav`, false);
     expect(outcome.errorCode).toBe("INPUT_FETCH_FAILED");
@@ -102,6 +107,12 @@ describe("the runner behind production's egress", () => {
     const api = await runner({});
     const outcome = await runJob(api, `${refuserUrl}/elsewhere.wav`, false);
     expect(outcome.errorCode).toBe("INPUT_FETCH_FAILED");
-    expect(outcome.errorMessage).toMatch(/egress refused 127\.0\.0\.1:\d+: a job reaches only its own input URLs/);
+    expect(outcome.errorMessage).toMatch(/the service's egress refused GET 127\.0\.0\.1:\d+ is not one of this job's inputs or outputs/);
+  });
+
+  it("behind Cloudflare's sidecar, refuses an https input named by IP address before connecting (no SNI to route it by)", async () => {
+    const failure = await safeDownload("https://93.184.216.34/clip.mp4", join(ca.dir, "never"), { allowedPrivateHosts: [], maxBytes: 1024, timeoutMs: 1000, viaCloudflareSidecar: true }).catch((e) => e);
+    expect(failure).toBeInstanceOf(FetchFailure);
+    expect(failure.message).toMatch(/https inputs need a host name, not an IP address/);
   });
 });
