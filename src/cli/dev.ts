@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareLab } from "../../lab/prepare.ts";
+import { startHostsResolver } from "../../lab/hosts-resolver.ts";
 import { createKey, localTarget } from "./keys.ts";
 import { createSupervisor } from "./supervisor.ts";
 import { projectRoot, spawnWrangler, wrangler, wranglerEnv } from "./wrangler.ts";
@@ -47,6 +48,9 @@ async function main() {
 
   if (containers && port !== 80) console.error(`[ffjobs] warning: PORT=${port}: containers can reach storage only on port 80; jobs with outputs or uploaded inputs will fail`);
   const labEnv = containers ? await prepareLab() : {};
+  // The containers' egress checks where a client URL really goes with a DNS-over-HTTPS resolver;
+  // locally that is the lab's, answering from /etc/hosts (nothing leaves the machine).
+  const resolver = containers ? await startHostsResolver() : null;
   if (!containers) {
     // A runner that dies is restarted; jobs it had are retried by their coordinators.
     const workDir = process.env.RUNNER_WORK_DIR || join(tmpdir(), `ffjobs-runner-${runnerPort}`);
@@ -60,7 +64,7 @@ async function main() {
   const passThrough = ["RUNNER_POLL_INTERVAL_MS", "STALLED_JOB_SECONDS", "JOB_TIMEOUT_SECONDS", "CREDITS_PER_SECOND", "CONTAINER_RUNNER_SANDBOX", "CONTAINER_PLACEMENT"];
   const vars: Record<string, string> = {
     ...(containers
-      ? { RUNNER_MODE: "container" }
+      ? { RUNNER_MODE: "container", EGRESS_RESOLVER_URL: resolver!.url }
       : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${host}:${port}` }),
     R2_S3_ENDPOINT: `http://${host}:${port}/cdn-cgi/local/r2/s3`,
     R2_ACCESS_KEY_ID: LOCAL_S3.accessKeyId,

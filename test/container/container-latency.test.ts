@@ -63,7 +63,7 @@ describe.skipIf(skipReason)("job latency through cold and warm containers", () =
   });
 
   it("cold: with CONTAINER_PLACEMENT=per-job every job starts a container of its own", async () => {
-    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS), CONTAINER_PLACEMENT: "per-job" });
+    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS), CONTAINER_PLACEMENT: "per-job", ALLOWED_PRIVATE_HOSTS: HOSTS.media });
     try {
       // Each job's container ends with it (just after the job is recorded finished).
       await measure("cold (a new container per job: per-job)", ROUNDS, () => expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]));
@@ -74,7 +74,7 @@ describe.skipIf(skipReason)("job latency through cold and warm containers", () =
   });
 
   it("warm: with the warm pool (the default) the running container serves the next job", async () => {
-    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS) });
+    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS), ALLOWED_PRIVATE_HOSTS: HOSTS.media });
     await measure("first job on the pool (cold)", 1);
     const warm = runnerIdentity();
     expect(warm).toHaveLength(1);

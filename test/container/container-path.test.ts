@@ -10,19 +10,24 @@ import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startStaticServer } from "../support/static-server.ts";
 import { HOSTS, labOrReason, startContainerStack, stopContainerStack } from "./container-stack.ts";
 import { labDocker, runningRunnerContainers, theRunnerContainer } from "./lab-docker.ts";
+import { assertLocal, startTestHosts, TEST_HOSTS, type TestHosts } from "./test-hosts.ts";
 
 /**
  * The production path, for real: the Worker under `wrangler dev` with containers enabled, jobs in
  * containers from the warm pool (the default placement) built from container/Dockerfile by
- * wrangler, their egress through the Worker's outbound handler (via the lab's sidecar double),
- * driven over the public API.
+ * wrangler, their egress through the Worker's outbound handler (via the lab's sidecar double,
+ * which answers DNS and intercepts TLS as Cloudflare's does), driven over the public API. URL
+ * inputs are named by host name, on hosts with public addresses in a namespace of the suite's own.
  */
 const JOB_TIMEOUT_SECONDS = 15;
 const skipReason = await labOrReason();
 const fx = mediaFixtures();
 let stack: DevStack;
-let media: Awaited<ReturnType<typeof startStaticServer>>;
+let hosts: TestHosts;
 let elsewhere: Awaited<ReturnType<typeof startStaticServer>>;
+const media = { url: `http://${TEST_HOSTS.media.name}` };
+const secureMedia = { url: `https://${TEST_HOSTS.media.name}` };
+const cdn = { url: `https://${TEST_HOSTS.cdn.name}` };
 let api: ReturnType<typeof apiClient>;
 
 /** A job that runs until stopped: it reads a two-minute input at its real rate. */
@@ -46,15 +51,59 @@ async function runningWithProgress(id: string) {
 
 describe.skipIf(skipReason)("the production container path (real containers from container/Dockerfile)", () => {
   beforeAll(async () => {
-    media = await startStaticServer(fx.dir, { host: HOSTS.media, port: 80 });
+    hosts = await startTestHosts(fx.dir);
     elsewhere = await startStaticServer(fx.dir, { host: HOSTS.elsewhere, port: 80 });
-    stack = await startContainerStack({ JOB_TIMEOUT_SECONDS: String(JOB_TIMEOUT_SECONDS) });
+    stack = await startContainerStack({ JOB_TIMEOUT_SECONDS: String(JOB_TIMEOUT_SECONDS), NODE_EXTRA_CA_CERTS: hosts.caFile });
     api = apiClient(stack.baseUrl, stack.apiKey);
   });
   afterAll(async () => {
     await stopContainerStack(stack);
-    await media?.close();
+    hosts?.close();
     await elsewhere?.close();
+  });
+
+  it("reads URL inputs by host name over http and https: the sidecar's DNS and TLS interception, the Worker's address check", async () => {
+    assertLocal();
+    const id = await createJob({
+      inputs: { video: { type: "url", url: `${secureMedia.url}/clip.mp4` }, music: { type: "url", url: `${media.url}/tone.wav` } },
+      outputs: { out: { fileName: "out.mp4" } },
+      ffmpegArgs: ["-i", "{{video}}", "-i", "{{music}}", "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-shortest", "{{out}}"],
+    });
+    const job = await api.waitUntil(id, isFinished);
+    expect(job, stack.logs().slice(-3000)).toMatchObject({ status: "completed", errorCode: null });
+    expect(hosts.requests(TEST_HOSTS.media.name)).toEqual(expect.arrayContaining([`https ${TEST_HOSTS.media.name} GET /clip.mp4`, `http ${TEST_HOSTS.media.name} GET /tone.wav`]));
+  });
+
+  it("follows a redirect to another host the job names, and refuses one to a host it does not name or that resolves privately, reaching neither", async () => {
+    const to = (url: string) => `${secureMedia.url}/redirect?to=${encodeURIComponent(url)}`;
+    const followed = await createJob({
+      inputs: { a: { type: "url", url: to(`${cdn.url}/clip.mp4`) }, b: { type: "url", url: `${cdn.url}/tone.wav` } },
+      ffmpegArgs: ["-i", "{{a}}", "-i", "{{b}}", "-f", "null", "-"],
+    });
+    expect(await api.waitUntil(followed, isFinished), stack.logs().slice(-3000)).toMatchObject({ status: "completed" });
+    expect(hosts.requests(TEST_HOSTS.cdn.name)).toEqual(expect.arrayContaining([`https ${TEST_HOSTS.cdn.name} GET /clip.mp4`]));
+
+    const unnamed = await createJob({ inputs: { a: { type: "url", url: to(`https://${TEST_HOSTS.unnamed.name}/clip.mp4`) } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+    const refused = await api.waitUntil(unnamed, isFinished);
+    expect(refused).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED" });
+    expect(refused.errorMessage).toMatch(/egress refused unnamed\.ffjobs-lab\.test: media\.ffjobs-lab\.test redirected there, and no input of the job names that host/);
+
+    const sneakyUrl = `http://${TEST_HOSTS.sneaky.name}/clip.mp4`;
+    const viaRedirect = await createJob({ inputs: { a: { type: "url", url: to(sneakyUrl) }, b: { type: "url", url: `${sneakyUrl}?named` } }, ffmpegArgs: ["-i", "{{a}}", "-i", "{{b}}", "-f", "null", "-"] });
+    expect((await api.waitUntil(viaRedirect, isFinished)).errorMessage).toMatch(/sneaky\.ffjobs-lab\.test resolves to 127\.0\.0\.5, which is not a public address/);
+    expect(hosts.requests(TEST_HOSTS.unnamed.name)).toEqual([]);
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it("refuses an input whose name resolves to a private address at the Worker, saying so, without reaching it", async () => {
+    const id = await createJob({ inputs: { a: { type: "url", url: `http://${TEST_HOSTS.sneaky.name}/clip.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+    const job = await api.waitUntil(id, isFinished);
+    expect(job).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED", creditsCharged: 0 });
+    expect(job.errorMessage).toMatch(/egress refused sneaky\.ffjobs-lab\.test: sneaky\.ffjobs-lab\.test resolves to 127\.0\.0\.5/);
+    expect(elsewhere.requests).toEqual([]);
+    // An IP literal that is private is a 400 at creation.
+    const literal = await api.call("POST", "/v1/jobs", { inputs: { a: { type: "url", url: `http://${HOSTS.elsewhere}/clip.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+    expect(literal.status).toBe(400);
   });
 
   it("uploads a file, transcodes it with a URL input mixed in, and serves an output that ffprobe reads", async () => {
@@ -78,7 +127,7 @@ describe.skipIf(skipReason)("the production container path (real containers from
 
   it("stores a directory output (HLS) through the Worker's egress handler; it plays from its URL, and the container can write nothing else there", async () => {
     const id = await createJob({
-      inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } },
+      inputs: { a: { type: "url", url: `${secureMedia.url}/clip.mp4` } },
       outputs: { hls: { kind: "directory", fileName: "index.m3u8" } },
       ffmpegArgs: ["-i", "{{a}}", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "{{hls}}"],
     });
@@ -103,7 +152,7 @@ describe.skipIf(skipReason)("the production container path (real containers from
   });
 
   it("runs an ffprobe job on a URL input and returns its JSON", async () => {
-    const id = await createJob({ binary: "ffprobe", input: [{ type: "url", url: `${media.url}/clip.mp4` }], ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_format", "{{input0}}"] });
+    const id = await createJob({ binary: "ffprobe", input: [{ type: "url", url: `${secureMedia.url}/clip.mp4` }], ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_format", "{{input0}}"] });
     await api.waitUntil(id, isFinished);
     const result = await api.call("GET", `/v1/jobs/${id}/result`);
     expect(result.body).toMatchObject({ status: "completed", exitCode: 0 });
@@ -127,7 +176,7 @@ describe.skipIf(skipReason)("the production container path (real containers from
   });
 
   it("refuses at creation a URL input on a port the container egress cannot reach", async () => {
-    const created = await api.call("POST", "/v1/jobs", { inputs: { a: { type: "url", url: `http://${HOSTS.media}:8080/clip.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+    const created = await api.call("POST", "/v1/jobs", { inputs: { a: { type: "url", url: `http://${TEST_HOSTS.media.name}:8080/clip.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
     expect(created.status).toBe(400);
     expect(created.body.details).toEqual([expect.objectContaining({ path: ["inputs", "a", "url"], message: expect.stringContaining("port 8080 cannot be reached") })]);
   });
@@ -142,12 +191,14 @@ describe.skipIf(skipReason)("the production container path (real containers from
     // loopback host, and a port the egress does not carry.
     const probe = `const r = []; for (const u of process.argv.slice(1)) { try { const res = await fetch(u, { signal: AbortSignal.timeout(10000) });
       r.push([u, res.status, res.headers.get("x-ffjobs-egress")]); } catch (e) { r.push([u, "error", String(e.cause?.code ?? e.message)]); } } console.log(JSON.stringify(r));`;
-    const urls = [`http://${HOSTS.api}/openapi.json`, `http://${HOSTS.elsewhere}/clip.mp4`, `http://${HOSTS.media}:8080/clip.mp4`, "http://127.0.0.1:8080/healthz"];
-    const seen = JSON.parse(labDocker(["exec", container, "node", "--input-type=module", "-e", probe, ...urls]));
-    expect(seen.slice(0, 2)).toEqual([[urls[0], 403, "refused"], [urls[1], 403, "refused"]]);
-    expect(seen[2][1]).toBe("error");
+    const urls = [`http://${HOSTS.api}/openapi.json`, `http://${HOSTS.elsewhere}/clip.mp4`, `https://${TEST_HOSTS.unnamed.name}/clip.mp4`, `http://${TEST_HOSTS.media.name}:8080/clip.mp4`, "http://127.0.0.1:8080/healthz"];
+    // As the runner does, trusting the interception CA workerd wrote into the container.
+    const seen = JSON.parse(labDocker(["exec", "-e", "NODE_EXTRA_CA_CERTS=/etc/cloudflare/certs/cloudflare-containers-ca.crt", container, "node", "--input-type=module", "-e", probe, ...urls]));
+    expect(seen.slice(0, 3)).toEqual([[urls[0], 403, "refused"], [urls[1], 403, "refused"], [urls[2], 403, "refused"]]);
     expect(seen[3][1]).toBe("error");
+    expect(seen[4][1]).toBe("error");
     expect(elsewhere.requests).toEqual([]);
+    expect(hosts.requests(TEST_HOSTS.unnamed.name)).toEqual([]);
     await api.call("POST", `/v1/jobs/${id}/cancel`);
   });
 
@@ -155,7 +206,7 @@ describe.skipIf(skipReason)("the production container path (real containers from
     const id = await createJob({ inputs: { a: { type: "url", url: `${media.url}/redirect?to=${encodeURIComponent(`http://${HOSTS.elsewhere}/clip.mp4`)}` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
     const job = await api.waitUntil(id, isFinished);
     expect(job).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED" });
-    expect(job.errorMessage).toMatch(/egress refused 127\.0\.0\.5/);
+    expect(job.errorMessage).toMatch(/egress refused 127\.0\.0\.5: media\.ffjobs-lab\.test redirected there/);
     expect(elsewhere.requests).toEqual([]);
   });
 

@@ -8,7 +8,8 @@ import { removeLabContainers } from "./lab-docker.ts";
 /**
  * Addresses on loopback, each on port 80 because the container egress hands the Worker only port
  * 80: the API (and its storage endpoint: miniflare serves that only to Host 127.0.0.1 or
- * localhost), the media server for URL inputs, and a server no job may reach.
+ * localhost), a loopback media server (the latency benchmark's, allowed by ALLOWED_PRIVATE_HOSTS
+ * there), and a server no job may reach. URL inputs by host name use test-hosts.ts.
  */
 export const HOSTS = { api: "127.0.0.1", media: "127.0.0.4", elsewhere: "127.0.0.5" } as const;
 
@@ -33,7 +34,10 @@ export async function labOrReason(): Promise<string | null> {
   return reason;
 }
 
-/** `npm run dev:containers` on HOSTS.api:80, with a state folder of its own. */
+/**
+ * `npm run dev:containers` on HOSTS.api:80, with a state folder of its own. `NODE_EXTRA_CA_CERTS`
+ * in `env` names a CA workerd trusts besides the public roots (wrangler hands it to workerd).
+ */
 export async function startContainerStack(env: Record<string, string> = {}): Promise<DevStack> {
   removeLabContainers();
   return startDevStack(
@@ -41,7 +45,7 @@ export async function startContainerStack(env: Record<string, string> = {}): Pro
       HOST: HOSTS.api,
       PORT: "80",
       FFJOBS_STATE_DIR: mkdtempSync(join(tmpdir(), "ffjobs-containers-state-")),
-      ALLOWED_PRIVATE_HOSTS: `${HOSTS.media},${HOSTS.elsewhere}`,
+      ALLOWED_PRIVATE_HOSTS: "",
       RUNNER_POLL_INTERVAL_MS: "200",
       ...env,
     },

@@ -11,8 +11,22 @@ export async function startStaticServer(
   at: { host?: string; port?: number } = {},
 ): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
   const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    requests.push(req.url ?? "/");
+  const server = http.createServer(staticHandler(dir, (req) => requests.push(req.url ?? "/")));
+  const host = at.host ?? "127.0.0.1";
+  await new Promise<void>((r) => server.listen(at.port ?? 0, host, r));
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : 0;
+  return {
+    url: port === 80 ? `http://${host}` : `http://${host}:${port}`,
+    requests,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+/** The request handler of the static server (also served over https by the container suite's test hosts). */
+export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage) => void): http.RequestListener {
+  return (req, res) => {
+    onRequest(req);
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/redirect") {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
@@ -37,14 +51,5 @@ export async function startStaticServer(
     } catch {
       res.writeHead(404).end();
     }
-  });
-  const host = at.host ?? "127.0.0.1";
-  await new Promise<void>((r) => server.listen(at.port ?? 0, host, r));
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : 0;
-  return {
-    url: port === 80 ? `http://${host}` : `http://${host}:${port}`,
-    requests,
-    close: () => new Promise((r) => server.close(() => r())),
   };
 }
