@@ -30,6 +30,9 @@ export default defineConfig({
                 // Real queue retries, fast: attempts 1 s apart (production default spans ~21 h).
                 WEBHOOK_RETRY_SCHEDULE_SECONDS: "1,1,1",
                 ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+                // The containers' egress resolver: a loopback path that answers 404, so the check
+                // fails closed, and no test ever asks Cloudflare's public resolver.
+                EGRESS_RESOLVER_URL: `${runnerUrl}/no-resolver-here`,
                 // URLs are minted, never fetched, in these tests: the e2e suite exercises real storage.
                 R2_S3_ENDPOINT: "http://127.0.0.1:9/cdn-cgi/local/r2/s3",
                 R2_ACCESS_KEY_ID: "test-access-key",

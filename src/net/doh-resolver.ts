@@ -26,12 +26,10 @@ export function dohResolver(endpoint: string, fetchFn: typeof fetch = fetch): Re
     return (await res.json()) as DohAnswer;
   };
   return async (name: string): Promise<Resolution> => {
-    let answers: DohAnswer[];
-    try {
-      answers = await Promise.all([ask(name, "A"), ask(name, "AAAA")]);
-    } catch (err) {
-      return { error: "failed", detail: err instanceof Error ? err.message : String(err) };
-    }
+    const settled = await Promise.allSettled([ask(name, "A"), ask(name, "AAAA")]);
+    const rejected = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (rejected) return { error: "failed", detail: rejected.reason instanceof Error ? rejected.reason.message : String(rejected.reason) };
+    const answers = settled.map((r) => (r as PromiseFulfilledResult<DohAnswer>).value);
     if (answers.every((a) => a.Status === STATUS_NXDOMAIN)) return { error: "nxdomain", detail: "NXDOMAIN" };
     const failed = answers.find((a) => a.Status !== STATUS_NOERROR && a.Status !== STATUS_NXDOMAIN);
     if (failed) return { error: "failed", detail: `resolver status ${failed.Status}` };

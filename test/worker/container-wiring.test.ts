@@ -45,6 +45,19 @@ describe("production container wiring", () => {
     }
   });
 
+  it("checks a client URL's real destination before fetching it: a private literal and an unresolvable name are refused, saying why", async () => {
+    const literal = "http://10.0.0.7/clip.mp4";
+    const named = "https://media.example.com/clip.mp4";
+    const egress = egressFor({ allow: [{ method: "GET", url: literal, external: true }, { method: "GET", url: named, external: true }], namedHosts: ["10.0.0.7", "media.example.com"] });
+    const refusedLiteral = await egress.fetch(literal);
+    expect(refusedLiteral.status).toBe(403);
+    expect(await refusedLiteral.text()).toBe("egress refused 10.0.0.7: 10.0.0.7 is not a public address");
+    // The test resolver (EGRESS_RESOLVER_URL) answers nothing: the check fails closed.
+    const refusedName = await egress.fetch(named);
+    expect(refusedName.status).toBe(403);
+    expect(await refusedName.text()).toMatch(/^egress refused media\.example\.com: the address of media\.example\.com could not be checked/);
+  });
+
   it("refuses everything while no job has scoped the container (the registered deny-all default)", async () => {
     const res = await egressFor().fetch(mediaUrl("tone.wav"));
     expect(res.status).toBe(403);
