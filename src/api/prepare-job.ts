@@ -5,7 +5,7 @@ import type { CreateJobRequest, PresetJobRequest } from "./schemas.ts";
 import { expandPresetJob } from "../presets/expand-preset.ts";
 import { toJobSpec, type JobSpec } from "../jobs/job-request.ts";
 import { checkJobRequest } from "../jobs/check-job-request.ts";
-import { privateUrlIssues, unreachablePortIssues } from "../jobs/url-input-checks.ts";
+import { privateUrlIssues, unreachableUrlIssues } from "../jobs/url-input-checks.ts";
 import { checkAssetInputs } from "../jobs/asset-inputs.ts";
 import { webhookUrlProblem } from "../webhooks/webhook-url.ts";
 
@@ -28,7 +28,7 @@ export async function prepareJob(env: Env, config: Config, accountId: string, bo
     : { ...toJobSpec(req), ...extra };
   const issues = [
     ...checkJobRequest(req),
-    ...unreachablePortIssues(req, config.runnerMode),
+    ...unreachableUrlIssues(req, config.runnerMode),
     ...privateUrlIssues(req, config.allowedPrivateHosts),
     ...(await checkAssetInputs(env.DB, env.BUCKET, accountId, req, spec)),
   ];

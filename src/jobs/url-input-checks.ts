@@ -1,6 +1,7 @@
 import type { CreateJobRequest } from "../api/schemas.ts";
 import type { RequestIssue } from "./job-request.ts";
 import { isLocalTarget } from "../net/public-url.ts";
+import { parseIPv4, parseIPv6 } from "../net/address-policy.ts";
 
 function urlInputs(req: CreateJobRequest) {
   const all = req.input
@@ -23,16 +24,24 @@ export function privateUrlIssues(req: CreateJobRequest, allowedPrivateHosts: rea
 }
 
 /**
- * In production a container's requests leave through the Worker's outbound handler, which
- * Cloudflare hands only ports 80 (http) and 443 (https). A URL input on any other port could never
+ * In production a container's requests leave through Cloudflare's sidecar to the Worker's outbound
+ * handler, which the platform hands only ports 80 (http) and 443 (https), and HTTPS only by its
+ * server name (SNI): a URL input on another port, or an https one named by IP address, could never
  * be fetched, so it is refused at creation with a clear reason instead of failing deep in the job.
  */
-export function unreachablePortIssues(req: CreateJobRequest, runnerMode: "container" | "local"): RequestIssue[] {
+export function unreachableUrlIssues(req: CreateJobRequest, runnerMode: "container" | "local"): RequestIssue[] {
   if (runnerMode !== "container") return [];
   return urlInputs(req).flatMap(({ url, path }) => {
     const { port, protocol } = url;
+    if (protocol === "https:" && isIpLiteral(url.hostname)) {
+      return [{ path, message: `https inputs need a host name, not an IP address: the service's egress routes HTTPS by its server name` }];
+    }
     if (port === "") return [];
     const usual = protocol === "https:" ? 443 : 80;
     return [{ path, message: `port ${port} cannot be reached: the service fetches ${protocol.slice(0, -1)} inputs only on port ${usual}` }];
   });
+}
+
+function isIpLiteral(hostname: string): boolean {
+  return parseIPv4(hostname) !== null || parseIPv6(hostname) !== null;
 }
