@@ -1,10 +1,11 @@
 // dockerd's default OCI runtime in the lab: runc, except that an app container asking for the
-// bubblewrap sandbox (RUNNER_SANDBOX=on in its environment) runs without Docker's seccomp profile
+// bubblewrap sandbox (RUNNER_SANDBOX=on or namespaces in its environment) runs without Docker's seccomp profile
 // and with /proc unmasked, which is what bubblewrap needs for user namespaces — the equivalent of
 // `--security-opt seccomp=unconfined --security-opt systempaths=unconfined`, which workerd's
 // container client cannot ask for. Production containers are VMs; this stands in for a host that
 // allows user namespaces. A file named `confine-all` next to this runtime's state turns it off, so
-// tests can show what happens on a host that does not (jobs fail SANDBOX_UNAVAILABLE).
+// tests can show what happens on a host that does not (the runner falls back to its uid isolation,
+// or with RUNNER_SANDBOX=namespaces fails jobs SANDBOX_UNAVAILABLE).
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ if (command && bundleAt >= 0 && !existsSync(join(labDir, "confine-all"))) {
   const configPath = join(args[bundleAt + 1], "config.json");
   const config = JSON.parse(readFileSync(configPath, "utf8"));
   const env: string[] = config.process?.env ?? [];
-  if (env.includes("RUNNER_SANDBOX=on") && config.linux) {
+  if ((env.includes("RUNNER_SANDBOX=on") || env.includes("RUNNER_SANDBOX=namespaces")) && config.linux) {
     delete config.linux.seccomp;
     config.linux.maskedPaths = [];
     config.linux.readonlyPaths = [];

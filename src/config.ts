@@ -28,7 +28,7 @@ const configSchema = z
     RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
     READ_RATE_LIMIT_PER_MINUTE: intFrom(6000, 1, 10_000_000),
     PROBE_RATE_LIMIT_PER_MINUTE: intFrom(10, 1, 100_000),
-    CONTAINER_RUNNER_SANDBOX: z.enum(["on", "off"]).default("on"),
+    CONTAINER_RUNNER_SANDBOX: z.enum(["on", "namespaces", "off"]).default("on"),
     CONTAINER_PLACEMENT: z
       .string()
       .optional()
@@ -79,7 +79,8 @@ export type Config = {
   /** Dry runs with `?probe=true` per account per minute: each holds a runner, unbilled. */
   probeRateLimitPerMinute: number;
   /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
-  containerSandbox: "on" | "off";
+  /** "on": bubblewrap, else the uid fallback; "namespaces": bubblewrap or no jobs; "off": limits only. */
+  containerSandbox: "on" | "namespaces" | "off";
   containerPlacement: ContainerPlacement;
   /** A container with no job for this long stops (it bills like a busy one while it runs). */
   containerIdleSeconds: number;

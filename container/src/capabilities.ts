@@ -30,10 +30,10 @@ export function parseFilters(text: string) {
   });
 }
 
-let cached: Promise<RunnerCapabilities> | null = null;
+let cached: Promise<Omit<RunnerCapabilities, "sandbox">> | null = null;
 
 /** What the installed ffmpeg and ffprobe can do, read once from the binaries themselves. */
-export function capabilities(): Promise<RunnerCapabilities> {
+export function capabilities(): Promise<Omit<RunnerCapabilities, "sandbox">> {
   cached ??= (async () => {
     const [ffmpegVersion, ffprobeVersion, encoders, decoders, muxers, demuxers, filters] = await Promise.all([
       list("ffmpeg", "-version"), list("ffprobe", "-version"), list("ffmpeg", "-encoders"), list("ffmpeg", "-decoders"),

@@ -1,7 +1,7 @@
 import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import { declaredNames } from "../../src/jobs/policy/declared-names.ts";
 import type { RunnerJobRequest, RunnerJobState, RunnerOutcome, RunnerProgress } from "../../src/runner/runner-protocol.ts";
-import { createJobFolder, removeJobFolder, type JobFolder } from "./job-folder.ts";
+import { createJobFolder, openJobFolder, removeJobFolder, type JobFolder } from "./job-folder.ts";
 import { createProber, longestDurationSeconds } from "./probe.ts";
 import { runCommand, type RunResult } from "./run-command.ts";
 import { resolveTimes } from "./resolve-times.ts";
@@ -29,9 +29,9 @@ const DURATION_PROBE_DELAY_MS = 300;
 /** Fetch inputs, check the arguments, run the binary sandboxed, store declared outputs, clean up. Never throws. */
 export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings, hooks: JobHooks): Promise<RunnerOutcome> {
   const deadline = Date.now() + req.timeoutMs;
-  if (settings.sandbox === "on" && settings.sandboxProblem) {
+  if (settings.isolation === null) {
     // The operator reads this on the job: what failed, and the setting that decides (docs/security.md).
-    const reason = `The runner's sandbox (bubblewrap) cannot start on this host, so it runs no jobs: ${settings.sandboxProblem.slice(0, 200)}`;
+    const reason = `The runner's sandbox cannot start on this host, so it runs no jobs: ${(settings.sandboxProblem ?? "").slice(0, 300)}`;
     return ended("SANDBOX_UNAVAILABLE", `${reason}. Operators: allow user namespaces, or set CONTAINER_RUNNER_SANDBOX=off`).outcome;
   }
   const declared = declaredNames(req.inputs.map((i) => i.name), req.outputs.map((o) => o.name), (req.scratch ?? []).map((f) => f.name), req.steps !== undefined,
@@ -44,10 +44,11 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   const clock = createPhaseClock();
   let folder: JobFolder | null = null;
   try {
-    folder = await createJobFolder(settings.workDir, req, settings.sandbox === "on");
+    folder = await createJobFolder(settings.workDir, req, settings.isolation);
     hooks.setState("fetching");
     await fetchInputs(req, folder, settings, deadline, hooks.canceled);
     if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled");
+    await openJobFolder(folder);
     clock.next("runMs");
     hooks.setState("running");
     const ran = await runSteps(req, folder, settings, deadline, hooks);

@@ -2,6 +2,8 @@ import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { jobLayout, visiblePaths } from "../../src/jobs/job-paths.ts";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
+import type { RunnerSettings } from "./settings.ts";
+import { allocateUid, openFolderToUid, releaseUid } from "./uid-sandbox.ts";
 
 /**
  * A job's folder: `in/` (fetched inputs), `out/` (declared outputs), `work/` (scratch files and
@@ -17,9 +19,16 @@ export type JobFolder = {
   visiblePath: (name: string, file?: string) => string | undefined;
   /** Turns runner paths in text into the paths ffmpeg saw. */
   scrub: (text: string) => string;
+  /** The job's own uid under the uid isolation (uid-sandbox.ts), else null. */
+  uid: number | null;
 };
 
-export async function createJobFolder(workDir: string, req: RunnerJobRequest, sandboxed: boolean): Promise<JobFolder> {
+/**
+ * `settings.isolation` decides what ffmpeg sees: with namespaces the folder is mounted at /job; the
+ * uid isolation mounts nothing, so ffmpeg is given the real paths (errors still read /job) and the
+ * job gets a uid of its own.
+ */
+export async function createJobFolder(workDir: string, req: RunnerJobRequest, isolation: RunnerSettings["isolation"]): Promise<JobFolder> {
   const root = join(workDir, req.jobId);
   await mkdir(join(root, "in"), { recursive: true });
   await mkdir(join(root, "out"), { recursive: true });
@@ -27,17 +36,24 @@ export async function createJobFolder(workDir: string, req: RunnerJobRequest, sa
   const layout = jobLayout(req.inputs, req.outputs, req.scratch ?? []);
   // A directory output's own folder: the command writes every file of the output there.
   for (const name of layout.directories.keys()) await mkdir(join(root, "out", name));
-  const visibleRoot = sandboxed ? "/job" : root;
+  const visibleRoot = isolation === "namespaces" ? "/job" : root;
   return {
     root,
     hostPath: (name) => (layout.relative.has(name) ? join(root, layout.relative.get(name)!) : undefined),
     visiblePath: visiblePaths(layout, visibleRoot),
     scrub: (text) => text.split(root).join("/job"),
+    uid: isolation === "uid" ? allocateUid() : null,
   };
+}
+
+/** Before the job's first process: under the uid isolation, the folder becomes its uid's alone. */
+export async function openJobFolder(folder: JobFolder): Promise<void> {
+  if (folder.uid !== null) await openFolderToUid(folder.root, folder.uid);
 }
 
 export async function removeJobFolder(folder: JobFolder): Promise<void> {
   await rm(folder.root, { recursive: true, force: true });
+  if (folder.uid !== null) releaseUid(folder.uid);
 }
 
 const JOB_FOLDER_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,5 +1,5 @@
 import type { RunnerJobRequest, RunnerProbeRequest, RunnerProbeResult } from "../../src/runner/runner-protocol.ts";
-import { createJobFolder, removeJobFolder } from "./job-folder.ts";
+import { createJobFolder, openJobFolder, removeJobFolder } from "./job-folder.ts";
 import { createProber, summarizeProbe } from "./probe.ts";
 import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
@@ -10,7 +10,7 @@ import type { RunnerSettings } from "./settings.ts";
  * One input's failure is reported for that input; the others are still probed.
  */
 export async function probeInputs(req: RunnerProbeRequest, settings: RunnerSettings): Promise<RunnerProbeResult> {
-  const folder = await createJobFolder(settings.workDir, { jobId: req.probeId, inputs: req.inputs, outputs: [] } as unknown as RunnerJobRequest, settings.sandbox === "on");
+  const folder = await createJobFolder(settings.workDir, { jobId: req.probeId, inputs: req.inputs, outputs: [] } as unknown as RunnerJobRequest, settings.isolation);
   try {
     const prober = createProber(folder, settings);
     const results = await Promise.all(req.inputs.map(async (input) => {
@@ -19,6 +19,7 @@ export async function probeInputs(req: RunnerProbeRequest, settings: RunnerSetti
           allowedPrivateHosts: req.allowedPrivateHosts, trusted: input.trusted, maxBytes: settings.maxInputBytes, timeoutMs: req.timeoutMs,
           ...egressOptions(settings),
         });
+        await openJobFolder(folder);
         const metadata = summarizeProbe(await prober(input.name), bytes);
         if (!metadata) return [input.name, { ok: false as const, error: "ffprobe could not read it as media" }] as const;
         return [input.name, { ok: true as const, metadata, durationSeconds: metadata.durationSeconds }] as const;

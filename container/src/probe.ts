@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { INPUT_FORMAT_WHITELIST, MAX_PIXELS } from "../../src/jobs/policy/option-tables.ts";
-import { childEnvironment } from "./command.ts";
 import type { JobFolder } from "./job-folder.ts";
-import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
+import { isolatedCommand } from "./isolation.ts";
+import type { Limits } from "./sandbox.ts";
 import type { RunnerSettings } from "./settings.ts";
 
 const PROBE_TIMEOUT_MS = 30_000;
@@ -20,16 +20,15 @@ export type Prober = (name: string, file?: string) => Promise<ProbeJson | null>;
  * bounded pixels), so a hostile file is no more dangerous to the runner here than in the job.
  */
 export function createProber(folder: JobFolder, settings: RunnerSettings): Prober {
-  const sandboxed = settings.sandbox === "on";
   return (name, file) => {
     const path = folder.visiblePath(name, file);
     if (!path) return Promise.resolve(null);
     const argv = ["-v", "error", "-protocol_whitelist", "file", "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS),
       "-print_format", "json", "-show_format", "-show_streams", path];
     const limits = { ...PROBE_LIMITS, addressSpaceBytes: settings.maxMemoryBytes };
-    const command = sandboxed ? sandboxedCommand("ffprobe", argv, folder.root, limits, settings.bwrapPath) : limitedCommand("ffprobe", argv, limits);
+    const command = isolatedCommand(settings, folder, "ffprobe", argv, limits);
     return new Promise((resolve) => {
-      execFile(command.file, command.args, { env: sandboxed ? {} : childEnvironment(folder.root), timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 }, (err, stdout) => {
+      execFile(command.file, command.args, { env: command.env, timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 }, (err, stdout) => {
         if (err) return resolve(null);
         try {
           resolve(JSON.parse(stdout) as ProbeJson);

@@ -1,12 +1,13 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { RunnerJobRequest, RunnerOutcome, RunnerProgress, RunnerStep } from "../../src/runner/runner-protocol.ts";
-import { childEnvironment, explainFailure } from "./command.ts";
+import { explainFailure } from "./command.ts";
 import { buildArgv } from "../../src/jobs/command-line.ts";
 import { folderBytes, type JobFolder } from "./job-folder.ts";
 import { createProgressParser } from "./progress.ts";
 import { runProcess, type ProcessResult } from "./run-process.ts";
-import { limitedCommand, sandboxedCommand, type Limits } from "./sandbox.ts";
+import type { Limits } from "./sandbox.ts";
+import { isolatedCommand } from "./isolation.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { ended } from "./job-ended.ts";
 
@@ -42,13 +43,12 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
     processes: PROCESS_LIMIT,
   };
   const argv = buildArgv(step.binary, step.args, folder.visiblePath, settings.maxOutputBytes);
-  const sandboxed = settings.sandbox === "on";
-  const command = sandboxed ? sandboxedCommand(step.binary, argv, folder.root, limits, settings.bwrapPath) : limitedCommand(step.binary, argv, limits);
+  const command = isolatedCommand(settings, folder, step.binary, argv, limits);
   const proc = runProcess({
     file: command.file,
     args: command.args,
     cwd: join(folder.root, "work"),
-    env: sandboxed ? {} : childEnvironment(folder.root),
+    env: command.env,
     timeoutMs,
     maxStdoutBytes: settings.maxStdoutBytes,
     maxStderrBytes: settings.maxStderrBytes,

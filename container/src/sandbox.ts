@@ -46,14 +46,18 @@ export function limitedCommand(binary: string, argv: string[], limits: Limits): 
   return { file: "/usr/bin/prlimit", args: [...prlimitArgs(limits), "--", binary, ...argv] };
 }
 
-function prlimitArgs(l: Limits): string[] {
+export function prlimitArgs(l: Limits): string[] {
   return [`--cpu=${l.cpuSeconds}`, `--as=${l.addressSpaceBytes}`, `--fsize=${l.fileSizeBytes}`, `--nofile=${l.openFiles}`, `--nproc=${l.processes}`];
 }
 
-/** Whether bubblewrap can start here (Docker's default seccomp profile, for one, stops it). */
-export function sandboxWorks(bwrapPath: string): { ok: boolean; reason: string | null } {
+/**
+ * Whether bubblewrap can start here (Docker's default seccomp profile, for one, stops it), as the
+ * account the runner will run as (`as`: it probes before dropping root).
+ */
+export function sandboxWorks(bwrapPath: string, as: { uid: number; gid: number } | null = null): { ok: boolean; reason: string | null } {
   const probe = spawnSync(bwrapPath, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--ro-bind", "/usr", "/usr",
-    "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"], { env: {}, encoding: "utf8", timeout: 10_000 });
+    "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"],
+  { env: {}, encoding: "utf8", timeout: 10_000, ...(as ?? {}) });
   if (probe.error) return { ok: false, reason: `bwrap could not be run: ${probe.error.message}` };
   return probe.status === 0 ? { ok: true, reason: null } : { ok: false, reason: (probe.stderr || `bwrap exited ${probe.status}`).trim() };
 }

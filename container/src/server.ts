@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { RunnerJobRequest, RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
+import type { RunnerCapabilities, RunnerJobRequest, RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
 import type { createJobManager } from "./job-manager.ts";
 import { probeInputs } from "./probe-inputs.ts";
 import { capabilities } from "./capabilities.ts";
@@ -11,7 +11,9 @@ const MAX_PROBES_IN_FLIGHT = 4;
 type JobManager = ReturnType<typeof createJobManager>;
 
 /** The runner's HTTP API, spoken by the coordinator (see src/runner/runner-client.ts). */
-export function createRunnerServer(manager: JobManager, info: { concurrency: number; sandbox: "on" | "off" | "unavailable" }, settings: RunnerSettings): http.Server {
+export type SandboxMode = RunnerCapabilities["sandbox"]["mode"];
+
+export function createRunnerServer(manager: JobManager, info: { concurrency: number; sandbox: SandboxMode; sandboxDescription: string }, settings: RunnerSettings): http.Server {
   let probesInFlight = 0;
   return http.createServer(async (req, res) => {
     const send = (status: number, body?: unknown) => {
@@ -24,7 +26,9 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
       if (req.method === "GET" && url.pathname === "/healthz") {
         return send(200, { ok: info.sandbox !== "unavailable", active: manager.activeCount(), concurrency: info.concurrency, sandbox: info.sandbox });
       }
-      if (req.method === "GET" && url.pathname === "/capabilities") return send(200, await capabilities());
+      if (req.method === "GET" && url.pathname === "/capabilities") {
+        return send(200, { ...(await capabilities()), sandbox: { mode: info.sandbox, description: info.sandboxDescription } });
+      }
       if (req.method === "POST" && url.pathname === "/probe") {
         const body = await readJson(req);
         if (!isProbeRequest(body)) return send(400, { error: "malformed probe request" });

@@ -14,8 +14,20 @@ export type RunnerSettings = {
   maxStderrBytes: number;
   /** How long a finished job's report waits for the coordinator to collect it. */
   reportRetentionMs: number;
-  /** "on" (default): every job runs in bubblewrap, and no job runs if it cannot start. */
-  sandbox: "on" | "off";
+  /**
+   * "on" (default): every job runs isolated, in bubblewrap, or where user namespaces are missing in
+   * the uid fallback (where enabled); no job runs if neither can start. "namespaces" / "uid": only
+   * that one. "off": limits only.
+   */
+  sandbox: "on" | "namespaces" | "uid" | "off";
+  /** What `sandbox` resolved to on this host at start (isolation.ts); null: nothing could start. */
+  isolation: "namespaces" | "uid" | "none" | null;
+  /** How the chosen isolation works, for logs, /healthz and GET /v1/capabilities. */
+  isolationDescription: string;
+  /** The uid fallback changes system folders' modes: enabled only in the runner's own image. */
+  uidFallback: boolean;
+  /** The unprivileged account the runner drops to when it starts as root (the image's `runner`). */
+  runnerUser: string | undefined;
   bwrapPath: string;
   /** Why the sandbox cannot start on this host (probed once at start), or null when it works. */
   sandboxProblem: string | null;
@@ -49,7 +61,11 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     maxStdoutBytes: 256 * 1024,
     maxStderrBytes: 16 * 1024,
     reportRetentionMs: 60 * 60_000,
-    sandbox: sandboxSetting(env.RUNNER_SANDBOX),
+    sandbox: oneOf(env.RUNNER_SANDBOX, ["on", "namespaces", "uid", "off"], "RUNNER_SANDBOX"),
+    isolation: null,
+    isolationDescription: "not chosen yet",
+    uidFallback: env.RUNNER_UID_FALLBACK === "on",
+    runnerUser: env.RUNNER_USER || undefined,
     bwrapPath: env.RUNNER_BWRAP_PATH || "/usr/bin/bwrap",
     sandboxProblem: null,
     maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES, "RUNNER_MAX_OUTPUT_BYTES"),
@@ -58,10 +74,6 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,
     egress: oneOf(env.RUNNER_EGRESS, ["direct", "cloudflare"], "RUNNER_EGRESS"),
   };
-}
-
-function sandboxSetting(value: string | undefined): "on" | "off" {
-  return oneOf(value, ["on", "off"], "RUNNER_SANDBOX");
 }
 
 /** The first choice is the default. */

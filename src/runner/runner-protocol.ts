@@ -100,6 +100,8 @@ export type RunnerCapabilities = {
   muxers: { name: string; description: string }[];
   demuxers: { name: string; description: string }[];
   filters: { name: string; io: string; description: string }[];
+  /** How the runner isolates jobs on its host (container/src/isolation.ts). */
+  sandbox: { mode: "namespaces" | "uid" | "off" | "unavailable"; description: string };
 };
 
 export const RUNNER_PORT = 8080;

@@ -151,6 +151,16 @@ describe("fails closed", () => {
     }
   });
 
+  it("never uses the uid fallback outside the runner's image (it would change the machine's /tmp)", async () => {
+    const forced = await startRunner(await freePort(), { RUNNER_SANDBOX: "uid" });
+    try {
+      expect(await (await fetch(`${forced.url}/healthz`)).json()).toMatchObject({ ok: false, sandbox: "unavailable" });
+      expect(forced.logs()).toMatch(/uid fallback: not enabled here/);
+    } finally {
+      forced.stop();
+    }
+  });
+
   it("runs without the sandbox only when told to, and says so", async () => {
     const unsandboxed = await startRunner(await freePort(), { RUNNER_SANDBOX: "off" });
     try {

@@ -11,7 +11,7 @@ const { h, fx, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "1", RUNNER_WORK
 
 describe("runner server (real ffmpeg)", () => {
   it("reports health and its concurrency", async () => {
-    expect(await (await fetch(`${h.runner.url}/healthz`)).json()).toEqual({ ok: true, active: 0, concurrency: 1, sandbox: "on" });
+    expect(await (await fetch(`${h.runner.url}/healthz`)).json()).toEqual({ ok: true, active: 0, concurrency: 1, sandbox: "namespaces" });
   });
 
   it("transcodes, uploads the declared output with its type, probes it, and cleans the job folder", async () => {

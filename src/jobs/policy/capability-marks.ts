@@ -26,5 +26,6 @@ export function markCapabilities(c: RunnerCapabilities) {
     muxers: c.muxers.map((m) => ({ ...m, allowed: MUXERS.has(m.name) })),
     demuxers: c.demuxers.map(demuxer),
     filters: c.filters.map((f) => ({ ...f, allowed: FILTERS.has(f.name) })),
+    sandbox: c.sandbox,
   };
 }

@@ -1,0 +1,53 @@
+// Runs INSIDE a runner container whose runner chose the uid fallback (copied to /app/test/container by the container
+// suite, run as the container's root like the runner): the sandbox attacks of
+// test/runner/attacks.test.ts ("the sandbox itself", as if the policy had a hole), against the uid
+// isolation's own command line, in job folders the runner's own code prepares. Prints one JSON
+// object: what each attack got.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { allocateUid, openFolderToUid, uidIsolatedCommand, uidIsolatedEnv } from "../../container/src/uid-sandbox.ts";
+
+const limits = { cpuSeconds: 30, addressSpaceBytes: 4 * 1024 ** 3, fileSizeBytes: 50_000_000, openFiles: 256, processes: 512 };
+
+async function jobFolder(name: string, secret: string): Promise<{ root: string; uid: number }> {
+  const root = join("/work", name);
+  for (const dir of ["in", "out", "work"]) mkdirSync(join(root, dir), { recursive: true });
+  writeFileSync(join(root, "in", "secret.txt"), secret);
+  const uid = allocateUid();
+  await openFolderToUid(root, uid);
+  return { root, uid };
+}
+
+function run(job: { root: string; uid: number }, binary: string, argv: string[]): { status: number | null; out: string; err: string } {
+  const cmd = uidIsolatedCommand(binary, argv, job.uid, limits);
+  try {
+    const out = execFileSync(cmd.file, cmd.args, { cwd: join(job.root, "work"), env: uidIsolatedEnv(job.root), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 });
+    return { status: 0, out, err: "" };
+  } catch (e) {
+    const err = e as { status: number | null; stdout?: string; stderr?: string };
+    return { status: err.status, out: err.stdout ?? "", err: (err.stderr ?? "").slice(-600) };
+  }
+}
+
+const ffmpeg = (job: { root: string; uid: number }, ...argv: string[]) => run(job, "ffmpeg", ["-hide_banner", "-nostdin", "-y", ...argv]);
+const other = await jobFolder("uid-attack-other", "other job's secret");
+const job = await jobFolder("uid-attack-job", "own input");
+const marker = `escape-${process.pid}`;
+const copy = (from: string, to: string) => ffmpeg(job, "-f", "data", "-i", from, "-map", "0", "-c", "copy", "-f", "data", to);
+
+const result = {
+  uids: [job.uid, other.uid],
+  id: run(job, "id", []).out.trim(),
+  network: [`http://127.0.0.1:8080/healthz`, `tcp://127.0.0.1:8080`, `http://11.0.0.1/x.mp4`].map((url) => ffmpeg(job, "-i", url, "-t", "1", "-f", "null", "-")),
+  runnerEnvironment: copy("/proc/1/environ", join(job.root, "out", "environ")),
+  otherJobsInput: copy(join(other.root, "in", "secret.txt"), join(job.root, "out", "stolen")),
+  ownInput: copy(join(job.root, "in", "secret.txt"), join(job.root, "out", "own")),
+  writes: Object.fromEntries(["/tmp", "/var/tmp", "/dev/shm", "/usr", "/work", join(job.root, "in"), other.root].map((dir) => {
+    copy(join(job.root, "in", "secret.txt"), join(dir, `${marker}.txt`));
+    return [dir, existsSync(join(dir, `${marker}.txt`))];
+  })),
+  ownOutput: existsSync(join(job.root, "out", "own")),
+  workDirWrite: (ffmpeg(job, "-f", "lavfi", "-i", "anullsrc", "-t", "0.1", `${marker}.wav`).status === 0) && existsSync(join(job.root, "work", `${marker}.wav`)),
+};
+console.log(JSON.stringify(result));
