@@ -2,6 +2,7 @@ import type { FfjobsClient } from "../../client/src/index.ts";
 import { runRemote } from "./run-remote.ts";
 import { addInput, jobInputs, type RemoteCommand } from "./remote-command.ts";
 import { resolve } from "node:path";
+import { fileInFolder } from "./local-files.ts";
 
 /**
  * `ffjobs run PRESET --param k=v -i in.mp4 [-o out.jpg]`: the preset's inputs in its order (`-i` each),
@@ -35,7 +36,9 @@ export async function runPreset(client: FfjobsClient, argv: string[]): Promise<n
   const outputNames = Object.keys(preset.outputs);
   const cmd: RemoteCommand = { binary: "ffmpeg", args: [], uploads: [], urls: [], downloads: [], overwrite };
   ins.forEach((value, i) => addInput(cmd, inputNames[i] ?? `input${i}`, value));
-  outputNames.forEach((o, i) => cmd.downloads.push({ name: o, path: resolve(outs[i] ?? preset.outputs[o].fileName) }));
+  // Without -o an output lands in the working directory under the preset's name for it, which
+  // comes from the server: only a plain file name is taken.
+  outputNames.forEach((o, i) => cmd.downloads.push({ name: o, path: outs[i] !== undefined ? resolve(outs[i]) : fileInFolder(process.cwd(), preset.outputs[o].fileName, `preset ${name}'s output name`) }));
   return runRemote(client, cmd, undefined, (assetIds) => {
     const inputs = jobInputs(cmd, assetIds);
     return Array.isArray(preset.inputs)

@@ -1,8 +1,5 @@
-import { createWriteStream, existsSync } from "node:fs";
-import { rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { dirname } from "node:path";
+import { downloadTo, exists, fileInFolder } from "./local-files.ts";
 import { isFinished, type FfjobsClient, type Job, type JobRequest } from "../../client/src/index.ts";
 import { jobBody, type RemoteCommand } from "./remote-command.ts";
 
@@ -24,10 +21,7 @@ export async function runRemote(
   bodyFor: (assetIds: Record<string, string>) => JobRequest = (assetIds) => jobBody(cmd, assetIds) as JobRequest,
 ): Promise<number> {
   for (const d of cmd.downloads) {
-    if (existsSync(d.path) && cmd.overwrite !== "yes") {
-      io.stderr.write(`File '${d.path}' already exists. ${cmd.overwrite === "no" ? "Not overwriting - exiting" : "Exiting (use -y to overwrite)"}.\n`);
-      return 1;
-    }
+    if (exists(d.path) && cmd.overwrite !== "yes") return refuseOverwrite(d.path, cmd, io);
   }
   const assetIds: Record<string, string> = {};
   for (const u of cmd.uploads) {
@@ -83,28 +77,22 @@ export async function runRemote(
       io.stderr.write(`ffjobs: the job stored no ${d.path}\n`);
       return 1;
     }
-    if (!output.files) {
-      await download(output.downloadUrl, d.path);
-      continue;
-    }
-    // A directory output (HLS): the main file at the path given, every other file beside it.
-    for (const f of output.files) await download(f.downloadUrl, f.downloadUrl === output.downloadUrl ? d.path : join(dirname(d.path), f.path));
+    // A directory output (HLS): the main file at the path given, every other file beside it, under
+    // the name the server sent only if it is a plain name (checked for every file before any is written).
+    const files = (output.files ?? [{ path: "", downloadUrl: output.downloadUrl }]).map((f) => ({
+      url: f.downloadUrl,
+      path: f.downloadUrl === output.downloadUrl ? d.path : fileInFolder(dirname(d.path), f.path, "the output file"),
+    }));
+    const taken = files.find((f) => f.path !== d.path && exists(f.path));
+    if (taken && cmd.overwrite !== "yes") return refuseOverwrite(taken.path, cmd, io);
+    for (const f of files) await downloadTo(f.url, f.path);
   }
   return 0;
 }
 
-/** Downloads to a temporary name beside the target, then renames: a failed download leaves no half file. */
-async function download(url: string, path: string): Promise<void> {
-  const res = await fetch(url);
-  if (!res.ok || !res.body) throw new Error(`downloading ${path} failed: HTTP ${res.status}`);
-  const partial = `${path}.ffjobs-partial`;
-  try {
-    await pipeline(Readable.fromWeb(res.body as unknown as import("node:stream/web").ReadableStream), createWriteStream(partial));
-    await rename(partial, path);
-  } catch (err) {
-    await rm(partial, { force: true });
-    throw err;
-  }
+function refuseOverwrite(path: string, cmd: RemoteCommand, io: { stderr: NodeJS.WritableStream }): number {
+  io.stderr.write(`File '${path}' already exists. ${cmd.overwrite === "no" ? "Not overwriting - exiting" : "Exiting (use -y to overwrite)"}.\n`);
+  return 1;
 }
 
 /** Like ffmpeg's status line: `time=00:00:01.50 speed=2.1x 42%`. */
