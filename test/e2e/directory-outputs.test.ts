@@ -68,6 +68,15 @@ describe("directory outputs, run for real", () => {
     expect(ranged.status).toBe(206);
     expect((await ranged.arrayBuffer()).byteLength).toBe(188);
     expect(ranged.headers.get("content-range")).toBe(`bytes 0-187/${segment.size}`);
+    const tail = await fetch(segment.downloadUrl, { headers: { Range: "bytes=-10" } });
+    expect(tail.status).toBe(206);
+    expect(tail.headers.get("content-range")).toBe(`bytes ${segment.size - 10}-${segment.size - 1}/${segment.size}`);
+    expect((await tail.arrayBuffer()).byteLength).toBe(10);
+    // RFC 9110: a range past the end is 416 with the size, not the whole file.
+    const past = await fetch(segment.downloadUrl, { headers: { Range: `bytes=${segment.size}-` } });
+    expect(past.status).toBe(416);
+    expect(past.headers.get("content-range")).toBe(`bytes */${segment.size}`);
+    expect((await past.arrayBuffer()).byteLength).toBe(0);
   });
 
   it("an image sequence: every frame stored, the first is the main file", async () => {

@@ -4,6 +4,7 @@ import { loadConfig } from "../../config.ts";
 import { directoryFileKey, isDirectoryFilePath } from "../../storage/directory-files.ts";
 import { verifyToken } from "../../storage/url-signing.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
+import { answerRange } from "../../storage/byte-range.ts";
 
 /**
  * `GET /outputs/<job>/<output>/<token>/<file>`: a directory output's files, no API key (the token
@@ -22,8 +23,14 @@ directoryDownloadRoutes.get("/:jobId{[0-9a-f-]{36}}/:name{[A-Za-z0-9_]{1,64}}/:t
   if (!(await verifyToken(loadConfig(c.env).storage, "read", jobId, name, token, Date.now()))) {
     return refuse(403, "this link is invalid or has expired: get a fresh one from the job");
   }
-  const range = c.req.header("range");
-  const object = await c.env.BUCKET.get(directoryFileKey(jobId, name, path), range ? { range: c.req.raw.headers } : {});
+  const key = directoryFileKey(jobId, name, path);
+  const head = await c.env.BUCKET.head(key);
+  if (!head) return refuse(404, "no such file");
+  const range = answerRange(c.req.header("range"), head.size);
+  if (range.kind === "unsatisfiable") {
+    return c.body(null, 416, { "content-range": `bytes */${head.size}`, "accept-ranges": "bytes", "cache-control": "no-store" });
+  }
+  const object = await c.env.BUCKET.get(key, range.kind === "partial" ? { range: { offset: range.offset, length: range.length } } : {});
   if (!object) return refuse(404, "no such file");
   const headers = new Headers({
     "content-type": object.httpMetadata?.contentType ?? contentTypeFor(path),
@@ -35,12 +42,9 @@ directoryDownloadRoutes.get("/:jobId{[0-9a-f-]{36}}/:name{[A-Za-z0-9_]{1,64}}/:t
     "x-content-type-options": "nosniff",
     "content-security-policy": "sandbox; default-src 'none'",
   });
-  const r = object.range as { offset?: number; length?: number } | undefined;
-  if (range && r && (r.offset !== undefined || r.length !== undefined)) {
-    const offset = r.offset ?? 0;
-    const length = r.length ?? object.size - offset;
-    headers.set("content-range", `bytes ${offset}-${offset + length - 1}/${object.size}`);
-    headers.set("content-length", String(length));
+  if (range.kind === "partial") {
+    headers.set("content-range", `bytes ${range.offset}-${range.offset + range.length - 1}/${object.size}`);
+    headers.set("content-length", String(range.length));
     return new Response(object.body, { status: 206, headers });
   }
   headers.set("content-length", String(object.size));
