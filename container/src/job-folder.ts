@@ -68,6 +68,11 @@ export async function removeLeftoverJobFolders(workDir: string): Promise<string[
   return names;
 }
 
+/** Files directly in a folder (a directory output's: its files are plain names). */
+export async function fileCount(dir: string): Promise<number> {
+  return (await readdir(dir).catch(() => [] as string[])).length;
+}
+
 /** Total bytes under a folder (the quota watcher's reading). */
 export async function folderBytes(dir: string): Promise<number> {
   let total = 0;

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { RunnerJobRequest, RunnerOutcome, RunnerProgress, RunnerStep } from "../../src/runner/runner-protocol.ts";
 import { explainFailure } from "./command.ts";
 import { buildArgv } from "../../src/jobs/command-line.ts";
-import { folderBytes, type JobFolder } from "./job-folder.ts";
+import { fileCount, folderBytes, type JobFolder } from "./job-folder.ts";
+import { DEFAULT_MAX_DIRECTORY_FILES } from "./store-directory.ts";
 import { createProgressParser } from "./progress.ts";
 import { runProcess, type ProcessResult } from "./run-process.ts";
 import type { Limits } from "./sandbox.ts";
@@ -11,7 +12,7 @@ import { isolatedCommand } from "./isolation.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { ended } from "./job-ended.ts";
 
-const QUOTA_CHECK_INTERVAL_MS = 500;
+const QUOTA_CHECK_INTERVAL_MS = 250;
 const PROCESS_LIMIT = 512;
 const OPEN_FILES_LIMIT = 1024;
 
@@ -55,17 +56,23 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
     onProgressText: createProgressParser(ctx.durationSeconds, ctx.onProgress),
   });
   ctx.onCancelable(proc.cancel);
-  let overQuota = false;
+  // Limits hold while the command writes, not after it: bytes of the job's folders and the file
+  // count of each directory output, looked at every QUOTA_CHECK_INTERVAL_MS.
+  let overLimit: string | null = null;
+  const directories = req.outputs.filter((o) => o.kind === "directory").map((o) => ({ name: o.name, path: folder.hostPath(o.name)!, maxFiles: o.maxFiles ?? DEFAULT_MAX_DIRECTORY_FILES }));
   const watcher = setInterval(async () => {
+    if (overLimit) return;
     const written = (await folderBytes(join(folder.root, "out"))) + (await folderBytes(join(folder.root, "work")));
-    if (written > settings.jobDiskQuotaBytes) {
-      overQuota = true;
-      proc.cancel();
+    if (written > settings.jobDiskQuotaBytes) overLimit = `The job's files grew past the ${settings.jobDiskQuotaBytes}-byte quota and it was stopped`;
+    for (const d of directories) {
+      const files = await fileCount(d.path);
+      if (!overLimit && files > d.maxFiles) overLimit = `Directory output "${d.name}" passed ${d.maxFiles} files while the command ran (${files} so far) and it was stopped`;
     }
+    if (overLimit) proc.cancel();
   }, QUOTA_CHECK_INTERVAL_MS);
   const r = await proc.done.finally(() => clearInterval(watcher));
   const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: folder.scrub(r.stdout), stderrTail: folder.scrub(r.stderrTail) };
-  if (overQuota) throw ended("LIMIT_EXCEEDED", `The job's files grew past the ${settings.jobDiskQuotaBytes}-byte quota and it was stopped`, ran);
+  if (overLimit) throw ended("LIMIT_EXCEEDED", overLimit, ran);
   if (r.canceled) throw ended("CANCELED", "The job was canceled", ran);
   if (r.timedOut) throw ended("JOB_TIMEOUT", `The job ran past its ${Math.round(req.timeoutMs / 1000)} s limit and was stopped`, ran);
   const limitHit = limitSignal(r);

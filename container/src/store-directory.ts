@@ -13,6 +13,8 @@ import { uploadFile } from "./upload.ts";
 /** Uploads in flight per directory output: HLS ladders write hundreds of small files. */
 const UPLOAD_CONCURRENCY = 8;
 const PLAYLIST = /\.(m3u8|mpd)$/i;
+/** When the coordinator names no limit (MAX_DIRECTORY_FILES is its setting). */
+export const DEFAULT_MAX_DIRECTORY_FILES = 1000;
 
 /**
  * Stores a directory output: every file the command wrote in its folder, PUT one by one under the
@@ -25,7 +27,7 @@ export async function storeDirectory(output: RunnerOutput, folder: JobFolder, se
   const entries = await readdir(dir, { withFileTypes: true });
   const files = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => ({ path: e.name, size: (await stat(join(dir, e.name))).size })));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const maxFiles = output.maxFiles ?? 1000;
+  const maxFiles = output.maxFiles ?? DEFAULT_MAX_DIRECTORY_FILES;
   if (files.length > maxFiles) throw ended("LIMIT_EXCEEDED", `Directory output "${output.name}" has ${files.length} files; the limit is ${maxFiles}`, ran);
   const tooBig = files.find((f) => f.size >= settings.maxOutputBytes);
   if (tooBig) throw ended("LIMIT_EXCEEDED", `File ${tooBig.path} of output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit`, ran);

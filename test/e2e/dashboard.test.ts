@@ -46,12 +46,12 @@ describe("the dashboard in a real browser", () => {
     }
     await page.goto(`${local.stack.baseUrl}/dashboard/`);
     await page.getByLabel("API key").waitFor();
-    const ran = await page.evaluate(() => {
+    const ran = await page.evaluate(`(() => {
       const s = document.createElement("script");
       s.textContent = "window.__injected = true";
       document.head.append(s);
-      return (window as unknown as { __injected?: boolean }).__injected ?? false;
-    });
+      return window.__injected ?? false;
+    })()`);
     expect(ran).toBe(false);
   });
 

@@ -30,7 +30,19 @@ describe("directory outputs on the runner (real ffmpeg)", () => {
     await h.api.submit(req);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "LIMIT_EXCEEDED" });
-    expect(done.outcome!.errorMessage).toMatch(/3 files; the limit is 2/);
+    expect(done.outcome!.errorMessage).toMatch(/3 files; the limit is 2|passed 2 files while the command ran/);
+    expect([...h.storage.received.keys()].some((k) => k.startsWith(prefix))).toBe(false);
+  });
+
+  it("stops a command at the file limit while it writes, not after: 20,000 frames asked, stopped near the limit", async () => {
+    const { prefix, output } = directory("frames", "f_%05d.png", 100);
+    const req = jobRequest({ args: ["-filter_complex", "testsrc2=s=16x16:r=1000:d=20", "{{frames}}"], outputs: [output] });
+    await h.api.submit(req);
+    const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
+    expect(done.outcome).toMatchObject({ status: "failed", errorCode: "LIMIT_EXCEEDED" });
+    expect(done.outcome!.errorMessage).toMatch(/Directory output "frames" passed 100 files while the command ran \(\d+ so far\)/);
+    const written = Number(/\((\d+) so far\)/.exec(done.outcome!.errorMessage!)![1]);
+    expect(written).toBeLessThan(20_000);
     expect([...h.storage.received.keys()].some((k) => k.startsWith(prefix))).toBe(false);
   });
 
