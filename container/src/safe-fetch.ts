@@ -4,6 +4,7 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { pipeline } from "node:stream/promises";
+import { once } from "node:events";
 import { Transform } from "node:stream";
 import { isAllowedPrivateHost, isPublicAddress } from "../../src/net/address-policy.ts";
 import { isSidecarFallbackAddress } from "../../src/net/sidecar-dns.ts";
@@ -28,6 +29,8 @@ export type SafeFetchOptions = {
   /** Service-minted storage URLs skip the address policy (they point at the service's own storage). */
   trusted?: boolean;
   maxBytes: number;
+  /** Past `maxBytes`, keep the first `maxBytes` and stop reading instead of failing (a dry run's probe). */
+  truncate?: boolean;
   timeoutMs: number;
   maxRedirects?: number;
   /** Aborts the download (the job was canceled). */
@@ -55,7 +58,7 @@ const DEFAULT_MAX_REDIRECTS = 5;
  * that connection performs (no gap for rebinding); IP literals are checked separately because Node
  * skips the lookup for them; redirects are followed by hand and each hop is checked again.
  */
-export async function safeDownload(url: string, destPath: string, opts: SafeFetchOptions): Promise<{ bytes: number }> {
+export async function safeDownload(url: string, destPath: string, opts: SafeFetchOptions): Promise<{ bytes: number; truncated: boolean; declaredBytes: number | null }> {
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   let current = new URL(url);
@@ -74,6 +77,14 @@ export async function safeDownload(url: string, destPath: string, opts: SafeFetc
       throw new FetchFailure("http_status", `HTTP ${status}`, status);
     }
     const declared = Number(res.headers["content-length"] ?? NaN);
+    const declaredBytes = Number.isFinite(declared) ? declared : null;
+    if (opts.truncate) {
+      try {
+        return { ...(await readFirstBytes(res, destPath, opts.maxBytes)), declaredBytes };
+      } catch (err) {
+        throw asFetchFailure(err, signal);
+      }
+    }
     if (declared > opts.maxBytes) {
       res.destroy();
       throw new FetchFailure("too_large", `larger than the ${opts.maxBytes}-byte limit`);
@@ -91,8 +102,30 @@ export async function safeDownload(url: string, destPath: string, opts: SafeFetc
     } catch (err) {
       throw asFetchFailure(err, signal);
     }
-    return { bytes };
+    return { bytes, truncated: false, declaredBytes };
   }
+}
+
+/** Writes at most `limit` bytes of a response, then stops reading it. */
+async function readFirstBytes(res: http.IncomingMessage, destPath: string, limit: number): Promise<{ bytes: number; truncated: boolean }> {
+  const out = createWriteStream(destPath);
+  let bytes = 0;
+  let truncated = false;
+  try {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      const take = chunk.subarray(0, limit - bytes);
+      bytes += take.length;
+      if (!out.write(take)) await once(out, "drain");
+      if (bytes >= limit) {
+        truncated = true;
+        res.destroy();
+        break;
+      }
+    }
+  } finally {
+    await new Promise<void>((done, fail) => out.end((err?: Error | null) => (err ? fail(err) : done())));
+  }
+  return { bytes, truncated };
 }
 
 function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise<http.IncomingMessage> {

@@ -1,0 +1,54 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useRunnerHarness } from "./runner-harness.ts";
+
+/**
+ * A dry run's probe (`POST /probe`) reads a bounded prefix of each input, not the whole of it:
+ * here an input that never ends (a faststart MP4 followed by endless bytes) is probed from its
+ * first 32 MiB; the old whole-file download ran until the probe's time limit.
+ */
+const { h, fx } = useRunnerHarness();
+let endless: http.Server;
+let url: string;
+let served = 0;
+
+beforeAll(async () => {
+  const faststart = join(mkdtempSync(join(tmpdir(), "probe-")), "fast.mp4");
+  execFileSync("ffmpeg", ["-v", "error", "-i", fx.clip, "-c", "copy", "-movflags", "+faststart", faststart]);
+  const head = readFileSync(faststart);
+  const filler = Buffer.alloc(1024 * 1024);
+  endless = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "video/mp4" });
+    res.write(head);
+    const more = () => {
+      while (res.write(filler)) served += filler.length;
+    };
+    res.on("drain", more);
+    res.on("close", () => res.off("drain", more));
+    more();
+  });
+  await new Promise<void>((r) => endless.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(endless.address() as { port: number }).port}/endless.mp4`;
+});
+afterAll(() => endless?.close());
+
+describe("a dry run's probe of an input", () => {
+  it("reads at most its first 32 MiB and probes that", async () => {
+    const started = Date.now();
+    const res = await fetch(`${h.runner.url}/probe`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ probeId: crypto.randomUUID(), inputs: [{ name: "a", url, fileName: "a.mp4", trusted: false }], allowedPrivateHosts: ["127.0.0.1"], timeoutMs: 60_000 }),
+    });
+    const body = (await res.json()) as { inputs: Record<string, { ok: boolean; durationSeconds?: number }> };
+    expect(body.inputs.a, JSON.stringify(body)).toMatchObject({ ok: true });
+    expect(body.inputs.a.durationSeconds).toBeCloseTo(3, 0);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    // What the server managed to push before the runner stopped reading: the prefix plus socket buffers.
+    expect(served).toBeLessThan(96 * 1024 * 1024);
+  });
+});
