@@ -28,6 +28,7 @@ const configSchema = z
     RATE_LIMIT_PER_MINUTE: intFrom(600, 1, 1_000_000),
     READ_RATE_LIMIT_PER_MINUTE: intFrom(6000, 1, 10_000_000),
     PROBE_RATE_LIMIT_PER_MINUTE: intFrom(10, 1, 100_000),
+    PROBE_CONCURRENCY_PER_ACCOUNT: intFrom(1, 1, 100),
     CONTAINER_RUNNER_SANDBOX: z.enum(["on", "namespaces", "off"]).default("on"),
     CONTAINER_PLACEMENT: z
       .string()
@@ -78,6 +79,8 @@ export type Config = {
   readRateLimitPerMinute: number;
   /** Dry runs with `?probe=true` per account per minute: each holds a runner, unbilled. */
   probeRateLimitPerMinute: number;
+  /** Probes one account may have running at once: rate alone let one account hold every runner slot. */
+  probeConcurrencyPerAccount: number;
   /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
   /** "on": bubblewrap, else the uid fallback; "namespaces": bubblewrap or no jobs; "off": limits only. */
   containerSandbox: "on" | "namespaces" | "off";
@@ -120,6 +123,7 @@ export function loadConfig(env: Env): Config {
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     readRateLimitPerMinute: c.READ_RATE_LIMIT_PER_MINUTE,
     probeRateLimitPerMinute: c.PROBE_RATE_LIMIT_PER_MINUTE,
+    probeConcurrencyPerAccount: c.PROBE_CONCURRENCY_PER_ACCOUNT,
     containerSandbox: c.CONTAINER_RUNNER_SANDBOX,
     containerPlacement: c.CONTAINER_PLACEMENT,
     containerIdleSeconds: c.CONTAINER_IDLE_SECONDS,

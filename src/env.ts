@@ -21,4 +21,5 @@ export interface Env extends Omit<WranglerEnv, "JOBS_QUEUE" | "WEBHOOKS_QUEUE"> 
   STALLED_JOB_SECONDS?: string;
   READ_RATE_LIMIT_PER_MINUTE?: string;
   PROBE_RATE_LIMIT_PER_MINUTE?: string;
+  PROBE_CONCURRENCY_PER_ACCOUNT?: string;
 }

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { takeToken, type Bucket } from "./token-bucket.ts";
+import { takeSlot, type Leases } from "./concurrency-slots.ts";
 
 /** Requests that create or change something (they cost: jobs, uploads, webhook sends) and reads (cheap). */
 export type RequestKind = "write" | "read" | "probe";
@@ -12,10 +13,20 @@ export type RequestKind = "write" | "read" | "probe";
  */
 export class RateLimiter extends DurableObject {
   #buckets = new Map<RequestKind, Bucket>();
+  #leases: Leases = new Map();
 
   async take(perMinute: number, kind: RequestKind = "write"): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
     const r = takeToken(this.#buckets.get(kind) ?? null, Date.now(), perMinute);
     this.#buckets.set(kind, r.bucket);
     return { allowed: r.allowed, retryAfterSeconds: r.retryAfterSeconds };
+  }
+
+  /** A slot of at most `max` held at once (an account's running probes); `release` gives it back. */
+  async acquire(max: number, leaseMs: number, id: string): Promise<{ taken: boolean; retryAfterSeconds: number }> {
+    return takeSlot(this.#leases, Date.now(), max, leaseMs, id);
+  }
+
+  async release(id: string): Promise<void> {
+    this.#leases.delete(id);
   }
 }

@@ -3,7 +3,7 @@ import http from "node:http";
 import { join, normalize } from "node:path";
 
 /**
- * Serves a folder on loopback (URL inputs in tests), plus /redirect?to=, /status/<code> and /trickle
+ * Serves a folder on loopback (URL inputs in tests), plus /redirect?to=, /status/<code>, /slow/<ms>/<file> and /trickle
  * (never ends). `requests` lists every path asked for.
  */
 export async function startStaticServer(
@@ -32,6 +32,12 @@ export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
       return;
     }
+    // /slow/<ms>/<file>: the file, after a pause (work that takes a while but ends).
+    const slow = /^\/slow\/(\d{1,5})(\/.+)$/.exec(url.pathname);
+    if (slow) {
+      setTimeout(() => serveFile(dir, slow[2], res), Number(slow[1]));
+      return;
+    }
     if (url.pathname === "/trickle") {
       res.writeHead(200, { "content-type": "video/mp4" });
       const timer = setInterval(() => res.write("x"), 200);
@@ -43,13 +49,17 @@ export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage
       res.writeHead(Number(status[1])).end("nope");
       return;
     }
-    const path = join(dir, normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, ""));
-    try {
-      const { size } = statSync(path);
-      res.writeHead(200, { "content-length": size });
-      createReadStream(path).pipe(res);
-    } catch {
-      res.writeHead(404).end();
-    }
+    serveFile(dir, url.pathname, res);
   };
+}
+
+function serveFile(dir: string, pathname: string, res: http.ServerResponse): void {
+  const path = join(dir, normalize(decodeURIComponent(pathname)).replace(/^(\.\.[/\\])+/, ""));
+  try {
+    const { size } = statSync(path);
+    res.writeHead(200, { "content-length": size });
+    createReadStream(path).pipe(res);
+  } catch {
+    res.writeHead(404).end();
+  }
 }

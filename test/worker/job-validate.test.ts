@@ -79,4 +79,18 @@ describe("the probe budget", () => {
     expect(Number(over.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect((await api(own, "POST", "/v1/jobs/validate", body)).status).toBe(200);
   });
+
+  it("lets an account run PROBE_CONCURRENCY_PER_ACCOUNT probes at once (1): a second waits with 429, another account's goes on", async () => {
+    const [{ key: busy }, { key: other }] = [await createAccount(), await createAccount()];
+    const body = (file: string) => ({ inputs: { a: { type: "url", url: mediaUrl(file) } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+    const first = api(busy, "POST", "/v1/jobs/validate?probe=true", body("slow/1500/clip.mp4"));
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await api(busy, "POST", "/v1/jobs/validate?probe=true", body("clip.mp4"));
+    expect(second).toMatchObject({ status: 429, body: { code: "RATE_LIMITED", error: expect.stringMatching(/already has 1 input probe\(s\) running/) } });
+    expect(Number(second.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect((await api(other, "POST", "/v1/jobs/validate?probe=true", body("clip.mp4"))).body.inputs.a).toMatchObject({ ok: true });
+    expect((await first).body.inputs.a).toMatchObject({ ok: true });
+    // Its slot is given back when it ends.
+    expect((await api(busy, "POST", "/v1/jobs/validate?probe=true", body("clip.mp4"))).body.inputs.a).toMatchObject({ ok: true });
+  });
 });

@@ -13,6 +13,9 @@ import { jobSteps } from "../../jobs/job-request.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, DRY_RUN_PROBE_TIMEOUT_MS } from "../../jobs/limits.ts";
 import { RunnerBusy } from "../../runner/runner-client.ts";
 
+/** A probe's slot outlives its time limit by this much before it frees itself (a Worker that died holding it). */
+const PROBE_LEASE_MARGIN_MS = 15_000;
+
 /**
  * `POST /v1/jobs/validate`: a dry run. Takes a job body and says what creating it would do, creating
  * nothing: `valid: false` with the 400's error and details, or `valid: true` with the command lines
@@ -38,7 +41,7 @@ jobValidateRoutes.post("/", requireJsonBody, async (c) => {
   const inputs = await runnerInputs(s, spec, account.id);
   const verdict = { valid: true, mode: spec.mode ?? "raw", binary: spec.binary, commands: dryRunCommands(spec, inputs, DEFAULT_MAX_OUTPUT_BYTES) };
   if (c.req.query("probe") !== "true") return c.json(verdict);
-  // Probes hold a runner and are not billed: each account gets its own small budget of them.
+  // Probes hold a runner and are not billed (docs/api.md): each account gets a small budget of them.
   const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(`probes:${account.id}`));
   const budget = await limiter.take(config.probeRateLimitPerMinute, "probe");
   if (!budget.allowed) {
@@ -47,6 +50,13 @@ jobValidateRoutes.post("/", requireJsonBody, async (c) => {
     });
   }
   const probeId = crypto.randomUUID();
+  // And a bound on how many run at once, so one account cannot hold every runner's probe slots.
+  const slot = await limiter.acquire(config.probeConcurrencyPerAccount, DRY_RUN_PROBE_TIMEOUT_MS + PROBE_LEASE_MARGIN_MS, probeId);
+  if (!slot.taken) {
+    throw new ApiError("RATE_LIMITED", `This account already has ${config.probeConcurrencyPerAccount} input probe(s) running; retry when it ends (or dry-run without ?probe=true)`, {
+      headers: { "Retry-After": String(slot.retryAfterSeconds) },
+    });
+  }
   try {
     const probe = await s.runner.probe({ probeId, inputs, allowedPrivateHosts: config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS });
     return c.json({ ...verdict, inputs: probe.inputs, estimate: creditEstimate(probe, config.creditsPerSecond, jobSteps(spec).length) });
@@ -54,5 +64,7 @@ jobValidateRoutes.post("/", requireJsonBody, async (c) => {
     const busy = err instanceof RunnerBusy;
     console.error(`dry run ${probeId}: probing the inputs failed`, err);
     return c.json({ ...verdict, inputs: null, estimate: null, probeError: busy ? "the runners are busy: try again shortly" : "no runner could probe the inputs" });
+  } finally {
+    await limiter.release(probeId);
   }
 });
