@@ -1,10 +1,13 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { freePort } from "./test/support/free-port.ts";
+import { newRunnerSecret } from "./src/runner/runner-secret.ts";
 
 // One runner process serves the workers-runtime tests; its port is chosen here so the Worker's
 // bindings can name it, and test/worker/global-setup.ts starts it.
 process.env.FFJOBS_TEST_RUNNER_PORT ??= String(await freePort());
+// The secret the Worker and that runner share: random per run, like the dev launcher's.
+process.env.FFJOBS_TEST_RUNNER_SECRET ??= newRunnerSecret();
 const runnerUrl = `http://127.0.0.1:${process.env.FFJOBS_TEST_RUNNER_PORT}`;
 
 export default defineConfig({
@@ -26,6 +29,7 @@ export default defineConfig({
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 RUNNER_MODE: "local",
                 RUNNER_URL: runnerUrl,
+                RUNNER_CONTROL_SECRET: process.env.FFJOBS_TEST_RUNNER_SECRET,
                 RUNNER_POLL_INTERVAL_MS: "100",
                 // Real queue retries, fast: attempts 1 s apart (production default spans ~21 h).
                 WEBHOOK_RETRY_SCHEDULE_SECONDS: "1,1,1",

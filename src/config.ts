@@ -3,6 +3,7 @@ import type { Env } from "./env.ts";
 import { DEFAULT_RETRY_DELAYS_SECONDS, MAX_QUEUE_DELAY_SECONDS } from "./webhooks/retry-schedule.ts";
 import { parsePlacement, type ContainerPlacement } from "./runner/container-placement.ts";
 import { DEFAULT_DOH_URL } from "./net/doh-resolver.ts";
+import { MIN_RUNNER_SECRET_LENGTH } from "./runner/runner-secret.ts";
 
 const intFrom = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional().transform((v) => v ?? fallback);
@@ -58,15 +59,23 @@ const configSchema = z
     R2_S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url().optional()),
     R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
     R2_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+    RUNNER_CONTROL_SECRET: z.preprocess(emptyAsUndefined, z.string().min(MIN_RUNNER_SECRET_LENGTH).optional()),
+    STORAGE_TOKEN_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32).optional()),
   })
   .refine((c) => c.RUNNER_MODE !== "local" || c.RUNNER_URL, {
     message: "RUNNER_URL is required when RUNNER_MODE is local",
     path: ["RUNNER_URL"],
+  })
+  .refine((c) => c.RUNNER_MODE !== "local" || c.RUNNER_CONTROL_SECRET, {
+    message: "RUNNER_CONTROL_SECRET (shared with the local runner) is required when RUNNER_MODE is local",
+    path: ["RUNNER_CONTROL_SECRET"],
   });
 
 export type Config = {
   runnerMode: "container" | "local";
   runnerUrl?: string;
+  /** Local mode: the secret shared with the runner process (src/runner/runner-secret.ts). */
+  runnerControlSecret?: string;
   /** Local mode: the Worker's base URL as the runner reaches it, for its notifications (else it is only polled). */
   runnerNotifyBaseUrl?: string;
   creditsPerSecond: number;
@@ -97,7 +106,7 @@ export type Config = {
   /** DNS over HTTPS (JSON API) the containers' egress resolves client URLs with (src/net/doh-resolver.ts). */
   egressResolverUrl: string;
   webhookRetryDelaysSeconds: number[];
-  storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string };
+  storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string; tokenSecret?: string };
 };
 
 const cache = new WeakMap<object, Config>();
@@ -115,6 +124,7 @@ export function loadConfig(env: Env): Config {
   const config: Config = {
     runnerMode: c.RUNNER_MODE,
     runnerUrl: c.RUNNER_URL,
+    runnerControlSecret: c.RUNNER_CONTROL_SECRET,
     runnerNotifyBaseUrl: c.RUNNER_NOTIFY_BASE_URL?.replace(/\/+$/, ""),
     creditsPerSecond: c.CREDITS_PER_SECOND,
     jobTimeoutMs: c.JOB_TIMEOUT_SECONDS * 1000,
@@ -139,6 +149,7 @@ export function loadConfig(env: Env): Config {
       s3Endpoint: c.R2_S3_ENDPOINT,
       accessKeyId: c.R2_ACCESS_KEY_ID,
       secretAccessKey: c.R2_SECRET_ACCESS_KEY,
+      tokenSecret: c.STORAGE_TOKEN_SECRET,
     },
   };
   cache.set(env, config);

@@ -22,4 +22,7 @@ export interface Env extends Omit<WranglerEnv, "JOBS_QUEUE" | "WEBHOOKS_QUEUE"> 
   READ_RATE_LIMIT_PER_MINUTE?: string;
   PROBE_RATE_LIMIT_PER_MINUTE?: string;
   PROBE_CONCURRENCY_PER_ACCOUNT?: string;
+  /** Secrets of a local stack (the dev launcher makes them per run); unset in production. */
+  RUNNER_CONTROL_SECRET?: string;
+  STORAGE_TOKEN_SECRET?: string;
 }

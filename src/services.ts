@@ -24,7 +24,7 @@ export function createServices(env: Env): Services {
   const config = loadConfig(env);
   const transport =
     config.runnerMode === "local"
-      ? localTransport(config.runnerUrl!)
+      ? localTransport(config.runnerUrl!, config.runnerControlSecret!)
       : containerTransport(requireBinding(env.FFMPEG_CONTAINER, "FFMPEG_CONTAINER"), requireBinding(env.CONTAINER_POOL, "CONTAINER_POOL"), config.containerPlacement);
   return {
     db: env.DB,

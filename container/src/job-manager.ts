@@ -32,7 +32,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     if (known) return seen(known).status;
     const status: RunnerJobStatus = { jobId: req.jobId, state: "waiting", startedAt: null, progress: null, outcome: null };
     const abort = new AbortController();
-    const notify = createNotifier(req.notifyUrl);
+    const notify = createNotifier(req.notifyUrl, settings.controlSecret);
     const finished = (async () => {
       let release: () => void;
       try {

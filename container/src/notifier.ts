@@ -1,3 +1,5 @@
+import { RUNNER_SECRET_HEADER } from "../../src/runner/runner-secret.ts";
+
 /** A notification that fails is not retried: the coordinator's own polls are the safety net. */
 const NOTIFY_TIMEOUT_MS = 2_000;
 /** Progress is worth a look at most this often. */
@@ -7,7 +9,7 @@ export const PROGRESS_NOTIFY_INTERVAL_MS = 1_000;
  * Tells a job's coordinator to look now (the body is empty: the coordinator asks the runner what
  * changed). `now` for state changes, `throttled` for progress.
  */
-export function createNotifier(url: string | null, send: (url: string) => Promise<unknown> = post) {
+export function createNotifier(url: string | null, secret: string, send: (url: string, secret: string) => Promise<unknown> = post) {
   let lastMs = 0;
   let scheduled: ReturnType<typeof setTimeout> | null = null;
   const fire = () => {
@@ -15,7 +17,7 @@ export function createNotifier(url: string | null, send: (url: string) => Promis
     lastMs = Date.now();
     if (scheduled) clearTimeout(scheduled);
     scheduled = null;
-    void send(url).catch(() => {});
+    void send(url, secret).catch(() => {});
   };
   return {
     now: fire,
@@ -28,7 +30,8 @@ export function createNotifier(url: string | null, send: (url: string) => Promis
   };
 }
 
-async function post(url: string): Promise<void> {
-  const res = await fetch(url, { method: "POST", signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS) });
+/** The secret proves the call is the runner's (a local Worker's internal route asks for it). */
+async function post(url: string, secret: string): Promise<void> {
+  const res = await fetch(url, { method: "POST", headers: { [RUNNER_SECRET_HEADER]: secret }, signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS) });
   await res.body?.cancel();
 }

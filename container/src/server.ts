@@ -4,6 +4,7 @@ import type { createJobManager } from "./job-manager.ts";
 import { probeInputs } from "./probe-inputs.ts";
 import { capabilities } from "./capabilities.ts";
 import type { RunnerSettings } from "./settings.ts";
+import { RUNNER_SECRET_HEADER, secretMatches } from "../../src/runner/runner-secret.ts";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Dry-run probes at once; more answer 503 (busy). They hold no job slot, so they are capped here. */
@@ -26,6 +27,8 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
       if (req.method === "GET" && url.pathname === "/healthz") {
         return send(200, { ok: info.sandbox !== "unavailable", active: manager.activeCount(), concurrency: info.concurrency, sandbox: info.sandbox });
       }
+      // Everything but the health check is the coordinator's alone.
+      if (!secretMatches(headerValue(req.headers[RUNNER_SECRET_HEADER]), settings.controlSecret)) return send(401, { error: "unauthorized" });
       if (req.method === "GET" && url.pathname === "/capabilities") {
         return send(200, { ...(await capabilities()), sandbox: { mode: info.sandbox, description: info.sandboxDescription } });
       }
@@ -63,6 +66,8 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
     }
   });
 }
+
+const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];

@@ -2,6 +2,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLOUDFLARE_INTERCEPTION_CA_FILE } from "./trust.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "../../src/jobs/limits.ts";
+import { MIN_RUNNER_SECRET_LENGTH } from "../../src/runner/runner-secret.ts";
 
 /** Runner settings, read once from its environment at start. */
 export type RunnerSettings = {
@@ -28,6 +29,8 @@ export type RunnerSettings = {
   uidFallback: boolean;
   /** The unprivileged account the runner drops to when it starts as root (the image's `runner`). */
   runnerUser: string | undefined;
+  /** Shared with the coordinator (src/runner/runner-secret.ts): required on every call but /healthz. */
+  controlSecret: string;
   bwrapPath: string;
   /** Why the sandbox cannot start on this host (probed once at start), or null when it works. */
   sandboxProblem: string | null;
@@ -66,6 +69,7 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     isolationDescription: "not chosen yet",
     uidFallback: env.RUNNER_UID_FALLBACK === "on",
     runnerUser: env.RUNNER_USER || undefined,
+    controlSecret: requiredSecret(env.RUNNER_CONTROL_SECRET),
     bwrapPath: env.RUNNER_BWRAP_PATH || "/usr/bin/bwrap",
     sandboxProblem: null,
     maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES, "RUNNER_MAX_OUTPUT_BYTES"),
@@ -74,6 +78,13 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,
     egress: oneOf(env.RUNNER_EGRESS, ["direct", "cloudflare"], "RUNNER_EGRESS"),
   };
+}
+
+function requiredSecret(value: string | undefined): string {
+  if (!value || value.length < MIN_RUNNER_SECRET_LENGTH) {
+    throw new Error(`RUNNER_CONTROL_SECRET must be set to a random value of at least ${MIN_RUNNER_SECRET_LENGTH} characters, shared with the coordinator`);
+  }
+  return value;
 }
 
 /** The first choice is the default. */

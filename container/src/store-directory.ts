@@ -9,6 +9,7 @@ import type { RunResult } from "./run-command.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
+import { RUNNER_SECRET_HEADER } from "../../src/runner/runner-secret.ts";
 
 /** Uploads in flight per directory output: HLS ladders write hundreds of small files. */
 const UPLOAD_CONCURRENCY = 8;
@@ -48,7 +49,7 @@ async function uploadAll(paths: string[], dir: string, output: RunnerOutput, set
   await Promise.all(Array.from({ length: Math.min(UPLOAD_CONCURRENCY, paths.length) }, async () => {
     while (next < paths.length && failed === null && !canceled.aborted) {
       const path = paths[next++];
-      const auth = { authorization: `Bearer ${output.uploadToken ?? ""}` };
+      const auth = { authorization: `Bearer ${output.uploadToken ?? ""}`, [RUNNER_SECRET_HEADER]: settings.controlSecret };
       await uploadFile(join(dir, path), output.uploadUrl + encodeURIComponent(path), auth, trustedAgent(settings.extraCaFile), canceled).catch(() => (failed = path));
     }
   }));

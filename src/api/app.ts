@@ -17,6 +17,7 @@ import { accountRoutes } from "./routes/account.ts";
 import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
 import { loadConfig } from "../config.ts";
 import { LOCAL_FILES_PATH } from "../runner/runner-files.ts";
+import { RUNNER_SECRET_HEADER, secretMatches } from "../runner/runner-secret.ts";
 import { acceptRunnerFile, DIRECTORY_DOWNLOAD_PREFIX } from "../storage/directory-files.ts";
 import { directoryDownloadRoutes } from "./routes/directory-downloads.ts";
 import { docsPage } from "./routes/docs-page.ts";
@@ -27,18 +28,23 @@ app.get("/openapi.json", (c) => c.json(buildOpenApiDocument(new URL(c.req.url).o
 app.route("/docs", docsPage);
 
 // A local runner's notifications (src/runner/runner-notify.ts); containers use the egress handler.
+// Both take only the runner's own calls: they carry the secret it shares with the Worker.
 app.post(`${LOCAL_NOTIFY_PATH}:id`, (c) => {
   const jobId = jobIdOfNotifyPath(new URL(c.req.url).pathname);
-  if (loadConfig(c.env).runnerMode !== "local" || !jobId) throw new ApiError("NOT_FOUND", "No such endpoint");
+  if (!fromLocalRunner(loadConfig(c.env), c.req.header(RUNNER_SECRET_HEADER)) || !jobId) throw new ApiError("NOT_FOUND", "No such endpoint");
   return pokeCoordinator(c.env, jobId);
 });
 
 // A local runner's uploads of directory-output files (src/runner/runner-files.ts).
 app.put(`${LOCAL_FILES_PATH}/jobs/*`, (c) => {
   const config = loadConfig(c.env);
-  if (config.runnerMode !== "local") throw new ApiError("NOT_FOUND", "No such endpoint");
+  if (!fromLocalRunner(config, c.req.header(RUNNER_SECRET_HEADER))) throw new ApiError("NOT_FOUND", "No such endpoint");
   return acceptRunnerFile(c.env.BUCKET, config.storage, c.req.raw);
 });
+
+function fromLocalRunner(config: ReturnType<typeof loadConfig>, presented: string | undefined): boolean {
+  return config.runnerMode === "local" && config.runnerControlSecret !== undefined && secretMatches(presented, config.runnerControlSecret);
+}
 
 app.route(DIRECTORY_DOWNLOAD_PREFIX.slice(0, -1), directoryDownloadRoutes);
 

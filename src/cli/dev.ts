@@ -11,6 +11,7 @@ import { createKey, localTarget } from "./keys.ts";
 import { createSupervisor } from "./supervisor.ts";
 import { projectRoot, spawnWrangler, wrangler, wranglerEnv } from "./wrangler.ts";
 import { buildDashboardClient } from "./build-dashboard.ts";
+import { newRunnerSecret } from "../runner/runner-secret.ts";
 
 const LOCAL_S3 = { accessKeyId: "local-dev-access-key", secretAccessKey: "local-dev-secret-key" };
 const READY_TIMEOUT_MS = 60_000;
@@ -42,6 +43,10 @@ async function waitFor(url: string, timeoutMs = READY_TIMEOUT_MS): Promise<void>
 
 async function main() {
   const target = localTarget();
+  // Secrets of this run only (never constants in the repository): the one the Worker and the runner
+  // share, and the key of the Worker's own storage tokens (miniflare's S3 key is a public constant).
+  const runnerSecret = newRunnerSecret();
+  const storageTokenSecret = newRunnerSecret();
   wrangler(["d1", "migrations", "apply", "DB", ...target], { quiet: true });
   buildDashboardClient();
   const apiKey = await createKey({ account: process.env.DEV_ACCOUNT || "dev", credits: null, target, key: process.env.DEV_API_KEY || undefined });
@@ -57,7 +62,7 @@ async function main() {
     supervisor.restarted("runner", () =>
       spawn(process.execPath, [join(projectRoot, "container/src/main.ts")], {
         stdio: ["ignore", "inherit", "inherit"],
-        env: { ...process.env, RUNNER_HOST: host, RUNNER_PORT: String(runnerPort), RUNNER_WORK_DIR: workDir },
+        env: { ...process.env, RUNNER_HOST: host, RUNNER_PORT: String(runnerPort), RUNNER_WORK_DIR: workDir, RUNNER_CONTROL_SECRET: runnerSecret },
       }),
     );
   }
@@ -65,7 +70,8 @@ async function main() {
   const vars: Record<string, string> = {
     ...(containers
       ? { RUNNER_MODE: "container", EGRESS_RESOLVER_URL: resolver!.url }
-      : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${host}:${port}` }),
+      : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${host}:${port}`, RUNNER_CONTROL_SECRET: runnerSecret }),
+    STORAGE_TOKEN_SECRET: storageTokenSecret,
     R2_S3_ENDPOINT: `http://${host}:${port}/cdn-cgi/local/r2/s3`,
     R2_ACCESS_KEY_ID: LOCAL_S3.accessKeyId,
     R2_SECRET_ACCESS_KEY: LOCAL_S3.secretAccessKey,

@@ -8,8 +8,10 @@ import { isRunnerFilesRequest } from "./runner-files.ts";
 import { acceptRunnerFile } from "../storage/directory-files.ts";
 import { serveJobEgress } from "./job-egress.ts";
 import { dohResolver } from "../net/doh-resolver.ts";
+import { newRunnerSecret, RUNNER_SECRET_HEADER } from "./runner-secret.ts";
 
 const SCOPE_KEY_PREFIX = "egress-scope:";
+const RUNNER_SECRET_KEY = "runner-secret";
 
 /**
  * The production runner: a Cloudflare Container running container/ (the same server as local
@@ -22,6 +24,9 @@ export class FfmpegContainer extends Container<Env> {
   enableInternet = false;
   interceptHttps = true;
 
+  /** This instance's runner secret: made once, kept in storage, so a restarted object still knows it. */
+  private runnerSecret = "";
+
   constructor(ctx: DurableObjectState<{}>, env: Env) {
     super(ctx, env);
     this.sleepAfter = `${loadConfig(env).containerIdleSeconds}s`;
@@ -33,6 +38,12 @@ export class FfmpegContainer extends Container<Env> {
       // Every connection goes through Cloudflare's sidecar to jobEgress (container/src/settings.ts).
       RUNNER_EGRESS: "cloudflare",
     };
+    // Nothing reaches the object before its secret is known (and handed to the container it starts).
+    void ctx.blockConcurrencyWhile(async () => {
+      this.runnerSecret = (await ctx.storage.get<string>(RUNNER_SECRET_KEY)) ?? newRunnerSecret();
+      await ctx.storage.put(RUNNER_SECRET_KEY, this.runnerSecret);
+      this.envVars = { ...this.envVars, RUNNER_CONTROL_SECRET: this.runnerSecret };
+    });
   }
 
   // Assigned in a static block, not declared as static fields: a field would shadow the library's
@@ -88,7 +99,9 @@ export class FfmpegContainer extends Container<Env> {
     if (!startsJob && !this.ctx.container?.running) {
       return Response.json({ error: "the runner's container is not running" }, { status: 404 });
     }
-    return super.fetch(request);
+    const authorized = new Request(request);
+    authorized.headers.set(RUNNER_SECRET_HEADER, this.runnerSecret);
+    return super.fetch(authorized);
   }
 
   private async applyScopes(): Promise<void> {

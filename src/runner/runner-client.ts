@@ -1,5 +1,6 @@
 import type { RunnerCapabilities, RunnerJobRequest, RunnerJobStatus, RunnerProbeRequest, RunnerProbeResult } from "./runner-protocol.ts";
 import { egressScopeOf, probeScopeOf, type EgressScope } from "./egress-scope.ts";
+import { RUNNER_SECRET_HEADER } from "./runner-secret.ts";
 
 /**
  * The one seam between production and local development: how the coordinator reaches "the runner
@@ -98,11 +99,15 @@ export function createRunnerClient(transport: RunnerTransport) {
 }
 
 /** Local development and tests: one runner process on loopback serves every job. */
-export function localTransport(baseUrl: string): RunnerTransport {
+export function localTransport(baseUrl: string, secret: string): RunnerTransport {
   const base = baseUrl.replace(/\/+$/, "");
   return {
     prepare: async () => {},
-    fetch: (_jobId, path, init) => fetch(`${base}${path}`, init),
+    fetch: (_jobId, path, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set(RUNNER_SECRET_HEADER, secret);
+      return fetch(`${base}${path}`, { ...init, headers });
+    },
     release: async () => {},
     timeouts: { startMs: 10_000, callMs: 5_000 },
   };

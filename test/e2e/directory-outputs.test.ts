@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useLocalStack } from "../support/local-stack.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
+import { signToken } from "../../src/storage/url-signing.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "ffjobs-dir-outputs-"));
 const { local } = useLocalStack();
@@ -62,6 +63,9 @@ describe("directory outputs, run for real", () => {
     expect((await fetch(tampered(token, "index.m3u8", "other"))).status).toBe(403);
     expect((await fetch(tampered(token, "..%2F..%2Fuploads"))).status).toBe(404);
     expect((await fetch(tampered(token, "nope.ts"))).status).toBe(404);
+    // A token signed with the dev stack's public S3 constant (wrangler.toml) is worthless: its key is random per run.
+    const constantKey = { bucketName: "ffjobs-media", secretAccessKey: "local-dev-secret-key" };
+    expect((await fetch(tampered(await signToken(constantKey, "read", jobId, name, Date.now() + 60_000)))).status).toBe(403);
     // A byte range of a segment, as single-file HLS players ask for.
     const segment = job.outputs[0].files.find((f: any) => f.path.endsWith(".ts"));
     const ranged = await fetch(segment.downloadUrl, { headers: { Range: "bytes=0-187" } });

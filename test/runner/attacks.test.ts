@@ -142,7 +142,7 @@ describe("fails closed", () => {
       expect(await (await fetch(`${broken.url}/healthz`)).json()).toMatchObject({ ok: false, sandbox: "unavailable" });
       expect(broken.logs()).toMatch(/refusing every job/);
       const req = jobRequest({ binary: "ffprobe", args: ["-show_format", "{{in}}"], inputs: [input("in", "clip.mp4")] });
-      const brokenApi = runnerApi(broken.url);
+      const brokenApi = runnerApi(broken);
       await brokenApi.submit(req);
       const done = await brokenApi.waitFor(req.jobId, (s) => s.state === "finished");
       expect(done.outcome).toMatchObject({ status: "failed", errorCode: "SANDBOX_UNAVAILABLE", runtimeMs: 0 });

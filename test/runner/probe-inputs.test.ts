@@ -39,7 +39,7 @@ afterAll(() => endless?.close());
 describe("a dry run's probe of an input", () => {
   it("reads at most its first 32 MiB and probes that", async () => {
     const started = Date.now();
-    const res = await fetch(`${h.runner.url}/probe`, {
+    const res = await h.api.fetch("/probe", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ probeId: crypto.randomUUID(), inputs: [{ name: "a", url, fileName: "a.mp4", trusted: false }], allowedPrivateHosts: ["127.0.0.1"], timeoutMs: 60_000 }),

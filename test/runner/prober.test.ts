@@ -15,7 +15,7 @@ import { jobRequest } from "./runner-client.ts";
  * command made: they run in the job's sandbox, under the job's input options.
  */
 const fx = mediaFixtures();
-const settings = { ...readSettings({ RUNNER_WORK_DIR: mkdtempSync(join(tmpdir(), "ffjobs-prober-")) }), isolation: "namespaces" as const };
+const settings = { ...readSettings({ RUNNER_WORK_DIR: mkdtempSync(join(tmpdir(), "ffjobs-prober-")), RUNNER_CONTROL_SECRET: "x".repeat(32) }), isolation: "namespaces" as const };
 
 async function folderWith(files: Record<string, (path: string) => void>) {
   const req = jobRequest({ inputs: Object.keys(files).map((name) => ({ name, url: `http://x/${name}.mp4`, fileName: `${name}.mp4`, trusted: false })) });

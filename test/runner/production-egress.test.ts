@@ -36,7 +36,7 @@ async function listen(server: http.Server | https.Server, scheme: string): Promi
 async function runner(env: Record<string, string>) {
   const r = await startRunner(await freePort(), { RUNNER_CONCURRENCY: "2", ...env });
   runners.push(r);
-  return runnerApi(r.url);
+  return runnerApi(r);
 }
 
 async function runJob(api: ReturnType<typeof runnerApi>, inputUrl: string, withOutput = true) {
@@ -75,7 +75,7 @@ afterAll(() => {
 
 describe("the runner behind production's egress", () => {
   it("trusts the interception CA (by default at Cloudflare's path): https inputs and uploads work", async () => {
-    expect(readSettings({}).extraCaFile).toBe("/etc/cloudflare/certs/cloudflare-containers-ca.crt");
+    expect(readSettings({ RUNNER_CONTROL_SECRET: "x".repeat(32) }).extraCaFile).toBe("/etc/cloudflare/certs/cloudflare-containers-ca.crt");
     const api = await runner({ RUNNER_EXTRA_CA_FILE: ca.caFile });
     const outcome = await runJob(api, `${interceptorUrl}/tone.wav`);
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "completed", errorCode: null });

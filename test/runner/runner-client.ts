@@ -1,17 +1,24 @@
 import type { RunnerJobRequest, RunnerJobStatus } from "../../src/runner/runner-protocol.ts";
+import { RUNNER_SECRET_HEADER } from "../../src/runner/runner-secret.ts";
 
-/** Speaks the runner protocol over HTTP, as the coordinator does. */
-export function runnerApi(base: string) {
+/** Speaks the runner protocol over HTTP, as the coordinator does (with the runner's secret). */
+export function runnerApi(runner: { url: string; secret: string }) {
+  const base = runner.url;
+  const auth = { [RUNNER_SECRET_HEADER]: runner.secret };
   return {
     async submit(req: RunnerJobRequest): Promise<Response> {
-      return fetch(`${base}/jobs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(req) });
+      return fetch(`${base}/jobs`, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: JSON.stringify(req) });
     },
     async status(jobId: string): Promise<RunnerJobStatus | null> {
-      const r = await fetch(`${base}/jobs/${jobId}`);
+      const r = await fetch(`${base}/jobs/${jobId}`, { headers: auth });
       return r.status === 404 ? null : ((await r.json()) as RunnerJobStatus);
     },
     async cancel(jobId: string): Promise<RunnerJobStatus> {
-      return (await fetch(`${base}/jobs/${jobId}/cancel`, { method: "POST" })).json() as Promise<RunnerJobStatus>;
+      return (await fetch(`${base}/jobs/${jobId}/cancel`, { method: "POST", headers: auth })).json() as Promise<RunnerJobStatus>;
+    },
+    /** Any other call, authorized. */
+    fetch(path: string, init: RequestInit = {}): Promise<Response> {
+      return fetch(`${base}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), ...auth } });
     },
     async waitFor(jobId: string, pred: (s: RunnerJobStatus) => boolean, timeoutMs = 30_000): Promise<RunnerJobStatus> {
       const deadline = Date.now() + timeoutMs;

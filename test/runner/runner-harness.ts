@@ -24,7 +24,7 @@ export function useRunnerHarness(runnerEnv: Record<string, string> = {}) {
     h.runner = await startRunner(await freePort(), runnerEnv);
     h.media = await startStaticServer(fx.dir);
     h.storage = await startPutReceiver();
-    h.api = runnerApi(h.runner.url);
+    h.api = runnerApi(h.runner);
   });
   afterAll(async () => {
     h.runner?.stop();

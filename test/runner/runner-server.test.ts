@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { jobRequest } from "./runner-client.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
+import { startRunner } from "../support/runner-process.ts";
+import { freePort } from "../support/free-port.ts";
 
 const workDir = join(tmpdir(), `ffjobs-runner-test-${process.pid}`);
 const { h, fx, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "1", RUNNER_WORK_DIR: workDir });
@@ -182,10 +184,26 @@ describe("runner server (real ffmpeg)", () => {
     expect(h.runner.logs()).toContain(`job ${req.jobId}: no word from its coordinator`);
   });
 
+  it("answers only its coordinator: every call but /healthz needs the secret they share", async () => {
+    const wrong = { "x-ffjobs-runner-secret": "0".repeat(64) };
+    for (const [method, path] of [["POST", "/jobs"], ["GET", `/jobs/${crypto.randomUUID()}`], ["POST", "/probe"], ["GET", "/capabilities"]]) {
+      for (const headers of [{}, wrong]) {
+        const res = await fetch(`${h.runner.url}${path}`, { method, headers, body: method === "POST" ? JSON.stringify(jobRequest({})) : undefined });
+        expect(res.status, `${method} ${path}`).toBe(401);
+      }
+    }
+    expect(h.runner.logs()).not.toMatch(/job .*: started/);
+    expect((await fetch(`${h.runner.url}/healthz`)).status).toBe(200);
+  });
+
+  it("refuses to start without a secret of its own", async () => {
+    await expect(startRunner(await freePort(), { RUNNER_CONTROL_SECRET: "short" })).rejects.toThrow(/exited early/);
+  });
+
   it("rejects malformed job requests", async () => {
-    const r = await fetch(`${h.runner.url}/jobs`, { method: "POST", body: JSON.stringify({ jobId: "x" }) });
+    const r = await h.api.fetch("/jobs", { method: "POST", body: JSON.stringify({ jobId: "x" }) });
     expect(r.status).toBe(400);
-    const broken = await fetch(`${h.runner.url}/jobs`, { method: "POST", body: "{" });
+    const broken = await h.api.fetch("/jobs", { method: "POST", body: "{" });
     expect(broken.status).toBe(400);
   });
 });

@@ -1,15 +1,20 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join, resolve } from "node:path";
+import { newRunnerSecret } from "../../src/runner/runner-secret.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 
-/** Starts the real runner server (container/src/main.ts) with the host's ffmpeg on loopback. */
+/**
+ * Starts the real runner server (container/src/main.ts) with the host's ffmpeg on loopback, with a
+ * control secret of its own unless `env` names one (callers speak to it with `secret`).
+ */
 export async function startRunner(
   port: number,
   env: Record<string, string> = {},
-): Promise<{ url: string; stop: () => void; child: ChildProcess; logs: () => string }> {
+): Promise<{ url: string; secret: string; stop: () => void; child: ChildProcess; logs: () => string }> {
+  const secret = env.RUNNER_CONTROL_SECRET ?? newRunnerSecret();
   const child = spawn(process.execPath, [join(root, "container/src/main.ts")], {
-    env: { ...process.env, RUNNER_HOST: "127.0.0.1", RUNNER_PORT: String(port), ...env },
+    env: { ...process.env, RUNNER_HOST: "127.0.0.1", RUNNER_PORT: String(port), RUNNER_CONTROL_SECRET: secret, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let logs = "";
@@ -20,5 +25,5 @@ export async function startRunner(
       if (chunk.toString().includes("listening on")) resolveReady();
     });
   });
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGKILL"), child, logs: () => logs };
+  return { url: `http://127.0.0.1:${port}`, secret, stop: () => child.kill("SIGKILL"), child, logs: () => logs };
 }

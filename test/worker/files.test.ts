@@ -49,8 +49,19 @@ describe("files (upload slots)", () => {
 
 describe("the runner's uploads of directory-output files (local route)", () => {
   const jobId = "2c0d8a4e-0000-4000-8000-000000000009";
-  const put = (path: string, token: string) =>
-    exports.default.fetch(`http://ffjobs.test/internal/runner-files/jobs/${jobId}/hls/${path}`, { method: "PUT", body: "#EXTM3U\n", headers: { authorization: `Bearer ${token}` } });
+  const put = (path: string, token: string, secret: string | null = loadConfig(env).runnerControlSecret!) =>
+    exports.default.fetch(`http://ffjobs.test/internal/runner-files/jobs/${jobId}/hls/${path}`, {
+      method: "PUT", body: "#EXTM3U\n", headers: { authorization: `Bearer ${token}`, ...(secret === null ? {} : { "x-ffjobs-runner-secret": secret }) },
+    });
+
+  it("takes only the runner's own calls: a valid write token without the runner's secret is refused", async () => {
+    const token = await runnerWriteToken(loadConfig(env).storage, jobId, "hls", 60);
+    expect((await put("forged.m3u8", token, null)).status).toBe(404);
+    expect((await put("forged.m3u8", token, "f".repeat(64))).status).toBe(404);
+    const notify = await exports.default.fetch(`http://ffjobs.test/internal/runner-notify/jobs/${jobId}`, { method: "POST" });
+    expect(notify.status).toBe(404);
+    expect(await env.BUCKET.get(`outputs/${jobId}/hls/forged.m3u8`)).toBeNull();
+  });
 
   it("stores a file with the job's write token, and refuses other jobs', outputs', read tokens and odd names", async () => {
     const storage = loadConfig(env).storage;
