@@ -18,6 +18,7 @@ import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner
 import { loadConfig } from "../config.ts";
 import { LOCAL_FILES_PATH } from "../runner/runner-files.ts";
 import { RUNNER_SECRET_HEADER, secretMatches } from "../runner/runner-secret.ts";
+import { isLocalS3, LOCAL_DOWNLOADS_PATH, serveLocalDownload } from "../storage/local-downloads.ts";
 import { acceptRunnerFile, DIRECTORY_DOWNLOAD_PREFIX } from "../storage/directory-files.ts";
 import { directoryDownloadRoutes } from "./routes/directory-downloads.ts";
 import { docsPage } from "./routes/docs-page.ts";
@@ -47,6 +48,13 @@ function fromLocalRunner(config: ReturnType<typeof loadConfig>, presented: strin
 }
 
 app.route(DIRECTORY_DOWNLOAD_PREFIX.slice(0, -1), directoryDownloadRoutes);
+
+// A local stack's downloads (src/storage/local-downloads.ts); production's are R2's own URLs.
+app.get(`${LOCAL_DOWNLOADS_PATH}*`, (c) => {
+  const { storage } = loadConfig(c.env);
+  if (!isLocalS3(storage.s3Endpoint)) throw new ApiError("NOT_FOUND", "No such endpoint");
+  return serveLocalDownload(c.env.BUCKET, storage, c.req.raw);
+});
 
 app.use(
   "/v1/*",

@@ -1,5 +1,6 @@
 import { AwsClient } from "aws4fetch";
 import type { Config } from "../config.ts";
+import { isLocalS3, localDownloadUrl } from "./local-downloads.ts";
 
 export type PresignedUrl = { url: string; expiresAt: string };
 
@@ -17,6 +18,10 @@ export function createPresigner(storage: Config["storage"], now: () => Date = ()
   const base = s3Endpoint.replace(/\/+$/, "");
   return {
     async presign(method, objectKey, ttlSeconds, opts = {}) {
+      if (method === "GET" && isLocalS3(s3Endpoint)) {
+        const expiresAtMs = now().getTime() + ttlSeconds * 1000;
+        return { url: await localDownloadUrl(storage, s3Endpoint, objectKey, expiresAtMs, opts.downloadName), expiresAt: new Date(expiresAtMs).toISOString() };
+      }
       const url = new URL(`${base}/${bucketName}/${objectKey.split("/").map(encodeURIComponent).join("/")}`);
       url.searchParams.set("X-Amz-Expires", String(ttlSeconds));
       if (opts.downloadName) {

@@ -63,8 +63,13 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
     const probed = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }));
     expect(probed.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
 
-    const tampered = out.downloadUrl.replace(/X-Amz-Signature=([0-9a-f])/, (_m: string, c: string) => `X-Amz-Signature=${c === "0" ? "1" : "0"}`);
+    // Served by the local stack's download route: an attachment, never a page of the API's origin.
+    expect(download.headers.get("content-disposition")).toBe('attachment; filename="mixed.mp4"');
+    expect(download.headers.get("x-content-type-options")).toBe("nosniff");
+    const tampered = out.downloadUrl.replace(/\/local-downloads\/(\d+)\./, (_m: string, e: string) => `/local-downloads/${Number(e) + 1}.`);
     expect((await fetch(tampered)).status).toBe(403);
+    const otherKey = out.downloadUrl.replace(/\/mixed\.mp4/, "/other.mp4");
+    expect((await fetch(otherKey)).status).toBe(403);
   });
 
   it("returns an ffprobe job's parsed JSON in its result", async () => {
@@ -78,6 +83,21 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
     expect(result.body).toMatchObject({ status: "completed", binary: "ffprobe", exitCode: 0 });
     expect(Number(result.body.probe.format.duration)).toBeCloseTo(3, 0);
     expect(result.body.runtimeSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it("never serves a job's file inline as a page of the API's origin, whatever type it was declared", async () => {
+    const created = await call("POST", "/v1/jobs", {
+      inputs: { subs: { type: "url", url: `${media.url}/subs.srt` } },
+      outputs: { page: { fileName: "page.vtt", contentType: "text/html" } },
+      ffmpegArgs: ["-i", "{{subs}}", "{{page}}"],
+    });
+    const job = await waitUntil(created.body.id, finished);
+    expect(job.status, JSON.stringify(job)).toBe("completed");
+    const res = await fetch(job.outputs[0].downloadUrl);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toMatch(/^attachment;/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("content-security-policy")).toBe("sandbox; default-src 'none'");
   });
 
   it("gives a failing command a clear error", async () => {
