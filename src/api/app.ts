@@ -16,7 +16,7 @@ import { capabilityRoutes } from "./routes/capabilities.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
 import { loadConfig } from "../config.ts";
-import { LOCAL_FILES_PATH } from "../runner/runner-files.ts";
+import { LOCAL_FILES_PATH, runnerFileLimits } from "../runner/runner-files.ts";
 import { RUNNER_SECRET_HEADER, secretMatches } from "../runner/runner-secret.ts";
 import { isLocalS3, LOCAL_DOWNLOADS_PATH, serveLocalDownload } from "../storage/local-downloads.ts";
 import { acceptRunnerFile, DIRECTORY_DOWNLOAD_PREFIX } from "../storage/directory-files.ts";
@@ -40,7 +40,7 @@ app.post(`${LOCAL_NOTIFY_PATH}:id`, (c) => {
 app.put(`${LOCAL_FILES_PATH}/jobs/*`, (c) => {
   const config = loadConfig(c.env);
   if (!fromLocalRunner(config, c.req.header(RUNNER_SECRET_HEADER))) throw new ApiError("NOT_FOUND", "No such endpoint");
-  return acceptRunnerFile(c.env.BUCKET, config.storage, c.req.raw);
+  return acceptRunnerFile(c.env.BUCKET, c.env.DB, config.storage, runnerFileLimits(config), c.req.raw);
 });
 
 function fromLocalRunner(config: ReturnType<typeof loadConfig>, presented: string | undefined): boolean {

@@ -64,8 +64,8 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
   const outputs: RunnerOutput[] = await Promise.all(
     Object.entries(spec.outputs).map(async ([name, o]): Promise<RunnerOutput> => {
       if (o.kind === "directory") {
-        const uploadToken = await runnerWriteToken(s.config.storage, job.id, name, RUNNER_IO_URL_TTL_SECONDS, s.now().getTime());
-        const uploadUrl = directoryUploadUrl(s.config, job.id, name);
+        const uploadToken = await runnerWriteToken(s.config.storage, job.id, name, job.attempts, RUNNER_IO_URL_TTL_SECONDS, s.now().getTime());
+        const uploadUrl = directoryUploadUrl(s.config, job.id, name, job.attempts);
         return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl, kind: "directory", uploadToken, maxFiles: s.config.maxDirectoryFiles };
       }
       const { url } = await s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS);

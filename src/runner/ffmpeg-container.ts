@@ -4,7 +4,7 @@ import { loadConfig } from "../config.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
 import { egressRefusal, mergeScopes, staleScopeKeys, type EgressScope } from "./egress-scope.ts";
 import { isNotifyRequest, jobIdOfNotifyPath, pokeCoordinator } from "./runner-notify.ts";
-import { isRunnerFilesRequest } from "./runner-files.ts";
+import { isRunnerFilesRequest, runnerFileLimits } from "./runner-files.ts";
 import { acceptRunnerFile } from "../storage/directory-files.ts";
 import { serveJobEgress } from "./job-egress.ts";
 import { dohResolver } from "../net/doh-resolver.ts";
@@ -59,7 +59,7 @@ export class FfmpegContainer extends Container<Env> {
           internal(r, url) {
             const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;
             if (notifiedJob) return pokeCoordinator(env, notifiedJob);
-            if (isRunnerFilesRequest(url)) return acceptRunnerFile(env.BUCKET, config.storage, r);
+            if (isRunnerFilesRequest(url)) return acceptRunnerFile(env.BUCKET, env.DB, config.storage, runnerFileLimits(config), r);
             return null;
           },
         });

@@ -1,4 +1,6 @@
 import type { Config } from "../config.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "../jobs/limits.ts";
+import type { RunnerFileLimits } from "../storage/directory-files.ts";
 
 /**
  * Where a runner uploads the files of a job's directory outputs (their names are known only after
@@ -9,10 +11,15 @@ import type { Config } from "../config.ts";
 export const FILES_HOST = "runner-files.ffjobs.internal";
 export const LOCAL_FILES_PATH = "/internal/runner-files";
 
-/** The prefix the runner PUTs a directory output's files under (`<prefix><file name>`). */
-export function directoryUploadUrl(config: Config, jobId: string, outputName: string): string {
+/** The prefix one attempt's runner PUTs a directory output's files under (`<prefix><file name>`). */
+export function directoryUploadUrl(config: Config, jobId: string, outputName: string, attempt: number): string {
   const base = config.runnerMode === "container" ? `http://${FILES_HOST}` : `${config.runnerNotifyBaseUrl ?? ""}${LOCAL_FILES_PATH}`;
-  return `${base}/jobs/${jobId}/${outputName}/`;
+  return `${base}/jobs/${jobId}/${outputName}/${attempt}/`;
+}
+
+/** What a runner may store for a directory output (the runner enforces the same while it runs). */
+export function runnerFileLimits(config: Config): RunnerFileLimits {
+  return { maxFileBytes: DEFAULT_MAX_OUTPUT_BYTES, maxFiles: config.maxDirectoryFiles, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES };
 }
 
 export function isRunnerFilesRequest(url: URL): boolean {

@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config.ts";
 import { runnerWriteToken } from "../../src/storage/directory-files.ts";
 import { signToken } from "../../src/storage/url-signing.ts";
 import { assetSchema } from "../../src/api/schemas.ts";
-import { api, countRows, createAccount } from "./helpers.ts";
+import { api, countRows, createAccount, insertQueuedJob } from "./helpers.ts";
 
 let key: string;
 beforeAll(async () => {
@@ -48,32 +48,52 @@ describe("files (upload slots)", () => {
 });
 
 describe("the runner's uploads of directory-output files (local route)", () => {
-  const jobId = "2c0d8a4e-0000-4000-8000-000000000009";
-  const put = (path: string, token: string, secret: string | null = loadConfig(env).runnerControlSecret!) =>
-    exports.default.fetch(`http://ffjobs.test/internal/runner-files/jobs/${jobId}/hls/${path}`, {
-      method: "PUT", body: "#EXTM3U\n", headers: { authorization: `Bearer ${token}`, ...(secret === null ? {} : { "x-ffjobs-runner-secret": secret }) },
+  let jobId: string;
+  beforeAll(async () => {
+    const { accountId } = await createAccount();
+    jobId = await insertQueuedJob(accountId);
+    await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 2 WHERE id = ?1").bind(jobId).run();
+  });
+  const put = (path: string, token: string, opts: { secret?: string | null; attempt?: number; body?: string } = {}) => {
+    const secret = opts.secret === undefined ? loadConfig(env).runnerControlSecret! : opts.secret;
+    const body = opts.body ?? "#EXTM3U\n";
+    return exports.default.fetch(`http://ffjobs.test/internal/runner-files/jobs/${jobId}/hls/${opts.attempt ?? 2}/${path}`, {
+      method: "PUT", body, headers: { authorization: `Bearer ${token}`, "content-length": String(body.length), ...(secret === null ? {} : { "x-ffjobs-runner-secret": secret }) },
     });
+  };
+  const token = (over: Partial<{ job: string; output: string; attempt: number; nowMs: number }> = {}) =>
+    runnerWriteToken(loadConfig(env).storage, over.job ?? jobId, over.output ?? "hls", over.attempt ?? 2, 60, over.nowMs);
 
   it("takes only the runner's own calls: a valid write token without the runner's secret is refused", async () => {
-    const token = await runnerWriteToken(loadConfig(env).storage, jobId, "hls", 60);
-    expect((await put("forged.m3u8", token, null)).status).toBe(404);
-    expect((await put("forged.m3u8", token, "f".repeat(64))).status).toBe(404);
+    expect((await put("forged.m3u8", await token(), { secret: null })).status).toBe(404);
+    expect((await put("forged.m3u8", await token(), { secret: "f".repeat(64) })).status).toBe(404);
     const notify = await exports.default.fetch(`http://ffjobs.test/internal/runner-notify/jobs/${jobId}`, { method: "POST" });
     expect(notify.status).toBe(404);
     expect(await env.BUCKET.get(`outputs/${jobId}/hls/forged.m3u8`)).toBeNull();
   });
 
-  it("stores a file with the job's write token, and refuses other jobs', outputs', read tokens and odd names", async () => {
+  it("stores a file with the job's write token for its running attempt, and refuses other jobs', outputs', attempts', read tokens and odd names", async () => {
     const storage = loadConfig(env).storage;
-    const token = await runnerWriteToken(storage, jobId, "hls", 60);
-    expect((await put("index.m3u8", token)).status).toBe(201);
+    expect((await put("index.m3u8", await token())).status).toBe(201);
     expect(await (await env.BUCKET.get(`outputs/${jobId}/hls/index.m3u8`))!.text()).toBe("#EXTM3U\n");
-    expect((await put("x.m3u8", await runnerWriteToken(storage, "2c0d8a4e-0000-4000-8000-000000000008", "hls", 60))).status).toBe(403);
-    expect((await put("x.m3u8", await runnerWriteToken(storage, jobId, "other", 60))).status).toBe(403);
-    expect((await put("x.m3u8", await signToken(storage, "read", jobId, "hls", Date.now() + 60_000))).status).toBe(403);
-    expect((await put("x.m3u8", await runnerWriteToken(storage, jobId, "hls", 60, Date.now() - 120_000))).status).toBe(403);
-    expect((await put(".hidden", token)).status).toBe(404);
-    expect((await put("%2E%2E%2Fescape", token)).status).toBe(404);
+    expect((await put("x.m3u8", await token({ job: "2c0d8a4e-0000-4000-8000-000000000008" }))).status).toBe(403);
+    expect((await put("x.m3u8", await token({ output: "other" }))).status).toBe(403);
+    expect((await put("x.m3u8", await signToken(storage, "read", jobId, "hls/2", Date.now() + 60_000))).status).toBe(403);
+    expect((await put("x.m3u8", await token({ nowMs: Date.now() - 120_000 }))).status).toBe(403);
+    // An earlier attempt's runner (the job was handed to another since) changes nothing.
+    expect((await put("x.m3u8", await token({ attempt: 1 }), { attempt: 1 })).status).toBe(409);
+    expect((await put(".hidden", await token())).status).toBe(404);
+    expect((await put("%2E%2E%2Fescape", await token())).status).toBe(404);
     expect(await env.BUCKET.get(`outputs/${jobId}/hls/x.m3u8`)).toBeNull();
+  });
+
+  it("holds the output to its file count while the job runs, and refuses every write once it ended", async () => {
+    const limit = loadConfig(env).maxDirectoryFiles;
+    await Promise.all(Array.from({ length: limit - 1 }, (_, i) => env.BUCKET.put(`outputs/${jobId}/hls/seg_${i}.ts`, "x")));
+    expect((await put("last.ts", await token())).status).toBe(413);
+    expect((await put("index.m3u8", await token(), { body: "#EXTM3U\n#replaced\n" })).status).toBe(201);
+    await env.DB.prepare("UPDATE jobs SET status = 'completed' WHERE id = ?1").bind(jobId).run();
+    expect((await put("index.m3u8", await token(), { body: "#EXTM3U\n#EXT-X-MEDIA:URI=\"http://evil.example/\"\n" })).status).toBe(409);
+    expect(await (await env.BUCKET.get(`outputs/${jobId}/hls/index.m3u8`))!.text()).toBe("#EXTM3U\n#replaced\n");
   });
 });
