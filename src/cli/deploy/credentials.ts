@@ -1,5 +1,5 @@
 // The R2 API token (access key id + secret) the Worker signs presigned URLs with. Only a person can
-// make it (dashboard → R2 → Manage API tokens, Object Read & Write on the bucket); the deploy reads it
+// make it (dashboard → R2 → Manage API tokens, Object Read & Write); the deploy reads it
 // from the environment, keeps the one already set, or asks for it in a terminal.
 import type { Inventory } from "./inventory.ts";
 import { R2_BUCKET, R2_SECRET_NAMES } from "./resources.ts";
@@ -14,7 +14,7 @@ export type Ask = (question: string, hidden: boolean) => Promise<string>;
 
 export const CREDENTIALS_HELP =
   `Make an R2 API token in the Cloudflare dashboard (R2 → Manage API tokens → Create API token, ` +
-  `permission "Object Read & Write", bucket ${R2_BUCKET}), then either run \`npm run deploy\` in a ` +
+  `permission "Object Read & Write" on all buckets or on ${R2_BUCKET}), then either run \`npm run deploy\` in a ` +
   `terminal and paste its two values when asked, or set R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY.`;
 
 export async function resolveCredentials(env: Record<string, string | undefined>, inventory: Pick<Inventory, "secrets">, ask?: Ask): Promise<R2Credentials> {
