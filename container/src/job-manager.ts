@@ -27,9 +27,13 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
   const jobs = new Map<string, TrackedJob>();
   const slots = createSemaphore(settings.concurrency);
 
-  function submit(req: RunnerJobRequest): RunnerJobStatus {
+  let draining = false;
+
+  /** A job's status; null when the runner is draining and takes no new job. */
+  function submit(req: RunnerJobRequest): RunnerJobStatus | null {
     const known = jobs.get(req.jobId);
     if (known) return seen(known).status;
+    if (draining) return null;
     const status: RunnerJobStatus = { jobId: req.jobId, state: "waiting", startedAt: null, progress: null, outcome: null };
     const abort = new AbortController();
     const notify = createNotifier(req.notifyUrl, settings.controlSecret);
@@ -113,6 +117,12 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
       return job ? seen(job).status : null;
     },
     activeCount: () => [...jobs.values()].filter((j) => !j.status.outcome).length,
+    /** Jobs still running, or finished with a report their coordinator has not collected. */
+    heldCount: () => jobs.size,
+    /** Takes no new job from now on (the container is being replaced). */
+    drain: () => {
+      draining = true;
+    },
     stop: () => clearInterval(leaseCheck),
   };
 }

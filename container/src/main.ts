@@ -4,6 +4,10 @@ import { readSettings } from "./settings.ts";
 import { chooseIsolation } from "./isolation.ts";
 import { removeLeftoverJobFolders } from "./job-folder.ts";
 
+/** Cloudflare sends SIGKILL 15 minutes after SIGTERM: exit before it, whatever is left. */
+const DRAIN_MAX_MS = 14 * 60_000;
+const DRAIN_POLL_MS = 500;
+
 const configured = readSettings(process.env);
 const choice = chooseIsolation(configured);
 const settings = { ...configured, isolation: choice.kind, isolationDescription: choice.description, sandboxProblem: choice.problem };
@@ -27,5 +31,18 @@ server.listen(settings.port, settings.host, () => {
   console.log(`ffjobs runner listening on http://${settings.host}:${port} (concurrency ${settings.concurrency}, sandbox ${sandbox})`);
 });
 const stop = () => server.close(() => process.exit(0));
-process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
+process.on("SIGTERM", settings.drainOnSigterm ? () => void drainThenStop() : stop);
+
+/**
+ * A rollout stops the container with SIGTERM, then SIGKILL after 15 minutes: take no new job, let
+ * the ones held finish and their reports be collected (a job lost here is retried uncharged, but
+ * one that finishes is not run twice), then exit.
+ */
+async function drainThenStop(): Promise<void> {
+  manager.drain();
+  const deadline = Date.now() + DRAIN_MAX_MS;
+  console.error(`SIGTERM: draining ${manager.heldCount()} job(s) before exiting`);
+  while (manager.heldCount() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, DRAIN_POLL_MS));
+  stop();
+}

@@ -46,7 +46,9 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
       if (req.method === "POST" && url.pathname === "/jobs") {
         const body = await readJson(req);
         if (!isJobRequest(body)) return send(400, { error: "malformed job request" });
-        return send(202, manager.submit(body));
+        const status = manager.submit(body);
+        // Draining (a rollout stops this container): the coordinator keeps the job queued and asks again.
+        return status ? send(202, status) : send(503, { error: "draining: this runner takes no new job" });
       }
       if (match && req.method === "GET" && !match[2]) {
         const status = manager.status(match[1]);

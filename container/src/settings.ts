@@ -29,6 +29,11 @@ export type RunnerSettings = {
   uidFallback: boolean;
   /** The unprivileged account the runner drops to when it starts as root (the image's `runner`). */
   runnerUser: string | undefined;
+  /**
+   * On SIGTERM, finish and hand over the jobs it holds before exiting (a container rollout sends
+   * SIGTERM and SIGKILL 15 minutes later); otherwise exit at once (local development).
+   */
+  drainOnSigterm: boolean;
   /** Shared with the coordinator (src/runner/runner-secret.ts): required on every call but /healthz. */
   controlSecret: string;
   bwrapPath: string;
@@ -70,6 +75,7 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     uidFallback: env.RUNNER_UID_FALLBACK === "on",
     runnerUser: env.RUNNER_USER || undefined,
     controlSecret: requiredSecret(env.RUNNER_CONTROL_SECRET),
+    drainOnSigterm: env.RUNNER_DRAIN_ON_SIGTERM === "on",
     bwrapPath: env.RUNNER_BWRAP_PATH || "/usr/bin/bwrap",
     sandboxProblem: null,
     maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES, "RUNNER_MAX_OUTPUT_BYTES"),

@@ -37,6 +37,8 @@ export class FfmpegContainer extends Container<Env> {
       RUNNER_SANDBOX: loadConfig(env).containerSandbox,
       // Every connection goes through Cloudflare's sidecar to jobEgress (container/src/settings.ts).
       RUNNER_EGRESS: "cloudflare",
+      // A rollout's SIGTERM lets the job it runs finish (wrangler.toml: rollout_active_grace_period).
+      RUNNER_DRAIN_ON_SIGTERM: "on",
     };
     // Nothing reaches the object before its secret is known (and handed to the container it starts).
     void ctx.blockConcurrencyWhile(async () => {

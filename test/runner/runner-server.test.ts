@@ -3,7 +3,7 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest, runnerApi } from "./runner-client.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 import { startRunner } from "../support/runner-process.ts";
 import { freePort } from "../support/free-port.ts";
@@ -194,6 +194,23 @@ describe("runner server (real ffmpeg)", () => {
     }
     expect(h.runner.logs()).not.toMatch(/job .*: started/);
     expect((await fetch(`${h.runner.url}/healthz`)).status).toBe(200);
+  });
+
+  it("on SIGTERM with RUNNER_DRAIN_ON_SIGTERM (a container rollout), takes no new job, finishes the one it runs, and exits once its report is collected", async () => {
+    const runner = await startRunner(await freePort(), { RUNNER_DRAIN_ON_SIGTERM: "on" });
+    const api = runnerApi(runner);
+    const exited = new Promise<number | null>((r) => runner.child.once("exit", (code) => r(code)));
+    const running = jobRequest({ args: ["-re", "-i", "{{in}}", "-t", "1.5", "-f", "null", "-"], inputs: [input("in", "clip.mp4")] });
+    await api.submit(running);
+    await api.waitFor(running.jobId, (st) => st.state === "running");
+    runner.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await api.submit(jobRequest({ args: ["-version"] }))).status).toBe(503);
+    expect((await api.waitFor(running.jobId, (st) => st.state === "finished")).outcome).toMatchObject({ status: "completed" });
+    expect(runner.child.exitCode).toBeNull();
+    await api.fetch(`/jobs/${running.jobId}`, { method: "DELETE" });
+    expect(await exited).toBe(0);
+    expect(runner.logs()).toMatch(/SIGTERM: draining 1 job\(s\)/);
   });
 
   it("refuses to start without a secret of its own", async () => {
