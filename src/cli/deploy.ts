@@ -14,7 +14,7 @@ import { executePlan, type Executors } from "./deploy/execute.ts";
 import { DeployError, discover } from "./deploy/inventory.ts";
 import { DEPLOY_OUTPUT_FILE, describeStep, planAfterDeploy, planDeploy, type DeployFlags } from "./deploy/plan.ts";
 import { realWrangler } from "./deploy/run-wrangler.ts";
-import { newKey } from "./deploy/api-key-sql.ts";
+import { newKey } from "./api-key-sql.ts";
 import { terminalAsk } from "./deploy/terminal-ask.ts";
 import { realClock } from "./smoke/cold-start.ts";
 import { runSmoke } from "./smoke/run-smoke.ts";

@@ -2,27 +2,26 @@
 // npm run keys -- revoke --key KEY [--local|--remote]
 // Prints the new key as the last line of stdout: it is shown once and stored only as a hash.
 import { parseArgs } from "node:util";
-import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.ts";
-import { sqlString, wrangler } from "./wrangler.ts";
-
-const ACCOUNT_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
-
-function createKeySql(account: string, keyHash: string, keyPrefix: string, credits: number | null, now: string): string {
-  const statements = [
-    `INSERT INTO accounts (id, name, credit_balance, created_at) VALUES (${sqlString(crypto.randomUUID())}, ${sqlString(account)}, NULL, ${sqlString(now)}) ON CONFLICT(name) DO NOTHING;`,
-    `INSERT INTO api_keys (id, account_id, key_hash, key_prefix, created_at) SELECT ${sqlString(crypto.randomUUID())}, id, ${sqlString(keyHash)}, ${sqlString(keyPrefix)}, ${sqlString(now)} FROM accounts WHERE name = ${sqlString(account)} ON CONFLICT(key_hash) DO NOTHING;`,
-  ];
-  if (credits !== null) statements.push(`UPDATE accounts SET credit_balance = ${credits} WHERE name = ${sqlString(account)};`);
-  return statements.join("\n");
-}
+import { hashApiKey } from "../auth/api-keys.ts";
+import { createKeySql, newKey, revokeKeySql } from "./api-key-sql.ts";
+import { realWrangler } from "./deploy/run-wrangler.ts";
+import { wrangler } from "./wrangler.ts";
 
 export async function createKey(opts: { account: string; credits: number | null; target: string[]; key?: string }): Promise<string> {
-  if (!ACCOUNT_NAME.test(opts.account)) throw new Error("--account must be 1-64 letters, digits or _ . @ -");
-  const key = opts.key ?? generateApiKey();
-  if (!looksLikeApiKey(key)) throw new Error("a key must look like ffj_ followed by 43 base64url characters");
-  const sql = createKeySql(opts.account, await hashApiKey(key), displayPrefix(key), opts.credits, new Date().toISOString());
-  wrangler(["d1", "execute", "DB", ...opts.target, "--command", sql], { quiet: true });
-  return key;
+  const k = await newKey(new Date(), opts.account, opts.key);
+  execute(opts.target, createKeySql(k, opts.credits));
+  return k.key;
+}
+
+/**
+ * Locally with the project's quiet wrangler; `--remote` with the person's own `wrangler login`
+ * (the project's dev and test runs keep wrangler's config inside the repository, where none is).
+ */
+function execute(target: string[], sql: string): void {
+  const args = ["d1", "execute", "DB", ...target, "--command", sql];
+  if (!target.includes("--remote")) return void wrangler(args, { quiet: true });
+  const r = realWrangler()(args);
+  if (r.status !== 0) throw new Error(`wrangler ${args.slice(0, 4).join(" ")} failed:\n${r.stdout}\n${r.stderr}`);
 }
 
 export function localTarget(): string[] {
@@ -50,8 +49,7 @@ async function main() {
     console.error(`Created a key for account "${values.account}". Store it now: it is not shown again.`);
     console.log(key);
   } else if (action === "revoke" && values.key) {
-    const sql = `UPDATE api_keys SET revoked_at = ${sqlString(new Date().toISOString())} WHERE key_hash = ${sqlString(await hashApiKey(values.key))} AND revoked_at IS NULL;`;
-    wrangler(["d1", "execute", "DB", ...target, "--command", sql], { quiet: true });
+    execute(target, revokeKeySql({ hash: await hashApiKey(values.key), at: new Date().toISOString() }));
     console.log("revoked");
   } else {
     console.error("usage: npm run keys -- create --account NAME [--credits N] [--local|--remote]\n       npm run keys -- revoke --key KEY [--local|--remote]");

@@ -2,7 +2,7 @@
 // Without --key (or FFJOBS_API_KEY) it makes a key of its own in the remote D1 and revokes it at the end.
 import { parseArgs } from "node:util";
 import { realWrangler } from "./deploy/run-wrangler.ts";
-import { createKeySql, newKey, revokeKeySql } from "./deploy/api-key-sql.ts";
+import { createKeySql, newKey, revokeKeySql } from "./api-key-sql.ts";
 import { D1_DATABASE } from "./deploy/resources.ts";
 import { realClock } from "./smoke/cold-start.ts";
 import { runSmoke } from "./smoke/run-smoke.ts";

@@ -5,7 +5,7 @@ import { corsRules } from "./cors.ts";
 import { CREDENTIALS_HELP, type R2Credentials } from "./credentials.ts";
 import { DeployError, type Inventory } from "./inventory.ts";
 import { D1_DATABASE, QUEUES, R2_BUCKET, r2Endpoint } from "./resources.ts";
-import { createKeySql, revokeKeySql, type NewKey } from "./api-key-sql.ts";
+import { createKeySql, revokeKeySql, type NewKey } from "../api-key-sql.ts";
 
 export type FileToWrite = { path: string; content: string; /** removed after the step, never printed */ secret?: boolean };
 
