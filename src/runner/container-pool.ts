@@ -46,8 +46,10 @@ export class ContainerPool extends DurableObject<Env> {
   async #reclaimFinished(state: PoolState): Promise<boolean> {
     const busy = busyJobIds(state);
     if (!busy.length) return false;
-    const marks = busy.map((_, i) => `?${i + 1}`).join(", ");
-    const jobs = await this.env.DB.prepare(`SELECT id, status FROM jobs WHERE id IN (${marks})`).bind(...busy).all<{ id: string; status: string }>();
+    // One parameter whatever the pool's size: D1 binds at most 100 per statement (a pool may hold 9999).
+    const jobs = await this.env.DB.prepare("SELECT id, status FROM jobs WHERE id IN (SELECT value FROM json_each(?1))")
+      .bind(JSON.stringify(busy))
+      .all<{ id: string; status: string }>();
     const now = Date.now();
     const finished = reclaimable(state, new Map(jobs.results.map((r) => [r.id, r.status])), now, SIDE_CALL_LEASE_MS);
     for (const id of finished) release(state, id, now);
