@@ -2,6 +2,7 @@ import { app } from "./api/app.ts";
 import type { Env } from "./env.ts";
 import { consumeDeadJobMessages, consumeJobMessages } from "./jobs/dispatch-consumer.ts";
 import { createServices } from "./services.ts";
+import { withQueryBudget } from "./storage/d1-query-budget.ts";
 import { runScheduled } from "./maintenance/scheduled.ts";
 import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-consumer.ts";
 
@@ -21,12 +22,15 @@ export const QUEUES = {
   webhooksDead: "ffjobs-webhooks-dlq",
 } as const;
 
+// Each invocation gets its own count of D1 queries where the local stack enforces the platform's limit.
 export default {
-  fetch: app.fetch,
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => app.fetch(request, withQueryBudget(env), ctx),
   async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
+    env = withQueryBudget(env);
     await runScheduled(createServices(env), env.BUCKET);
   },
   async queue(batch: MessageBatch<any>, env: Env): Promise<void> {
+    env = withQueryBudget(env);
     switch (batch.queue) {
       case QUEUES.jobsDead:
         return consumeDeadJobMessages(batch, env);

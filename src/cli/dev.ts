@@ -72,6 +72,8 @@ async function main() {
       ? { RUNNER_MODE: "container", EGRESS_RESOLVER_URL: resolver!.url }
       : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${host}:${port}`, RUNNER_CONTROL_SECRET: runnerSecret }),
     STORAGE_TOKEN_SECRET: storageTokenSecret,
+    // The platform's limit on D1 queries per Worker invocation, which wrangler dev does not enforce.
+    D1_QUERY_LIMIT_PER_INVOCATION: "1000",
     R2_S3_ENDPOINT: `http://${host}:${port}/cdn-cgi/local/r2/s3`,
     R2_ACCESS_KEY_ID: LOCAL_S3.accessKeyId,
     R2_SECRET_ACCESS_KEY: LOCAL_S3.secretAccessKey,

@@ -1,0 +1,61 @@
+/**
+ * The platform allows one Worker invocation (a request, including a long-held stream or wait; a
+ * queue batch; a cron run) at most 1,000 D1 queries on Workers Paid (D1 limits: "queries per Worker
+ * invocation"; 50 on Free). Miniflare does not enforce it, so the local stack and the tests wrap
+ * each invocation's D1 binding in this counter (D1_QUERY_LIMIT_PER_INVOCATION), which refuses the
+ * query past the limit as the platform would. Every statement of a batch counts.
+ */
+export class D1QueryBudgetExceeded extends Error {}
+
+export function budgetedD1(db: D1Database, limit: number): D1Database & { queries: () => number } {
+  let used = 0;
+  const real = new WeakMap<object, D1PreparedStatement>();
+  const spend = (n: number) => {
+    used += n;
+    if (used > limit) throw new D1QueryBudgetExceeded(`more than ${limit} D1 queries in one Worker invocation (the platform's limit)`);
+  };
+  const statement = (stmt: D1PreparedStatement): D1PreparedStatement => {
+    const counted = new Proxy(stmt, {
+      get(target, prop) {
+        if (prop === "bind") return (...values: unknown[]) => statement(target.bind(...values));
+        if (prop === "first" || prop === "run" || prop === "all" || prop === "raw") {
+          return async (...args: unknown[]) => {
+            spend(1);
+            return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    real.set(counted, stmt);
+    return counted;
+  };
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "queries") return () => used;
+      if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
+      if (prop === "batch") {
+        return async (stmts: D1PreparedStatement[]) => {
+          spend(stmts.length);
+          return target.batch(stmts.map((st) => real.get(st) ?? st));
+        };
+      }
+      if (prop === "exec") {
+        return async (sql: string) => {
+          spend(1);
+          return target.exec(sql);
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as D1Database & { queries: () => number };
+}
+
+/** The env one invocation runs with: its D1 binding counted when D1_QUERY_LIMIT_PER_INVOCATION is set. */
+export function withQueryBudget<E extends { DB: D1Database; D1_QUERY_LIMIT_PER_INVOCATION?: string }>(env: E): E {
+  const limit = Number(env.D1_QUERY_LIMIT_PER_INVOCATION);
+  if (!env.D1_QUERY_LIMIT_PER_INVOCATION || !Number.isInteger(limit) || limit <= 0) return env;
+  return { ...env, DB: budgetedD1(env.DB, limit) };
+}
