@@ -5,7 +5,11 @@ export async function startPutReceiver() {
   const received = new Map<string, { body: Buffer; contentType: string | undefined }>();
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    try {
+      for await (const c of req) chunks.push(c as Buffer);
+    } catch {
+      return; // the uploader gave up mid-body (a canceled job): nothing to record or answer
+    }
     if (req.method !== "PUT") return res.writeHead(405).end();
     if (req.url?.startsWith("/fail")) return res.writeHead(500).end();
     // Storage that takes its time to answer: long enough for a test to cancel the upload.
