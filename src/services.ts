@@ -18,6 +18,8 @@ export type Services = {
   now: () => Date;
   /** Called once a job has reached a terminal state (the coordinator wakes its waiting clients). */
   onJobEnded?: (jobId: string) => void;
+  /** Called with a running job's progress as saved (the coordinator hands it to event streams). */
+  onProgress?: (progress: unknown, at: string) => void;
 };
 
 export function createServices(env: Env): Services {

@@ -6,6 +6,7 @@ import { isTerminal } from "./job-states.ts";
 import { driveJob, initialDriveState, type DriveState } from "./drive-job.ts";
 import { cancelJob } from "./supervise-job.ts";
 import { TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
+import type { TickNews } from "./tick-news.ts";
 
 /**
  * One per job (named by the job id): drives the job from queued to terminal one tick at a time
@@ -20,12 +21,20 @@ export class JobCoordinator extends DurableObject<Env> {
   #running: Promise<void> = Promise.resolve();
   #queued: Promise<void> | null = null;
   /** Clients waiting (in this instance's memory) for the next tick, or for the job's end. */
-  #tickWaiters = new Set<() => void>();
-  #endWaiters = new Set<() => void>();
+  #tickWaiters = new Set<(ended: boolean) => void>();
+  #endWaiters = new Set<(ended: boolean) => void>();
+  /** The running job's latest progress as its runner reported it (also in D1): event streams read it here. */
+  #progress: TickNews["progress"] = null;
 
   protected get services(): Services {
     // Waiting clients are woken the moment the job is terminal, before its runner is released.
-    this.#services ??= { ...createServices(this.env), onJobEnded: () => this.#wake(true) };
+    this.#services ??= {
+      ...createServices(this.env),
+      onJobEnded: () => this.#wake(true),
+      onProgress: (progress, at) => {
+        this.#progress = { progress, at };
+      },
+    };
     return this.#services;
   }
 
@@ -58,31 +67,32 @@ export class JobCoordinator extends DurableObject<Env> {
     }
   }
 
-  /** Resolves true when this coordinator next looks at the job (SSE), false after `timeoutMs`. */
-  waitForTick(timeoutMs: number): Promise<boolean> {
-    return this.#wait(this.#tickWaiters, timeoutMs);
+  /** When this coordinator next looks at the job (SSE), with what it learned; not woken after `timeoutMs`. */
+  async waitForTick(timeoutMs: number): Promise<TickNews> {
+    const { woken, ended } = await this.#wait(this.#tickWaiters, timeoutMs);
+    return { woken, ended, progress: this.#progress };
   }
 
   /** Resolves true when this coordinator ends the job (long-poll waits), false after `timeoutMs`. */
-  waitForEnd(timeoutMs: number): Promise<boolean> {
-    return this.#wait(this.#endWaiters, timeoutMs);
+  async waitForEnd(timeoutMs: number): Promise<boolean> {
+    return (await this.#wait(this.#endWaiters, timeoutMs)).woken;
   }
 
-  #wait(waiters: Set<() => void>, timeoutMs: number): Promise<boolean> {
+  #wait(waiters: Set<(ended: boolean) => void>, timeoutMs: number): Promise<{ woken: boolean; ended: boolean }> {
     return new Promise((resolve) => {
-      const done = (woken: boolean) => {
+      const done = (woken: boolean, ended: boolean) => {
         waiters.delete(wake);
         clearTimeout(timer);
-        resolve(woken);
+        resolve({ woken, ended });
       };
-      const wake = () => done(true);
-      const timer = setTimeout(() => done(false), timeoutMs);
+      const wake = (ended: boolean) => done(true, ended);
+      const timer = setTimeout(() => done(false, false), timeoutMs);
       waiters.add(wake);
     });
   }
 
   #wake(ended: boolean): void {
-    for (const wake of [...this.#tickWaiters, ...(ended ? this.#endWaiters : [])]) wake();
+    for (const wake of [...this.#tickWaiters, ...(ended ? this.#endWaiters : [])]) wake(ended);
   }
 
   async alarm(): Promise<void> {

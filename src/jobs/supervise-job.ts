@@ -55,7 +55,10 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
     await discardUnrecordedOutputs(s, job.id);
     return { done: true };
   }
-  if (status.progress) await saveProgress(s.db, job.id, status.progress, now.toISOString());
+  if (status.progress) {
+    await saveProgress(s.db, job.id, status.progress, now.toISOString());
+    s.onProgress?.(status.progress, now.toISOString());
+  }
   return next(0);
 }
 

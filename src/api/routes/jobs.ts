@@ -79,7 +79,8 @@ jobRoutes.get("/:id/events", validate("param", idParamSchema), async (c) => {
   const stream = jobEventStream(
     {
       read: () => requireJob(c.env.DB, id, accountId),
-      view: async (job) => jobView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)),
+      // Outputs are recorded with the terminal state: before it there are none to read.
+      view: async (job) => jobView(job, isTerminal(job.status) ? await listOutputs(c.env.DB, [job.id]) : [], linksOf(c)),
       tick: (ms) => coordinatorOf(c.env, id).waitForTick(ms),
     },
     c.req.header("Last-Event-ID") ?? null,
