@@ -14,7 +14,13 @@ import { watchJob } from "./supervise-job.ts";
  * runner ("dispatch") or watching the runner run it ("watch"). The job's status, attempts and
  * deadline live in D1; this is only where the coordinator is in its loop.
  */
-export type DriveState = { jobId: string; phase: "dispatch" | "watch"; misses: number };
+export type DriveState = {
+  jobId: string;
+  phase: "dispatch" | "watch";
+  misses: number;
+  /** When the running job's progress was last written to D1 (it is written at most every PROGRESS_SAVE_INTERVAL_MS). */
+  progressSavedAtMs?: number;
+};
 /** After a tick: the job is terminal (nothing more to do), or the next tick runs in `delayMs`. */
 export type DriveStep = { done: true } | { done?: false; state: DriveState; delayMs: number };
 

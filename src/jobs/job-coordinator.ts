@@ -73,6 +73,11 @@ export class JobCoordinator extends DurableObject<Env> {
     return { woken, ended, progress: this.#progress };
   }
 
+  /** The running job's latest progress as its runner reported it (D1 has it only every few seconds). */
+  async latestProgress(): Promise<TickNews["progress"]> {
+    return this.#progress;
+  }
+
   /** Resolves true when this coordinator ends the job (long-poll waits), false after `timeoutMs`. */
   async waitForEnd(timeoutMs: number): Promise<boolean> {
     return (await this.#wait(this.#endWaiters, timeoutMs)).woken;

@@ -4,6 +4,12 @@ import type { RunnerJobStatus } from "../runner/runner-protocol.ts";
 import { applyOutcome } from "./finish-from-outcome.ts";
 import { billableSeconds, failure } from "./billing.ts";
 import { getJob, jobSpecOf, saveProgress, type JobRow } from "./job-store.ts";
+
+/**
+ * A running job's progress reaches D1 at most this often (it also keeps updated_at fresh for the
+ * sweeper, whose STALLED_JOB_SECONDS is far longer); between, it lives in the coordinator.
+ */
+export const PROGRESS_SAVE_INTERVAL_MS = 10_000;
 import { jobTimeoutMs } from "./job-request.ts";
 import { markStarted } from "./attempt-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
@@ -56,8 +62,13 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
     return { done: true };
   }
   if (status.progress) {
-    await saveProgress(s.db, job.id, status.progress, now.toISOString());
+    // The coordinator serves the latest progress (event streams, GET of a running job); D1 gets it
+    // only now and then: each write bills the row and the index on updated_at.
     s.onProgress?.(status.progress, now.toISOString());
+    if (state.progressSavedAtMs === undefined || now.getTime() - state.progressSavedAtMs >= PROGRESS_SAVE_INTERVAL_MS) {
+      await saveProgress(s.db, job.id, status.progress, now.toISOString());
+      return { state: { ...state, misses: 0, progressSavedAtMs: now.getTime() }, delayMs: s.config.runnerPollIntervalMs };
+    }
   }
   return next(0);
 }

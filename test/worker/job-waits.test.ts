@@ -1,4 +1,4 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, createAccount, isTerminalJob, mediaUrl, waitForJob } from "./helpers.ts";
 
@@ -91,6 +91,24 @@ describe("waiting for a job without polling", () => {
     const fresh = await readEvents(await request(`/v1/jobs/${created.body.id}/events`, { headers: { "Last-Event-ID": events[0].id } }));
     expect(fresh).toHaveLength(1);
     expect(fresh[0]).toMatchObject({ event: "status", job: { status: "completed" } });
+  });
+
+  it("keeps a running job's progress in its coordinator: GET shows it current while D1 gets it only every 10 s", async () => {
+    const created = await api(account.key, "POST", "/v1/jobs", endless());
+    const seenByGet: number[] = [];
+    const inD1 = new Set<string>();
+    const until = Date.now() + 4_000;
+    while (Date.now() < until) {
+      const job = (await api(account.key, "GET", `/v1/jobs/${created.body.id}`)).body;
+      if (job.status === "running" && job.progress) seenByGet.push(job.progress.outTimeSeconds ?? 0);
+      const row = await env.DB.prepare("SELECT progress_json FROM jobs WHERE id = ?1").bind(created.body.id).first<{ progress_json: string | null }>();
+      if (row?.progress_json) inD1.add(row.progress_json);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await api(account.key, "POST", `/v1/jobs/${created.body.id}/cancel`);
+    expect(new Set(seenByGet).size, JSON.stringify(seenByGet)).toBeGreaterThanOrEqual(4);
+    expect(seenByGet).toEqual([...seenByGet].sort((a, b) => a - b));
+    expect(inD1.size).toBe(1);
   });
 
   it("survives clients that go away mid-wait and mid-stream: the job goes on, the next wait answers", async () => {

@@ -10,13 +10,14 @@ import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
 import { jobEventStream } from "./job-events.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { getJob, insertJob, listJobs } from "../../jobs/job-store.ts";
+import { getJob, insertJob, listJobs, type JobRow } from "../../jobs/job-store.ts";
 import { canceledFinish, endJob } from "../../jobs/end-job.ts";
 import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/job-states.ts";
 import { jobResultView, jobView, type Links } from "../../jobs/job-view.ts";
 import { listOutputs } from "../../jobs/output-store.ts";
+import type { TickNews } from "../../jobs/tick-news.ts";
 import { deleteFinishedJob } from "../../storage/delete-asset.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
@@ -69,6 +70,7 @@ jobRoutes.get("/:id", validate("param", idParamSchema), validate("query", getJob
   let job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
   const wait = c.req.valid("query").wait;
   if (wait) job = await waitForTerminal(waitDeps(c.env, job.id, accountId, c.req.raw.signal), wait);
+  if (job.status === "running") job = await withLatestProgress(c.env, job);
   return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
 });
 
@@ -137,4 +139,11 @@ async function requireJob(db: D1Database, id: string, accountId: string) {
 
 function alreadyFinished(status: string): never {
   throw new ApiError("JOB_ALREADY_FINISHED", `The job is already ${status}`, { extra: { status } });
+}
+
+/** A running job's progress from its coordinator, which has it fresher than D1 (written every few seconds). */
+async function withLatestProgress(env: AppEnv["Bindings"], job: JobRow): Promise<JobRow> {
+  const latest = (await coordinatorOf(env, job.id).latestProgress().catch(() => null)) as TickNews["progress"];
+  if (!latest || Date.parse(latest.at) <= Date.parse(job.updated_at)) return job;
+  return { ...job, progress_json: JSON.stringify(latest.progress), updated_at: latest.at };
 }
