@@ -39,8 +39,20 @@ function createLimitedAccount(stack: DevStack): string {
 
 /** The account's balance, read from the stack's local D1. */
 export function balanceOf(stack: DevStack): number {
-  const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--json", "--command", "SELECT credit_balance AS b FROM accounts WHERE name = 'faults'"], { cwd: root, env: { ...stack.env, CI: "true" }, encoding: "utf8" });
-  return JSON.parse(r.stdout)[0].results[0].b;
+  // The running stack holds the same SQLite file: a read can meet it busy, so it is tried again.
+  for (let attempt = 1; ; attempt++) {
+    const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--json", "--command", "SELECT credit_balance AS b FROM accounts WHERE name = 'faults'"], { cwd: root, env: { ...stack.env, CI: "true" }, encoding: "utf8" });
+    const rows = (() => {
+      try {
+        return JSON.parse(r.stdout)[0]?.results as { b: number }[] | undefined;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (rows?.length) return rows[0].b;
+    if (attempt >= 5) throw new Error(`could not read the balance: ${r.stdout}\n${r.stderr}`);
+    spawnSync("sleep", ["1"]);
+  }
 }
 
 /** The pid of the runner the dev launcher started last (it says so on every start). */
