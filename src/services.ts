@@ -5,6 +5,8 @@ import { createRunnerClient, localTransport, type RunnerClient } from "./runner/
 import { createPresigner, type Presigner } from "./storage/presigner.ts";
 import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
 import type { JobMessage } from "./jobs/job-message.ts";
+import type { JobStatus } from "./jobs/job-states.ts";
+import { withQueryBudget } from "./storage/d1-query-budget.ts";
 
 /** Everything the job logic depends on, built once from the environment; tests build their own. */
 export type Services = {
@@ -18,11 +20,18 @@ export type Services = {
   now: () => Date;
   /** Called once a job has reached a terminal state (the coordinator wakes its waiting clients). */
   onJobEnded?: (jobId: string) => void;
-  /** Called with a running job's progress as saved (the coordinator hands it to event streams). */
+  /** Called with a running job's progress as its runner reported it (the coordinator hands it to event streams and GET). */
   onProgress?: (progress: unknown, at: string) => void;
+  /** Called with the job's status whenever a tick reads or changes it (the coordinator tells event streams of changes). */
+  onStatus?: (status: JobStatus) => void;
 };
 
+/**
+ * Built once per invocation (a request, a queue batch, a cron run, a Durable Object request or tick):
+ * D1 is counted against that invocation's query limit where D1_QUERY_LIMIT_PER_INVOCATION is set.
+ */
 export function createServices(env: Env): Services {
+  env = withQueryBudget(env);
   const config = loadConfig(env);
   const transport =
     config.runnerMode === "local"

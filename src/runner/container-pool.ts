@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.ts";
+import { withQueryBudget } from "../storage/d1-query-budget.ts";
 import { acquire, busyJobIds, instanceOf, reclaimable, release, type PoolState } from "./pool-state.ts";
 
 /** A dry run's probe or a capabilities read holds an instance at most this long (its caller releases it sooner). */
@@ -47,7 +48,7 @@ export class ContainerPool extends DurableObject<Env> {
     const busy = busyJobIds(state);
     if (!busy.length) return false;
     // One parameter whatever the pool's size: D1 binds at most 100 per statement (a pool may hold 9999).
-    const jobs = await this.env.DB.prepare("SELECT id, status FROM jobs WHERE id IN (SELECT value FROM json_each(?1))")
+    const jobs = await withQueryBudget(this.env).DB.prepare("SELECT id, status FROM jobs WHERE id IN (SELECT value FROM json_each(?1))")
       .bind(JSON.stringify(busy))
       .all<{ id: string; status: string }>();
     const now = Date.now();

@@ -1,7 +1,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
-import { budgetedD1, D1QueryBudgetExceeded } from "../../src/storage/d1-query-budget.ts";
+import { createServices } from "../../src/services.ts";
+import { budgetedD1, D1QueryBudgetExceeded, withQueryBudget, type BudgetedD1 } from "../../src/storage/d1-query-budget.ts";
 import { createAccount } from "./helpers.ts";
 
 /**
@@ -9,13 +10,36 @@ import { createAccount } from "./helpers.ts";
  * does not enforce: the tests and the local stack count them and refuse the one past the limit.
  */
 describe("D1 queries per invocation", () => {
-  it("are counted, every statement of a batch too, and the one past the limit is refused", async () => {
+  it("at the tests' limit (1,000, as the platform's): 1,000 queries run, the 1,001st is refused", async () => {
+    expect(env.D1_QUERY_LIMIT_PER_INVOCATION).toBe("1000");
+    const db = withQueryBudget(env).DB as BudgetedD1;
+    for (let i = 1; i <= 999; i++) await db.prepare("SELECT ?1 AS n").bind(i).first();
+    expect(await db.prepare("SELECT 1000 AS n").first<{ n: number }>()).toEqual({ n: 1000 });
+    expect(db.queries()).toBe(1000);
+    await expect(db.prepare("SELECT 1001").run()).rejects.toThrow(/D1 query 1001 refused: more than 1000 D1 queries in one Worker invocation/);
+    await expect(db.prepare("SELECT 1001").all()).rejects.toBeInstanceOf(D1QueryBudgetExceeded);
+  });
+
+  it("counts every statement of a batch, and refuses a batch that would cross the limit as a whole", async () => {
     const db = budgetedD1(env.DB, 5);
     for (let i = 0; i < 2; i++) expect(await db.prepare("SELECT ?1 AS n").bind(i).first<{ n: number }>()).toEqual({ n: i });
     await db.batch([db.prepare("SELECT 1"), db.prepare("SELECT 2"), db.prepare("SELECT 3")]);
     expect(db.queries()).toBe(5);
-    await expect(db.prepare("SELECT 4").all()).rejects.toThrow(D1QueryBudgetExceeded);
-    await expect(async () => db.prepare("SELECT 4").run()).rejects.toThrow(/more than 5 D1 queries in one Worker invocation/);
+    const refused = budgetedD1(env.DB, 2);
+    await expect(refused.batch([refused.prepare("SELECT 1"), refused.prepare("SELECT 2"), refused.prepare("SELECT 3")])).rejects.toThrow(D1QueryBudgetExceeded);
+  });
+
+  it("one invocation keeps one count: services built inside a request spend the request's budget; a new invocation starts afresh", async () => {
+    const invocation = withQueryBudget(env);
+    const db = invocation.DB as BudgetedD1;
+    await db.prepare("SELECT 1").run();
+    await createServices(invocation).db.prepare("SELECT 2").run();
+    expect(db.queries()).toBe(2);
+    // A Durable Object tick or a queue batch builds its services from the plain env: a count of its own.
+    const tick = createServices(env).db as BudgetedD1;
+    expect(tick.queries()).toBe(0);
+    await tick.prepare("SELECT 3").run();
+    expect([db.queries(), tick.queries()]).toEqual([2, 1]);
   });
 
   it("are counted afresh for each request the Worker serves, and enforced there", async () => {
@@ -29,5 +53,10 @@ describe("D1 queries per invocation", () => {
     };
     expect(await serve("1")).toBe(500);
     for (let i = 0; i < 3; i++) expect(await serve("50")).toBe(200);
+  });
+
+  it("are not counted where the variable is unset (production: the platform counts)", () => {
+    const plain = { ...env, D1_QUERY_LIMIT_PER_INVOCATION: undefined };
+    expect(withQueryBudget(plain).DB).toBe(env.DB);
   });
 });
