@@ -1,30 +1,37 @@
 import type { JobRow } from "../jobs/job-store.ts";
 import { isTerminal } from "../jobs/job-states.ts";
 import { MAX_WAIT_SECONDS } from "../jobs/limits.ts";
-/** A wait is cut into slices: after each, D1 is read again, so a wake-up that never comes costs one slice. */
+/** A wait is cut into slices, each one call to the coordinator (which holds it at most this long). */
 const WAIT_SLICE_MS = 15_000;
 /** If the coordinator cannot be asked (restarting), look again after this long. */
 const FALLBACK_SLEEP_MS = 500;
 
 export type WaitDeps = {
   read: () => Promise<JobRow>;
-  /** Resolves when the job's coordinator ends the job (or after `ms`); may reject. */
-  wake: (ms: number) => Promise<unknown>;
+  /** Resolves true when the job's coordinator ends the job, false after `ms` without that; may reject. */
+  wake: (ms: number) => Promise<boolean>;
   signal: AbortSignal;
 };
 
 /**
  * Holds a request until the job is terminal, `seconds` pass, or the client goes away; returns the
- * job as it is then. The coordinator wakes the waiter when it ends the job, so a wait costs a few
- * reads, not one per second.
+ * job as it is then. Fed by the coordinator's push: it wakes the waiter when it ends the job (also
+ * one ended by someone else: its next tick sees it), so D1 is read at the start, when woken, at the
+ * end of the wait, and when the coordinator cannot be asked (then at most every FALLBACK_SLEEP_MS):
+ * a few reads per wait, whatever its length, within one invocation's 1,000 queries.
  */
-export async function waitForTerminal(deps: WaitDeps, seconds: number): Promise<JobRow> {
-  const deadline = Date.now() + seconds * 1000;
+export async function waitForTerminal(deps: WaitDeps, seconds: number, now: () => number = Date.now): Promise<JobRow> {
+  const deadline = now() + seconds * 1000;
   let job = await deps.read();
   while (!isTerminal(job.status) && !deps.signal.aborted) {
-    const left = deadline - Date.now();
+    const left = deadline - now();
     if (left <= 0) break;
-    await deps.wake(Math.min(left, WAIT_SLICE_MS)).catch(() => new Promise((r) => setTimeout(r, Math.min(left, FALLBACK_SLEEP_MS))));
+    const woken = await deps.wake(Math.min(left, WAIT_SLICE_MS)).catch(async () => {
+      await new Promise((r) => setTimeout(r, Math.min(left, FALLBACK_SLEEP_MS)));
+      return true;
+    });
+    // Not woken and time left: the job has not ended, D1 would say nothing new.
+    if (!woken && deadline - now() > 0 && !deps.signal.aborted) continue;
     job = await deps.read();
   }
   return job;

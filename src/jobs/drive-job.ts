@@ -33,6 +33,7 @@ export function initialDriveState(job: JobRow): DriveState {
 /** One coordinator tick. Every branch ends the job or names the next tick: nothing waits unwatched. */
 export async function driveJob(s: Services, state: DriveState): Promise<DriveStep> {
   const job = await getJob(s.db, state.jobId);
+  if (job) s.onStatus?.(job.status);
   if (!job || isTerminal(job.status)) {
     await s.runner.release(state.jobId);
     return { done: true };
@@ -48,7 +49,7 @@ export async function driveJob(s: Services, state: DriveState): Promise<DriveSte
  */
 export async function loseAttempt(s: Services, job: JobRow, code: JobErrorCode, message: string): Promise<DriveStep> {
   if (job.attempts < RUNNER_ATTEMPTS) {
-    await requeueLostAttempt(s.db, job.id, job.attempts, s.now().toISOString());
+    if (await requeueLostAttempt(s.db, job.id, job.attempts, s.now().toISOString())) s.onStatus?.("queued");
     console.warn(`job ${job.id}: attempt ${job.attempts} lost (${code}); trying again`);
     return { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: attemptRetryDelayMs(job.attempts) };
   }

@@ -6,7 +6,7 @@ import { isTerminal } from "./job-states.ts";
 import { driveJob, initialDriveState, type DriveState } from "./drive-job.ts";
 import { cancelJob } from "./supervise-job.ts";
 import { TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
-import type { TickNews } from "./tick-news.ts";
+import { withProgress, withStatus, type JobSnapshot, type TickNews } from "./tick-news.ts";
 
 /**
  * One per job (named by the job id): drives the job from queued to terminal one tick at a time
@@ -16,40 +16,53 @@ import type { TickNews } from "./tick-news.ts";
  * the sweeper re-sends the job and `start` re-arms it).
  */
 export class JobCoordinator extends DurableObject<Env> {
-  #services: Services | null = null;
   /** The tick under way (ticks never overlap) and the one queued behind it, if any. */
   #running: Promise<void> = Promise.resolve();
   #queued: Promise<void> | null = null;
   /** Clients waiting (in this instance's memory) for the next tick, or for the job's end. */
   #tickWaiters = new Set<(ended: boolean) => void>();
   #endWaiters = new Set<(ended: boolean) => void>();
-  /** The running job's latest progress as its runner reported it (also in D1): event streams read it here. */
-  #progress: TickNews["progress"] = null;
+  /**
+   * The job's status and latest progress as this coordinator's ticks saw them: event streams, waits
+   * and GET read them here instead of D1 (which gets progress only every PROGRESS_SAVE_INTERVAL_MS).
+   */
+  #snapshot: JobSnapshot | null = null;
 
-  protected get services(): Services {
-    // Waiting clients are woken the moment the job is terminal, before its runner is released.
-    this.#services ??= {
-      ...createServices(this.env),
+  /**
+   * Services for one invocation (a start, a cancel, a tick): built afresh each time, so each counts
+   * its own D1 queries against the per-invocation limit where the local stack enforces it.
+   */
+  protected newServices(): Services {
+    return createServices(this.env);
+  }
+
+  #services(): Services {
+    return {
+      ...this.newServices(),
+      // Waiting clients are woken the moment the job is terminal, before its runner is released.
       onJobEnded: () => this.#wake(true),
       onProgress: (progress, at) => {
-        this.#progress = { progress, at };
+        this.#snapshot = withProgress(progress, at);
+      },
+      onStatus: (status) => {
+        this.#snapshot = withStatus(this.#snapshot, status);
       },
     };
-    return this.#services;
   }
 
   /** Makes sure the job is being driven: a no-op while it already is. Safe to call any number of times. */
   async start(jobId: string): Promise<"driving" | "finished"> {
     const storage = this.ctx.storage;
+    const s = this.#services();
     const known = await storage.get<DriveState>("drive");
     const alarm = await storage.getAlarm();
     // An alarm long overdue did not fire (the platform lost it, say in a restart): arm it anew.
-    if (known && alarm !== null && alarm > Date.now() - this.services.config.stalledJobMs) return "driving";
-    const job = await getJob(this.services.db, jobId);
+    if (known && alarm !== null && alarm > Date.now() - s.config.stalledJobMs) return "driving";
+    const job = await getJob(s.db, jobId);
     if (!job || isTerminal(job.status)) return "finished";
     await storage.put("drive", known ?? initialDriveState(job));
     // The alarm first, as the safety net; then the first tick at once, not at the alarm's pace.
-    await storage.setAlarm(Date.now() + this.services.config.runnerPollIntervalMs);
+    await storage.setAlarm(Date.now() + s.config.runnerPollIntervalMs);
     void this.#tickSoon();
     return "driving";
   }
@@ -61,21 +74,21 @@ export class JobCoordinator extends DurableObject<Env> {
 
   async cancel(jobId: string): Promise<boolean> {
     try {
-      return await cancelJob(this.services, jobId);
+      return await cancelJob(this.#services(), jobId);
     } finally {
       this.#wake(true);
     }
   }
 
-  /** When this coordinator next looks at the job (SSE), with what it learned; not woken after `timeoutMs`. */
+  /** When this coordinator next looks at the job (SSE), with what it knows then; not woken after `timeoutMs`. */
   async waitForTick(timeoutMs: number): Promise<TickNews> {
     const { woken, ended } = await this.#wait(this.#tickWaiters, timeoutMs);
-    return { woken, ended, progress: this.#progress };
+    return { woken, ended, snapshot: this.#snapshot };
   }
 
-  /** The running job's latest progress as its runner reported it (D1 has it only every few seconds). */
-  async latestProgress(): Promise<TickNews["progress"]> {
-    return this.#progress;
+  /** The job's status and latest progress as this coordinator last saw them; null if it has not ticked since it started. */
+  async snapshot(): Promise<JobSnapshot | null> {
+    return this.#snapshot;
   }
 
   /** Resolves true when this coordinator ends the job (long-poll waits), false after `timeoutMs`. */
@@ -121,7 +134,7 @@ export class JobCoordinator extends DurableObject<Env> {
     const state = await storage.get<DriveState>("drive");
     if (!state) return;
     try {
-      const step = await driveJob(this.services, state);
+      const step = await driveJob(this.#services(), state);
       this.#wake(step.done === true);
       if (step.done) return await storage.deleteAll();
       await storage.put("drive", step.state);

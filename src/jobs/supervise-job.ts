@@ -4,18 +4,19 @@ import type { RunnerJobStatus } from "../runner/runner-protocol.ts";
 import { applyOutcome } from "./finish-from-outcome.ts";
 import { billableSeconds, failure } from "./billing.ts";
 import { getJob, jobSpecOf, saveProgress, type JobRow } from "./job-store.ts";
-
-/**
- * A running job's progress reaches D1 at most this often (it also keeps updated_at fresh for the
- * sweeper, whose STALLED_JOB_SECONDS is far longer); between, it lives in the coordinator.
- */
-export const PROGRESS_SAVE_INTERVAL_MS = 10_000;
 import { jobTimeoutMs } from "./job-request.ts";
 import { markStarted } from "./attempt-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
 import { DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
 import { discardUnrecordedOutputs } from "./discard-outputs.ts";
 import { loseAttempt, type DriveState, type DriveStep } from "./drive-job.ts";
+
+/**
+ * A running job's progress reaches D1 at most this often (it also keeps updated_at fresh for the
+ * sweeper, whose STALLED_JOB_SECONDS is far longer); between, it lives in the coordinator, which
+ * serves it to GET, event streams and waits. Each write bills the row and the index on updated_at.
+ */
+export const PROGRESS_SAVE_INTERVAL_MS = 10_000;
 
 /**
  * One watch tick for a job with a runner: collect the final report, or note that the binary got its
@@ -61,9 +62,8 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
     await discardUnrecordedOutputs(s, job.id);
     return { done: true };
   }
-  if (status.progress) {
-    // The coordinator serves the latest progress (event streams, GET of a running job); D1 gets it
-    // only now and then: each write bills the row and the index on updated_at.
+  if (status.progress && current.status === "running") {
+    // The coordinator serves the latest progress; D1 gets it only every PROGRESS_SAVE_INTERVAL_MS.
     s.onProgress?.(status.progress, now.toISOString());
     if (state.progressSavedAtMs === undefined || now.getTime() - state.progressSavedAtMs >= PROGRESS_SAVE_INTERVAL_MS) {
       await saveProgress(s.db, job.id, status.progress, now.toISOString());
@@ -77,7 +77,9 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
 async function noteStart(s: Services, job: JobRow, status: RunnerJobStatus): Promise<JobRow> {
   if (job.status !== "queued" || status.state === "waiting") return job;
   await markStarted(s.db, job.id, status.startedAt ?? s.now().toISOString(), s.now().toISOString());
-  return (await getJob(s.db, job.id)) ?? job;
+  const current = (await getJob(s.db, job.id)) ?? job;
+  s.onStatus?.(current.status);
+  return current;
 }
 
 /**

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { jobEventStream, QUIET_READ_INTERVAL_MS } from "../../src/api/routes/job-events.ts";
-import type { TickNews } from "../../src/jobs/tick-news.ts";
+import { eventIdOf, jobEventStream, QUIET_READ_INTERVAL_MS } from "../../src/api/routes/job-events.ts";
+import type { JobSnapshot, TickNews } from "../../src/jobs/tick-news.ts";
 import type { JobRow } from "../../src/jobs/job-store.ts";
 
 /**
- * An event stream held open across a compressed hour: the coordinator (a fake here, answering at
- * once on a fake clock) reports progress every second of a one-hour run. A stream holds one Worker
- * invocation, which may make at most 1,000 D1 queries: its reads of the job must stay far below.
+ * The event stream's decisions, with a fake coordinator answering at once on a fake clock: a stream
+ * holds one Worker invocation, which may make at most 1,000 D1 queries, so it must read the job
+ * only at its start, at status changes and at the end, never once per progress report.
+ * (test/worker/job-event-stream-hour.test.ts runs the same through the real route and coordinator.)
  */
 const HOUR_S = 3600;
 const T0 = Date.parse("2026-11-24T00:00:00Z");
@@ -16,68 +17,104 @@ function row(status: JobRow["status"], atMs: number, progress: unknown = null): 
   return { id: "j", status, updated_at: iso(atMs), progress_json: progress === null ? null : JSON.stringify(progress) } as JobRow;
 }
 
-async function drain(stream: ReadableStream<Uint8Array>): Promise<{ event: string; data: { status: string; progress: unknown } }[]> {
+type Event = { id: string; event: string; data: { status: string; progress: unknown } };
+async function drain(stream: ReadableStream<Uint8Array>): Promise<Event[]> {
   const text = await new Response(stream).text();
   return text.split("\n\n").filter((b) => b.startsWith("id:")).map((b) => ({
+    id: /id: (\S+)/.exec(b)![1],
     event: /event: (\w+)/.exec(b)![1],
     data: JSON.parse(/data: (.*)/.exec(b)![1]),
   }));
 }
 
-describe("the job event stream over a compressed hour", () => {
-  it("sends every second's progress and the end, reading the job from D1 only a handful of times", async () => {
-    let clock = T0;
-    let second = 0;
-    let reads = 0;
-    const stored = () => (second === 0 ? row("queued", T0) : second <= HOUR_S ? row("running", clock, { second }) : row("completed", clock));
-    const stream = jobEventStream(
-      {
-        now: () => clock,
-        read: async () => {
-          reads++;
-          return stored();
-        },
-        view: async (job) => ({ status: job.status, progress: job.progress_json ? JSON.parse(job.progress_json) : null }),
-        tick: async (): Promise<TickNews> => {
-          second++;
-          clock += 1000;
-          if (second > HOUR_S) return { woken: true, ended: true, progress: { progress: { second: HOUR_S }, at: iso(clock - 1000) } };
-          return { woken: true, ended: false, progress: { progress: { second }, at: iso(clock) } };
-        },
+/** A job whose state the test scripts tick by tick; counts the stream's D1 reads. */
+function scripted(script: (tick: number, clock: number) => { stored: JobRow; news: TickNews }, lastEventId: string | null = null) {
+  let clock = T0;
+  let tick = 0;
+  let reads = 0;
+  const stream = jobEventStream(
+    {
+      now: () => clock,
+      read: async () => {
+        reads++;
+        return script(tick, clock).stored;
       },
-      null,
+      view: async (job) => ({ status: job.status, progress: job.progress_json ? JSON.parse(job.progress_json) : null }),
+      tick: async () => {
+        tick++;
+        clock += 1000;
+        return script(tick, clock).news;
+      },
+    },
+    lastEventId,
+  );
+  return { events: drain(stream), reads: () => reads };
+}
+
+const running = (second: number, clock: number): JobSnapshot => ({ status: "running", progress: { progress: { second }, at: iso(clock) } });
+
+describe("the job event stream", () => {
+  it("over a compressed hour: every second's progress and the end, reading the job from D1 three times", async () => {
+    // Tick 1 the runner gives the job its slot; ticks 1..3600 report progress; tick 3601 ends it.
+    const { events, reads } = scripted((tick, clock) => {
+      if (tick === 0) return { stored: row("queued", T0), news: { woken: true, ended: false, snapshot: null } };
+      if (tick <= HOUR_S) return { stored: row("running", T0 + 1000), news: { woken: true, ended: false, snapshot: running(tick, clock) } };
+      return { stored: row("completed", clock), news: { woken: true, ended: true, snapshot: running(HOUR_S, clock - 1000) } };
+    });
+    const all = await events;
+    expect(all.map((e) => e.event).filter((e) => e === "status")).toEqual(["status", "status", "status"]);
+    expect(all.filter((e) => e.data.status === "running").map((e) => (e.data.progress as { second: number }).second)).toEqual(
+      Array.from({ length: HOUR_S }, (_, i) => i + 1),
     );
-    const events = await drain(stream);
-    expect(events.filter((e) => e.event === "progress").length).toBe(HOUR_S - 1);
-    expect(events.at(-1)).toMatchObject({ event: "status", data: { status: "completed" } });
-    expect(events.find((e) => e.event === "progress")!.data.progress).toEqual({ second: 2 });
-    // Start, the first progress of a job last seen queued, the end.
-    expect(reads).toBeLessThanOrEqual(3);
+    expect(all.at(-1)).toMatchObject({ event: "status", data: { status: "completed" } });
+    // The start, the status change to running the coordinator reported, the end.
+    expect(reads()).toBe(3);
   });
 
-  it("a job waiting an hour in line is read again only every QUIET_READ_INTERVAL_MS, and its start is seen", async () => {
-    let clock = T0;
-    let reads = 0;
-    let ticks = 0;
-    const stream = jobEventStream(
-      {
-        now: () => clock,
-        read: async () => {
-          reads++;
-          return ticks < HOUR_S ? row("queued", T0) : row("canceled", clock);
-        },
-        view: async (job) => ({ status: job.status, progress: null }),
-        tick: async (): Promise<TickNews> => {
-          ticks++;
-          clock += 1000;
-          return { woken: true, ended: false, progress: null };
-        },
-      },
-      null,
+  it("a job in line for an hour is read at its start and its end only while its coordinator reports it queued", async () => {
+    const { events, reads } = scripted((tick, clock) =>
+      tick < HOUR_S
+        ? { stored: row("queued", T0), news: { woken: true, ended: false, snapshot: { status: "queued", progress: null } } }
+        : { stored: row("canceled", clock), news: { woken: true, ended: true, snapshot: { status: "queued", progress: null } } },
     );
-    const events = await drain(stream);
-    expect(events.map((e) => e.data.status)).toEqual(["queued", "canceled"]);
-    expect(reads).toBeLessThanOrEqual(1 + (HOUR_S * 1000) / QUIET_READ_INTERVAL_MS + 1);
-    expect(reads).toBeLessThan(1000);
+    expect((await events).map((e) => e.data.status)).toEqual(["queued", "canceled"]);
+    expect(reads()).toBe(2);
+  });
+
+  it("with a coordinator that knows nothing (restarted, unreachable), D1 is read at most every QUIET_READ_INTERVAL_MS", async () => {
+    const { events, reads } = scripted((tick, clock) =>
+      tick < HOUR_S
+        ? { stored: row("queued", T0), news: { woken: false, ended: false, snapshot: null } }
+        : { stored: row("completed", clock), news: { woken: false, ended: false, snapshot: null } },
+    );
+    expect((await events).map((e) => e.data.status)).toEqual(["queued", "completed"]);
+    expect(reads()).toBeLessThanOrEqual(1 + (HOUR_S * 1000) / QUIET_READ_INTERVAL_MS + 1);
+    expect(reads()).toBeGreaterThan(100);
+  });
+
+  it("a lost attempt (running, back in line, running again) is seen through the coordinator's status, one read per change", async () => {
+    const phases: JobRow["status"][] = ["queued", "running", "running", "queued", "queued", "running", "running", "completed"];
+    const { events, reads } = scripted((tick, clock) => {
+      const status = phases[Math.min(tick, phases.length - 1)];
+      const snapshot: JobSnapshot = status === "running" ? running(tick, clock) : { status: status === "completed" ? "running" : status, progress: null };
+      return { stored: row(status, T0 + tick * 1000), news: { woken: true, ended: status === "completed", snapshot } };
+    });
+    expect((await events).filter((e) => e.event === "status").map((e) => e.data.status)).toEqual(["queued", "running", "queued", "running", "completed"]);
+    // Start, running, queued, running, end.
+    expect(reads()).toBe(5);
+  });
+
+  it("a client reconnecting with the Last-Event-ID of the job as it is gets only what is new", async () => {
+    const stored = row("running", T0, { second: 0 });
+    const { events } = scripted(
+      (tick, clock) =>
+        tick < 3
+          ? { stored, news: { woken: true, ended: false, snapshot: running(tick, clock) } }
+          : { stored: row("completed", clock), news: { woken: true, ended: true, snapshot: null } },
+      eventIdOf(stored),
+    );
+    const all = await events;
+    expect(all.map((e) => [e.event, e.data.status])).toEqual([["progress", "running"], ["progress", "running"], ["status", "completed"]]);
+    expect(all[0].data.progress).toEqual({ second: 1 });
   });
 });

@@ -7,7 +7,7 @@ import { ApiError, invalidRequest } from "../api-error.ts";
 import { getJobQuerySchema, idParamSchema } from "../schemas.ts";
 import { validateCreateJob } from "../create-job-validation.ts";
 import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
-import { jobEventStream } from "./job-events.ts";
+import { jobEventStream, withPushedProgress } from "./job-events.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
 import { getJob, insertJob, listJobs, type JobRow } from "../../jobs/job-store.ts";
@@ -17,7 +17,6 @@ import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/job-states.ts";
 import { jobResultView, jobView, type Links } from "../../jobs/job-view.ts";
 import { listOutputs } from "../../jobs/output-store.ts";
-import type { TickNews } from "../../jobs/tick-news.ts";
 import { deleteFinishedJob } from "../../storage/delete-asset.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
@@ -70,7 +69,7 @@ jobRoutes.get("/:id", validate("param", idParamSchema), validate("query", getJob
   let job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
   const wait = c.req.valid("query").wait;
   if (wait) job = await waitForTerminal(waitDeps(c.env, job.id, accountId, c.req.raw.signal), wait);
-  if (job.status === "running") job = await withLatestProgress(c.env, job);
+  if (job.status === "running") job = await withCoordinatorProgress(c.env, job);
   return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
 });
 
@@ -141,9 +140,11 @@ function alreadyFinished(status: string): never {
   throw new ApiError("JOB_ALREADY_FINISHED", `The job is already ${status}`, { extra: { status } });
 }
 
-/** A running job's progress from its coordinator, which has it fresher than D1 (written every few seconds). */
-async function withLatestProgress(env: AppEnv["Bindings"], job: JobRow): Promise<JobRow> {
-  const latest = (await coordinatorOf(env, job.id).latestProgress().catch(() => null)) as TickNews["progress"];
-  if (!latest || Date.parse(latest.at) <= Date.parse(job.updated_at)) return job;
-  return { ...job, progress_json: JSON.stringify(latest.progress), updated_at: latest.at };
+/**
+ * A running job's progress from its coordinator, which has it as the runner last reported it (D1
+ * gets it every PROGRESS_SAVE_INTERVAL_MS); D1's if the coordinator cannot say (restarting).
+ */
+async function withCoordinatorProgress(env: AppEnv["Bindings"], job: JobRow): Promise<JobRow> {
+  const snapshot = await coordinatorOf(env, job.id).snapshot().catch(() => null);
+  return withPushedProgress(job, { woken: true, ended: false, snapshot });
 }
