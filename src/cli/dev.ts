@@ -3,6 +3,7 @@
 // npm run dev:containers (`--containers`): the production path instead: no local runner, every job
 // runs in a real container built from container/Dockerfile, on the lab's Docker engine (lab/).
 import { spawn } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareLab } from "../../lab/prepare.ts";
@@ -13,7 +14,8 @@ import { projectRoot, spawnWrangler, wrangler, wranglerEnv } from "./wrangler.ts
 import { buildDashboardClient } from "./build-dashboard.ts";
 import { newRunnerSecret } from "../runner/runner-secret.ts";
 
-const LOCAL_S3 = { accessKeyId: "local-dev-access-key", secretAccessKey: "local-dev-secret-key" };
+/** wrangler.toml's local S3 credentials: public constants, replaced in a config of this run's own (devConfig). */
+const CONSTANT_S3 = { accessKeyId: "local-dev-access-key", secretAccessKey: "local-dev-secret-key" };
 const READY_TIMEOUT_MS = 60_000;
 /** A first container build (apt inside the image) takes longer than starting wrangler. */
 const CONTAINER_READY_TIMEOUT_MS = 10 * 60_000;
@@ -47,6 +49,11 @@ async function main() {
   // share, and the key of the Worker's own storage tokens (miniflare's S3 key is a public constant).
   const runnerSecret = newRunnerSecret();
   const storageTokenSecret = newRunnerSecret();
+  // miniflare serves the bucket's S3 API on the API's origin to anyone who can sign for it: with the
+  // repository's constant credentials, anyone could read or write every object (and have a file
+  // served as a page of this origin). This run signs with credentials of its own instead.
+  const localS3 = { accessKeyId: `dev-${newRunnerSecret().slice(0, 16)}`, secretAccessKey: newRunnerSecret() };
+  const config = devConfig(localS3);
   wrangler(["d1", "migrations", "apply", "DB", ...target], { quiet: true });
   buildDashboardClient();
   const apiKey = await createKey({ account: process.env.DEV_ACCOUNT || "dev", credits: null, target, key: process.env.DEV_API_KEY || undefined });
@@ -75,8 +82,8 @@ async function main() {
     // The platform's limit on D1 queries per Worker invocation, which wrangler dev does not enforce.
     D1_QUERY_LIMIT_PER_INVOCATION: "1000",
     R2_S3_ENDPOINT: `http://${host}:${port}/cdn-cgi/local/r2/s3`,
-    R2_ACCESS_KEY_ID: LOCAL_S3.accessKeyId,
-    R2_SECRET_ACCESS_KEY: LOCAL_S3.secretAccessKey,
+    R2_ACCESS_KEY_ID: localS3.accessKeyId,
+    R2_SECRET_ACCESS_KEY: localS3.secretAccessKey,
     ALLOWED_PRIVATE_HOSTS: process.env.ALLOWED_PRIVATE_HOSTS ?? "",
     ...Object.fromEntries(passThrough.filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
   };
@@ -85,7 +92,7 @@ async function main() {
     "wrangler dev",
     spawnWrangler(
       [
-        "dev", "--ip", host, "--port", String(port), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false", "--test-scheduled",
+        "dev", "--config", config, "--ip", host, "--port", String(port), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false", "--test-scheduled",
         ...(state ? ["--persist-to", state] : []),
         ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ],
@@ -99,6 +106,20 @@ async function main() {
   setInterval(sweep, SWEEP_INTERVAL_MS);
   console.log(`\nffjobs is running at http://${host}:${port}${containers ? " (jobs run in containers)" : ""}\nAPI key: ${apiKey}\n`);
   console.log(`Try: curl -H "Authorization: Bearer ${apiKey}" http://${host}:${port}/v1/jobs`);
+}
+
+/**
+ * wrangler.toml with this run's S3 credentials, beside it (its relative paths stay valid), git-ignored,
+ * removed when the launcher exits.
+ */
+function devConfig(s3: { accessKeyId: string; secretAccessKey: string }): string {
+  const text = readFileSync(join(projectRoot, "wrangler.toml"), "utf8");
+  const replaced = text.replace(CONSTANT_S3.accessKeyId, s3.accessKeyId).replace(CONSTANT_S3.secretAccessKey, s3.secretAccessKey);
+  if (replaced === text) throw new Error("wrangler.toml no longer has the local S3 credentials dev.ts replaces");
+  const path = join(projectRoot, `wrangler.dev-${process.pid}.toml`);
+  writeFileSync(path, replaced, { mode: 0o600 });
+  process.on("exit", () => rmSync(path, { force: true }));
+  return path;
 }
 
 main().catch((err: Error) => {

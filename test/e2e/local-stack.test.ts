@@ -9,6 +9,7 @@ import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startStaticServer } from "../support/static-server.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 import { Webhook } from "standardwebhooks";
+import { AwsClient } from "aws4fetch";
 
 const fx = mediaFixtures();
 let stack: DevStack;
@@ -83,6 +84,17 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
     expect(result.body).toMatchObject({ status: "completed", binary: "ffprobe", exitCode: 0 });
     expect(Number(result.body.probe.format.duration)).toBeCloseTo(3, 0);
     expect(result.body.runtimeSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it("signs storage with credentials of its own run: the repository's constant ones are refused", async () => {
+    const slot = await call("POST", "/v1/files", { fileName: "page.html", contentType: "text/html" });
+    expect((await fetch(slot.body.upload.url, { method: "PUT", body: "<script>parent.x=1</script>", headers: slot.body.upload.headers })).status).toBe(200);
+    const constant = new AwsClient({ accessKeyId: "local-dev-access-key", secretAccessKey: "local-dev-secret-key", service: "s3", region: "auto" });
+    const object = new URL(slot.body.upload.url);
+    object.search = "";
+    object.searchParams.set("X-Amz-Expires", "600");
+    const forged = await constant.sign(object.href, { method: "GET", aws: { signQuery: true } });
+    expect([401, 403]).toContain((await fetch(forged.url)).status);
   });
 
   it("never serves a job's file inline as a page of the API's origin, whatever type it was declared", async () => {
