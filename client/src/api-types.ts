@@ -138,6 +138,7 @@ export type Job = {
   params: {
     [key: string]: unknown;
   } | null;
+  plannedArgs: Array<string> | null;
   webhookUrl: string | null;
   metadata: {
     [key: string]: string;

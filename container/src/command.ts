@@ -14,8 +14,15 @@ const GENERIC_FAILURE_LINES = [
   /^Nothing was written into output file/i,
   /^Exiting normally/i,
   /^To ignore this, add a trailing/i,
+  // What ffmpeg prints once an output cannot start: the cause is the line before.
+  /^Error initializing output stream/i,
+  /^Could not write header for output file/i,
+  /^Error opening output files?/i,
+  /^Last message repeated/i,
+  // The statistics line ("muxing overhead: unknown") says nothing about a failure.
+  /muxing overhead/i,
 ];
-const ERROR_HINT = /error|invalid|no such|unknown|unrecognized|not found|matches no|cannot|could not|unable|failed|does not|not supported|exceeds|too (large|many)/i;
+const ERROR_HINT = /error|invalid|no such|unknown|unrecognized|not found|matches no|cannot|could not|unable|failed|does not|not supported|not divisible|exceeds|too (large|many|small)|experimental|incompatible|is empty/i;
 
 /**
  * The stderr line that explains a failure, for a one-line error message: the last specific error

@@ -10,6 +10,7 @@ import type { RunnerSettings } from "./settings.ts";
 import { JobEnded, ended } from "./job-ended.ts";
 import { storeOutputs } from "./store-outputs.ts";
 import { createPhaseClock } from "./phase-clock.ts";
+import { planPresetJob } from "./plan-preset.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -43,21 +44,24 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   }
   const clock = createPhaseClock();
   let folder: JobFolder | null = null;
+  let plannedArgs: { plannedArgs?: string[] } = {};
   try {
     folder = await createJobFolder(settings.workDir, req, settings.isolation);
     hooks.setState("fetching");
     await fetchInputs(req, folder, settings, deadline, hooks.canceled);
     if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled");
     await openJobFolder(folder);
+    const job = await planPresetJob(req, createProber(folder, settings));
+    if (job.preset) plannedArgs = { plannedArgs: job.args };
     clock.next("runMs");
     hooks.setState("running");
-    const ran = await runSteps(req, folder, settings, deadline, hooks);
+    const ran = await runSteps(job, folder, settings, deadline, hooks);
     clock.next("storeMs");
     hooks.setState("uploading");
-    const outputs = await storeOutputs(req, folder, settings, ran, hooks.canceled);
-    return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran, ...clock.stop() };
+    const outputs = await storeOutputs(job, folder, settings, ran, hooks.canceled);
+    return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran, ...clock.stop(), ...plannedArgs };
   } catch (err) {
-    if (err instanceof JobEnded) return { ...err.outcome, ...clock.stop() };
+    if (err instanceof JobEnded) return { ...err.outcome, ...clock.stop(), ...plannedArgs };
     console.error(`job ${req.jobId}: unexpected runner error`, err);
     return { ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() };
   } finally {

@@ -33,6 +33,8 @@ async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: 
       const path = folder.hostPath(output.name)!;
       const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
       if (size === null) throw ended("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})`, ran);
+      // ffmpeg exits 0 with "Output file is empty, nothing was encoded" (a seek past the end, a stream that was not there).
+      if (size === 0) throw ended("OUTPUT_EMPTY", `Output "${output.name}" (${output.fileName}) is empty: the command encoded nothing into it (a start past the input's end, or a stream the input lacks?)`, ran);
       if (size >= settings.maxOutputBytes) {
         throw ended("LIMIT_EXCEEDED", `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`, ran);
       }

@@ -22,8 +22,13 @@ export type ApiErrorCode = keyof typeof API_ERRORS;
 export const JOB_ERRORS = {
   INPUT_FETCH_FAILED: "An input could not be fetched (HTTP error, refused address, timeout, too large).",
   INPUT_DURATION_UNKNOWN: "A time given as a percentage of an input (`{{video@50%}}`) could not be worked out: the input has no known duration.",
+  INPUT_UNREADABLE: "A preset job's input is not media ffprobe can read, so the preset cannot plan its command.",
+  INPUT_HAS_NO_VIDEO: "The preset makes pictures and an input has no video stream (cover art is not one).",
+  INPUT_HAS_NO_AUDIO: "The preset works on sound and an input has no audio stream.",
   PROCESS_FAILED: "ffmpeg/ffprobe exited with a non-zero code; see stderrTail in the result.",
   OUTPUT_MISSING: "The command finished but did not write a declared output.",
+  OUTPUT_EMPTY: "The command succeeded but a declared output is an empty file.",
+  JOB_STALLED: "The command's output stopped moving for RUNNER_STALL_SECONDS and it was stopped.",
   OUTPUT_UPLOAD_FAILED: "A declared output could not be stored.",
   JOB_TIMEOUT: "The job ran past JOB_TIMEOUT_SECONDS and was stopped.",
   LIMIT_EXCEEDED: "The job hit a resource limit (output size, job-folder quota, CPU time) and was stopped.",

@@ -33,7 +33,7 @@ export const SCHEMAS = {
       createdAt: "2026-11-23T12:00:00.000Z", startedAt: "2026-11-23T12:00:00.015Z", finishedAt: "2026-11-23T12:00:03.027Z",
       outputs: [], progress: null, ffmpegArgs: ["-i", "{{video}}", "{{small}}"], steps: null, scratch: null, failedStep: null,
       inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, outputDeclarations: { small: { fileName: "small.mp4", contentType: "video/mp4" } },
-      preset: null, params: null, webhookUrl: null, metadata: { customer: "acme" }, timeoutSeconds: 3600,
+      preset: null, params: null, plannedArgs: null, webhookUrl: null, metadata: { customer: "acme" }, timeoutSeconds: 3600,
     },
   }),
   JobList: () => pageOf("Job"),

@@ -182,6 +182,11 @@ export const jobSchema = z.object({
   outputDeclarations: z.record(z.string(), outputDeclarationSchema),
   preset: z.string().nullable(),
   params: z.record(z.string(), z.unknown()).nullable(),
+  /**
+   * Preset jobs: the arguments the runner planned from what the inputs are, and ran (null until then, and for
+   * raw jobs). `ffmpegArgs` is the same preset planned for a typical input (video and audio, 8-bit, progressive).
+   */
+  plannedArgs: z.array(z.string()).nullable(),
   webhookUrl: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
   timeoutSeconds: z.number().int(),

@@ -20,6 +20,7 @@ export function finishFromOutcome(outcome: RunnerOutcome, creditsPerSecond: numb
     stdout: outcome.stdout.slice(0, MAX_STDOUT_BYTES),
     stderrTail: outcome.stderrTail.slice(-MAX_STDERR_TAIL_BYTES),
     failedStep: outcome.failedStep ?? null,
+    plannedArgs: outcome.plannedArgs ?? null,
   };
 }
 

@@ -14,6 +14,7 @@ import { jobTimeoutMs } from "./job-request.ts";
 import { runnerInputs } from "./runner-inputs.ts";
 import { directoryUploadUrl } from "../runner/runner-files.ts";
 import { runnerWriteToken } from "../storage/directory-files.ts";
+import { presetForRunner } from "../presets/expand-preset.ts";
 
 /**
  * Hands a queued job to its runner as its next attempt. The claim (a guarded statement that also
@@ -76,6 +77,7 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
     jobId: job.id,
     binary: spec.binary,
     args: spec.args,
+    ...presetForRunner(spec),
     ...(spec.steps ? { steps: spec.steps } : {}),
     ...(spec.scratch ? { scratch: Object.entries(spec.scratch).map(([name, fileName]) => ({ name, fileName })) } : {}),
     inputs,

@@ -32,6 +32,7 @@ export type JobRow = {
   timings_json: string | null;
   /** Multi-step jobs that failed: the index of the failing step. */
   failed_step: number | null;
+  planned_args_json: string | null;
 };
 
 export type JobFinish = {
@@ -45,6 +46,8 @@ export type JobFinish = {
   stderrTail: string | null;
   timings?: JobTimings | null;
   failedStep?: number | null;
+  /** Preset jobs: what the runner planned from the inputs and ran. */
+  plannedArgs?: string[] | null;
 };
 
 export function jobSpecOf(row: JobRow): JobSpec {
@@ -95,12 +98,12 @@ export async function finishJob(
       .prepare(
         `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
            error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10, timings_json = ?11,
-           failed_step = ?12, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
+           failed_step = ?12, planned_args_json = ?13, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
          WHERE id = ?1 AND status IN (${guard})`,
       )
       .bind(id, finish.status, finish.exitCode, finish.runtimeSeconds, finish.creditsCharged, finish.errorCode,
         finish.errorMessage, finish.stdout, finish.stderrTail, now, finish.timings ? JSON.stringify(finish.timings) : null,
-        finish.failedStep ?? null),
+        finish.failedStep ?? null, finish.plannedArgs ? JSON.stringify(finish.plannedArgs) : null),
     db
       .prepare(
         `UPDATE accounts SET credit_balance = credit_balance - (SELECT credits_charged FROM jobs WHERE id = ?1)

@@ -66,6 +66,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     webhookUrl: spec.webhookUrl,
     preset: spec.preset ?? null,
     params: spec.params ?? null,
+    plannedArgs: row.planned_args_json ? (JSON.parse(row.planned_args_json) as string[]) : null,
     metadata: spec.metadata ?? {},
     timeoutSeconds: Math.round(jobTimeoutMs(spec, timeoutMaxMs) / 1000),
   };

@@ -4,7 +4,7 @@ import { definePreset } from "./preset.ts";
 const bitrateKbps = (fallback: number) => z.number().int().min(16).max(512).default(fallback);
 
 /** The audio alone, re-encoded: one preset per codec, differing only in these. */
-function audioExtraction(name: string, label: string, codec: string, fileName: string, contentType: string, kbps: number, extra: string[] = []) {
+function audioExtraction(name: string, label: string, fileName: string, contentType: string, kbps: number, maxChannels: number) {
   return definePreset({
     name,
     description: `The audio as ${label} at \`bitrateKbps\`.`,
@@ -12,13 +12,14 @@ function audioExtraction(name: string, label: string, codec: string, fileName: s
     inputs: ["media"],
     params: z.object({ bitrateKbps: bitrateKbps(kbps) }).strict(),
     outputs: { audio: { fileName, contentType, kind: "file" } },
-    expand: (p) => ["-i", "{{media}}", "-vn", "-c:a", codec, "-b:a", `${p.bitrateKbps}k`, ...extra, "{{audio}}"],
+    policy: `Needs an audio stream (INPUT_HAS_NO_AUDIO). The first audio track, at the input's rate when standard (8 to 48 kHz) else 48 kHz${maxChannels === 2 ? ", at most stereo" : ""}; video and cover art left out.`,
   });
 }
 
-export const mp3Preset = audioExtraction("audio-mp3", "MP3", "libmp3lame", "audio.mp3", "audio/mpeg", 192);
-export const aacPreset = audioExtraction("audio-aac", "AAC in an M4A file", "aac", "audio.m4a", "audio/mp4", 160, ["-movflags", "+faststart"]);
-export const opusPreset = audioExtraction("audio-opus", "Opus in an Ogg file", "libopus", "audio.opus", "audio/ogg", 96);
+// The channel limits here and in the recipes (src/presets/recipes/recipe-book.ts) are the same: MP3 holds two.
+export const mp3Preset = audioExtraction("audio-mp3", "MP3", "audio.mp3", "audio/mpeg", 192, 2);
+export const aacPreset = audioExtraction("audio-aac", "AAC in an M4A file", "audio.m4a", "audio/mp4", 160, 8);
+export const opusPreset = audioExtraction("audio-opus", "Opus in an Ogg file (48 kHz)", "audio.opus", "audio/ogg", 96, 8);
 
 export const loudnessPreset = definePreset({
   name: "loudnorm",
@@ -29,7 +30,7 @@ export const loudnessPreset = definePreset({
     .object({ target: z.number().min(-70).max(-5).default(-16), truePeak: z.number().min(-9).max(0).default(-1.5), range: z.number().min(1).max(50).default(11) })
     .strict(),
   outputs: { normalized: { fileName: "normalized.mp4", contentType: "video/mp4", kind: "file" } },
-  expand: (p) => ["-i", "{{media}}", "-af", `loudnorm=I=${p.target}:TP=${p.truePeak}:LRA=${p.range}`, "-c:v", "copy", "-c:a", "aac", "-b:a", "192k", "{{normalized}}"],
+  policy: "Needs an audio stream (INPUT_HAS_NO_AUDIO). The first audio track as AAC 192 kb/s at the input's rate when standard, else 48 kHz (loudnorm works at 192 kHz inside). The first video copied when MP4 holds its codec, else H.264 CRF 18; none for audio files (cover art left out).",
 });
 
 export const waveformPreset = definePreset({
@@ -45,5 +46,5 @@ export const waveformPreset = definePreset({
     })
     .strict(),
   outputs: { picture: { fileName: "waveform.png", contentType: "image/png", kind: "file" } },
-  expand: (p) => ["-i", "{{media}}", "-filter_complex", `showwavespic=s=${p.width}x${p.height}:colors=${p.color.replace("#", "0x")}`, "-frames:v", "1", "{{picture}}"],
+  policy: "Needs an audio stream (INPUT_HAS_NO_AUDIO); draws the first audio track.",
 });

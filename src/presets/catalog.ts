@@ -23,5 +23,6 @@ export function presetView(p: Preset) {
     inputs: p.inputs === "list" ? { list: "input: [ … ] (input0, input1, …), at least 2" } : p.inputs,
     params: z.toJSONSchema(p.params, { io: "input", unrepresentable: "any" }),
     outputs: p.outputs,
+    policy: p.policy,
   };
 }

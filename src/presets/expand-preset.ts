@@ -2,13 +2,16 @@ import type { CreateJobRequest, PresetJobRequest } from "../api/schemas.ts";
 import type { RequestIssue } from "../jobs/job-request.ts";
 import { contentTypeFor } from "../storage/content-types.ts";
 import { PRESETS } from "./catalog.ts";
+import { TYPICAL_INPUT } from "./media-facts.ts";
+import { planPreset, RECIPE_BOOK } from "./recipes/recipe-book.ts";
 
 export type ExpandedPreset = { request: CreateJobRequest; preset: string; params: Record<string, unknown> };
 
 /**
- * A preset job as the raw job it stands for: the preset's arguments for these parameters, its
- * outputs (with the client's file names, if it renamed them), the client's inputs. The result goes
- * through the same checks as any raw job.
+ * A preset job as the raw job it stands for: the preset's arguments for these parameters planned for
+ * a typical input (the runner plans them again from the real inputs), its outputs (with the client's
+ * file names, if it renamed them), the client's inputs. The result goes through the same checks as
+ * any raw job.
  */
 export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[] } | ExpandedPreset {
   const preset = PRESETS.get(req.preset);
@@ -40,6 +43,11 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
       return [name, { fileName, contentType: fileName === o.fileName ? o.contentType : contentTypeFor(fileName), ...kind }];
     }),
   );
+  const plan = planPreset(preset.name, parsed.data, {
+    inputs: inputNames.map((name) => ({ name, facts: TYPICAL_INPUT })),
+    outputs: Object.fromEntries(Object.entries(outputs).map(([name, o]) => [name, o.fileName])),
+  });
+  if ("refused" in plan) return { issues: [{ path: ["preset"], message: plan.refused.message }] };
   return {
     preset: preset.name,
     params: parsed.data as Record<string, unknown>,
@@ -47,8 +55,19 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
       binary: preset.binary,
       ...(preset.inputs === "list" ? { input: req.input } : { inputs: req.inputs }),
       outputs,
-      ffmpegArgs: preset.expand(parsed.data, inputNames),
+      ffmpegArgs: plan.args,
       ...(req.webhookUrl ? { webhookUrl: req.webhookUrl } : {}),
     },
   };
+}
+
+/**
+ * What the runner needs to plan a preset job again from its real inputs (RunnerJobRequest.preset):
+ * nothing for raw jobs and for presets whose command is the same for any input.
+ */
+export function presetForRunner(spec: { mode?: string; preset?: string; params?: Record<string, unknown>; inputs: Record<string, unknown> }): { preset?: { name: string; params: Record<string, unknown>; inputNames: string[] } } {
+  const preset = spec.mode === "preset" && spec.preset ? PRESETS.get(spec.preset) : undefined;
+  if (!preset || !RECIPE_BOOK[preset.name]?.looksAtInputs) return {};
+  const inputNames = preset.inputs === "list" ? Object.keys(spec.inputs) : preset.inputs;
+  return { preset: { name: preset.name, params: spec.params ?? {}, inputNames } };
 }

@@ -1,8 +1,10 @@
 import type { z } from "zod";
 
 /**
- * A preset: a recipe for a common job, as data plus a pure expansion into the same raw arguments a
- * client could send (so every preset job is reproducible as a raw job and passes the same policy).
+ * A preset: a common job as data. Its command comes from its recipe (src/presets/recipes/, by the
+ * preset's name), planned from the parameters and what the inputs are: the Worker plans it for a
+ * typical input to check it and show it; the runner plans it again from its probe of the real
+ * inputs and runs that (issue 19). Either way it is raw arguments that pass the same policy.
  * Placeholders name the preset's inputs (`inputs`) and outputs (`outputs`).
  */
 export type Preset<P extends z.ZodType = z.ZodType> = {
@@ -13,7 +15,8 @@ export type Preset<P extends z.ZodType = z.ZodType> = {
   inputs: string[] | "list";
   params: P;
   outputs: Record<string, { fileName: string; contentType: string; kind: "file" | "directory" }>;
-  expand: (params: z.output<P>, inputNames: string[]) => string[];
+  /** How it decides: what it adapts to, what it refuses (shown in `GET /v1/presets`). */
+  policy: string;
 };
 
 export const definePreset = <P extends z.ZodType>(p: Preset<P>): Preset => p as unknown as Preset;

@@ -11,7 +11,7 @@ export const probePreset = definePreset({
   inputs: ["video"],
   params: z.object({}).strict(),
   outputs: {},
-  expand: () => ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{video}}"],
+  policy: "Any input ffprobe reads; the same command for every input.",
 });
 
 export const thumbnailPreset = definePreset({
@@ -24,11 +24,7 @@ export const thumbnailPreset = definePreset({
     .strict()
     .refine((p) => p.at === undefined || p.percent === undefined, { path: ["percent"], message: "give `at` (seconds) or `percent`, not both" }),
   outputs: { thumbnail: { fileName: "thumbnail.jpg", contentType: "image/jpeg", kind: "file" } },
-  expand: (p) => {
-    // {{video@P%}}: the runner probes the video's length and writes the seconds in (src/jobs/placeholders.ts).
-    const at = p.percent !== undefined ? `{{video@${Math.round(p.percent * 1000) / 1000}%}}` : String(p.at ?? 1);
-    return ["-ss", at, "-i", "{{video}}", "-frames:v", "1", "-vf", `scale=${p.width}:-2`, "{{thumbnail}}"];
-  },
+  policy: "Needs a video stream (cover art is not one): INPUT_HAS_NO_VIDEO otherwise. Upright whatever the rotation, deinterlaced when interlaced, square pixels at the picture's display aspect. A time past the end is taken as the middle; `percent` is of the input's own length. Inputs without a seek index (MPEG-TS) are sought to 5 s before and decoded the rest of the way, so a frame is found between key frames.",
 });
 
 export const contactSheetPreset = definePreset({
@@ -45,36 +41,27 @@ export const contactSheetPreset = definePreset({
     })
     .strict(),
   outputs: { sheet: { fileName: "sheet.jpg", contentType: "image/jpeg", kind: "file" } },
-  expand: (p) => [
-    "-i", "{{video}}", "-vf", `select=not(mod(n\\,${p.everyFrames})),scale=${p.tileWidth}:-2,tile=${p.columns}x${p.rows}`,
-    "-frames:v", "1", "-fps_mode", "vfr", "{{sheet}}",
-  ],
+  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, tiles at the picture's display aspect.",
 });
 
 export const webMp4Preset = definePreset({
   name: "web-mp4",
-  description: "H.264/AAC MP4 for the web: `height` lines, quality `crf`, moov atom first.",
+  description: "H.264/AAC MP4 for the web: at most `height` lines, quality `crf`, moov atom first.",
   binary: "ffmpeg",
   inputs: ["video"],
   params: z.object({ height: height.default(720), crf: z.number().int().min(0).max(51).default(23), speed: z.enum(["ultrafast", "veryfast", "fast", "medium", "slow"]).default("veryfast") }).strict(),
   outputs: { mp4: { fileName: "video.mp4", contentType: "video/mp4", kind: "file" } },
-  expand: (p) => [
-    "-i", "{{video}}", "-vf", `scale=-2:${p.height}`, "-c:v", "libx264", "-preset", p.speed, "-crf", String(p.crf), "-pix_fmt", "yuv420p",
-    "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "{{mp4}}",
-  ],
+  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO: an audio file belongs in audio-aac). H.264 High, 8-bit 4:2:0 limited range, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced; the frame rate is the input's. The first audio track as AAC 128 kb/s, at most stereo, at the input's rate when standard else 48 kHz; no audio track when the input has none.",
 });
 
 export const webmPreset = definePreset({
   name: "webm",
-  description: "VP9/Opus WebM: `height` lines, quality `crf` (constant quality).",
+  description: "VP9/Opus WebM: at most `height` lines, quality `crf` (constant quality).",
   binary: "ffmpeg",
   inputs: ["video"],
   params: z.object({ height: height.default(720), crf: z.number().int().min(0).max(63).default(33) }).strict(),
   outputs: { webm: { fileName: "video.webm", contentType: "video/webm", kind: "file" } },
-  expand: (p) => [
-    "-i", "{{video}}", "-vf", `scale=-2:${p.height}`, "-c:v", "libvpx-vp9", "-b:v", "0", "-crf", String(p.crf), "-deadline", "realtime",
-    "-cpu-used", "8", "-row-mt", "1", "-c:a", "libopus", "-b:a", "96k", "{{webm}}",
-  ],
+  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO). VP9 8-bit 4:2:0, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced. The first audio track as Opus 96 kb/s 48 kHz, at most stereo; none when the input has none.",
 });
 
 export const gifPreset = definePreset({
@@ -84,23 +71,18 @@ export const gifPreset = definePreset({
   inputs: ["video"],
   params: z.object({ fps: z.number().int().min(1).max(30).default(10), width: z.number().int().min(16).max(1280).default(480), start: seconds.default(0), duration: z.number().min(0.1).max(60).default(5) }).strict(),
   outputs: { gif: { fileName: "animation.gif", contentType: "image/gif", kind: "file" } },
-  expand: (p) => [
-    "-ss", String(p.start), "-t", String(p.duration), "-i", "{{video}}",
-    "-filter_complex", `fps=${p.fps},scale=${p.width}:-1:flags=lanczos,split[a][b];[a]palettegen[pal];[b][pal]paletteuse`, "{{gif}}",
-  ],
+  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, square pixels; a start past the end writes no frame and the job fails with OUTPUT_EMPTY.",
 });
 
 export const trimPreset = definePreset({
   name: "trim",
-  description: "The part from `start` lasting `duration` s, streams copied (no re-encoding; cuts land on key frames).",
+  description: "The part from `start` lasting `duration` s, streams copied where the output's container holds them (cuts then land on key frames).",
   binary: "ffmpeg",
   inputs: ["video"],
   params: z.object({ start: seconds.default(0), duration: z.number().min(0.1).max(24 * 3600) }).strict(),
   outputs: { clip: { fileName: "clip.mp4", contentType: "video/mp4", kind: "file" } },
-  expand: (p) => ["-ss", String(p.start), "-t", String(p.duration), "-i", "{{video}}", "-c", "copy", "-avoid_negative_ts", "make_zero", "{{clip}}"],
+  policy: "Needs video or audio. The first video and audio tracks are copied when the output's container holds their codec (by its file name: .mp4, .mov, .mkv, .webm); a codec it cannot hold is re-encoded: video as H.264 CRF 18 (8-bit 4:2:0), audio as AAC 192 kb/s (ProRes and PCM into .mp4, say; name the output clip.mov to keep them). From an input without a seek index (MPEG-TS) the video is re-encoded, cut exactly: copied, it would start between key frames with no picture. Subtitles and further tracks are left out.",
 });
-
-const corners = { "top-left": ["M", "M"], "top-right": ["W-w-M", "M"], "bottom-left": ["M", "H-h-M"], "bottom-right": ["W-w-M", "H-h-M"] } as const;
 
 export const watermarkPreset = definePreset({
   name: "watermark",
@@ -109,22 +91,15 @@ export const watermarkPreset = definePreset({
   inputs: ["video", "logo"],
   params: z.object({ position: z.enum(["top-left", "top-right", "bottom-left", "bottom-right"]).default("bottom-right"), margin: z.number().int().min(0).max(500).default(16) }).strict(),
   outputs: { watermarked: { fileName: "watermarked.mp4", contentType: "video/mp4", kind: "file" } },
-  expand: (p) => {
-    const [x, y] = corners[p.position].map((c) => c.replace("M", String(p.margin)));
-    return ["-i", "{{video}}", "-i", "{{logo}}", "-filter_complex", `[0:v][1:v]overlay=${x}:${y}`, "-c:v", "libx264", "-preset", "veryfast", "-c:a", "copy", "{{watermarked}}"];
-  },
+  policy: "Both inputs need a picture (INPUT_HAS_NO_VIDEO). H.264 8-bit 4:2:0, square pixels, even dimensions, upright, deinterlaced; as long as the video whatever the logo's length. The first audio track copied when MP4 holds it, else AAC.",
 });
 
 export const concatPreset = definePreset({
   name: "concat",
-  description: "The inputs (`input`, in order; each with video and audio) joined into one MP4.",
+  description: "The inputs (`input`, in order) joined into one MP4, whatever their sizes, frame rates and streams.",
   binary: "ffmpeg",
   inputs: "list",
   params: z.object({}).strict(),
   outputs: { joined: { fileName: "joined.mp4", contentType: "video/mp4", kind: "file" } },
-  expand: (_p, names) => [
-    ...names.flatMap((n) => ["-i", `{{${n}}}`]),
-    "-filter_complex", `${names.map((_, i) => `[${i}:v][${i}:a]`).join("")}concat=n=${names.length}:v=1:a=1[v][a]`,
-    "-map", "[v]", "-map", "[a]", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{joined}}",
-  ],
+  policy: "Every input needs video or audio. Each is made alike before joining: the first video input's size (others fitted inside, letterboxed) and frame rate (at most 60), square pixels, 8-bit 4:2:0, upright, deinterlaced, timestamps from zero; audio 48 kHz stereo. An input without video shows black for its length, one without audio is silent; with no video (or audio) in any input the output has none.",
 });

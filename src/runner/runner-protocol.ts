@@ -32,6 +32,12 @@ export type RunnerJobRequest = {
   jobId: string;
   binary: "ffmpeg" | "ffprobe";
   args: string[];
+  /**
+   * Preset jobs whose command depends on what the inputs are: the runner probes them and plans the
+   * command again (src/presets/recipes/) before running; `args` is the plan for a typical input.
+   * `inputNames` is the preset's own order of its inputs.
+   */
+  preset?: { name: string; params: Record<string, unknown>; inputNames: string[] };
   /** Multi-step jobs: the commands, run in order (then `binary`/`args` are not run). */
   steps?: RunnerStep[];
   /** Work files the steps share (in the job's work folder); never stored. */
@@ -64,6 +70,8 @@ export type RunnerOutcome = {
   stderrTail: string;
   /** A directory output's size is its files' total; `files` lists them and `mainFile` is the one its URL opens. */
   outputs: { name: string; size: number; metadata: unknown; files?: { path: string; size: number }[]; mainFile?: string }[];
+  /** Preset jobs: the arguments the runner planned from the inputs and ran (null before planning). */
+  plannedArgs?: string[];
   /** Multi-step jobs that did not complete: the index of the step that failed or was running. */
   failedStep?: number;
   /** Where the time on the runner went (container/src/phase-clock.ts), and when it was done. */

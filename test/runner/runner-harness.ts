@@ -17,12 +17,12 @@ type Harness = {
  * A real runner (host ffmpeg, sandbox on) with a loopback media server for URL inputs and a loopback
  * PUT receiver standing in for storage, started before the file's tests and stopped after.
  */
-export function useRunnerHarness(runnerEnv: Record<string, string> = {}) {
+export function useRunnerHarness(runnerEnv: Record<string, string> = {}, mediaDir?: string) {
   const fx = mediaFixtures();
   const h = {} as Harness;
   beforeAll(async () => {
     h.runner = await startRunner(await freePort(), runnerEnv);
-    h.media = await startStaticServer(fx.dir);
+    h.media = await startStaticServer(mediaDir ?? fx.dir);
     h.storage = await startPutReceiver();
     h.api = runnerApi(h.runner);
   });

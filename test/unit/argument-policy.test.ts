@@ -100,6 +100,13 @@ describe("argument policy", () => {
     expect(issues[0].message).toMatch(message);
   });
 
+  it("refuses an option it does not know with one error, not a second about its value (issue 19)", () => {
+    expect(ff("-i", "{{in}}", "-some_private_option", "1", "{{out}}")).toEqual([{ index: 2, message: "-some_private_option is not a supported option (GET /v1/policy lists them)" }]);
+    // A placeholder after it is still the output it names; an option after it is still read as one.
+    expect(ff("-i", "{{in}}", "-nope", "{{out}}")).toHaveLength(1);
+    expect(ff("-i", "{{in}}", "-nope", "-c:v", "libx264", "{{out}}")).toHaveLength(1);
+  });
+
   it("refuses ffprobe's file writers and raw dumps", () => {
     expect(probe("-o", "/tmp/out.json", "{{in}}")[0].message).toMatch(/stdout only/);
     expect(probe("-show_data", "{{in}}")[0].message).toMatch(/raw input bytes/);

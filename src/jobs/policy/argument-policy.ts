@@ -44,12 +44,14 @@ export type ArgToken =
  * positional tokens (outputs for ffmpeg, the input for ffprobe). Unknown options are assumed to
  * take no value (they are refused anyway).
  */
+const isOptionLike = (arg: string) => arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg);
+
 export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly string[]): ArgToken[] {
   const { flags, values } = tables[binary];
   const tokens: ArgToken[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (!(arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg))) {
+    if (!isOptionLike(arg)) {
       tokens.push({ kind: "positional", index: i, value: arg });
       continue;
     }
@@ -57,6 +59,10 @@ export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly strin
     const takesValue = values.has(name) || (name in REFUSED_OPTIONS && !REFUSED_FLAG_SET.has(name));
     if (!takesValue || flags.has(name)) {
       tokens.push({ kind: "flag", index: i, name });
+      // An option the policy does not know (refused as such): its next token, unless that is an option or a
+      // placeholder, is taken as its value, so one unknown option is one error and not a second about its value.
+      const next = args[i + 1];
+      if (!flags.has(name) && !(name in REFUSED_OPTIONS) && next !== undefined && !isOptionLike(next) && !next.includes("{{")) i++;
       continue;
     }
     tokens.push({ kind: "option", index: i, name, valueIndex: i + 1, value: args[i + 1] });

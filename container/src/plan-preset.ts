@@ -1,0 +1,29 @@
+import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
+import { declaredNames } from "../../src/jobs/policy/declared-names.ts";
+import { mediaFactsOf } from "../../src/presets/media-facts.ts";
+import { RECIPE_BOOK } from "../../src/presets/recipes/recipe-book.ts";
+import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
+import { ended } from "./job-ended.ts";
+import type { Prober } from "./probe.ts";
+
+/**
+ * A preset job's command planned from what its inputs are (issue 19): each input probed in the
+ * sandbox, the preset's recipe run on the facts, and the plan checked by the same argument policy as
+ * any command. A recipe's refusal (no video for a video preset, say) ends the job before anything runs.
+ */
+export async function planPresetJob(req: RunnerJobRequest, probe: Prober): Promise<RunnerJobRequest> {
+  const preset = req.preset;
+  const recipe = preset && RECIPE_BOOK[preset.name];
+  if (!preset || !recipe?.looksAtInputs) return req;
+  const inputs = await Promise.all(preset.inputNames.map(async (name) => {
+    const facts = mediaFactsOf(await probe(name));
+    if (!facts) throw ended("INPUT_UNREADABLE", `Input "${name}" is not media ffprobe can read, so preset ${preset.name} cannot plan its command`);
+    return { name, facts };
+  }));
+  const plan = recipe.plan(preset.params, { inputs, outputs: Object.fromEntries(req.outputs.map((o) => [o.name, o.fileName])) });
+  if ("refused" in plan) throw ended(plan.refused.code, plan.refused.message);
+  const declared = declaredNames(req.inputs.map((i) => i.name), req.outputs.map((o) => o.name), [], false, req.outputs.filter((o) => o.kind === "directory").map((o) => o.name));
+  const refused = checkArguments(req.binary, plan.args, declared);
+  if (refused.length) throw ended("ARGUMENTS_REFUSED", `Preset ${preset.name} planned argument ${refused[0].index}: ${refused[0].message}`, { plannedArgs: plan.args });
+  return { ...req, args: plan.args };
+}

@@ -1,0 +1,42 @@
+import { needAudio, planned, type Plan, type RecipeContext } from "./recipe.ts";
+import { audioEncoding, canCopy, webPictureFilters } from "./stream-rules.ts";
+
+type AudioCodec = "aac" | "libopus" | "libmp3lame";
+
+/**
+ * The first audio track alone, re-encoded at a standard rate: MP3 at most stereo (the format's own
+ * limit), AAC and Opus keep up to 7.1. Cover art and video are left out.
+ */
+export function audioExtractionRecipe(preset: string, codec: AudioCodec, maxChannels: number, extra: string[] = []) {
+  return (p: { bitrateKbps: number }, ctx: RecipeContext): Plan => {
+    const input = ctx.inputs[0];
+    const need = needAudio(preset, input);
+    if ("refused" in need) return need;
+    return planned(["-i", `{{${input.name}}}`, "-map", "0:a:0", ...audioEncoding(need.audio, codec, p.bitrateKbps, maxChannels), ...extra, "{{audio}}"]);
+  };
+}
+
+/**
+ * EBU R128 loudness on the first audio track. loudnorm works at 192 kHz inside, so the rate is set back
+ * to the input's (or a standard one); the video is copied when the output's container holds it.
+ */
+export function loudnessRecipe(p: { target: number; truePeak: number; range: number }, ctx: RecipeContext): Plan {
+  const input = ctx.inputs[0];
+  const need = needAudio("loudnorm", input);
+  if ("refused" in need) return need;
+  const v = input.facts.video;
+  const video = !v ? [] : canCopy(ctx.outputs.normalized, "video", v.codec)
+    ? ["-map", "0:V:0", "-c:v", "copy"]
+    : ["-map", "0:V:0", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-vf", webPictureFilters(v, null).join(",")];
+  return planned([
+    "-i", `{{${input.name}}}`, ...video, "-map", "0:a:0", "-af", `loudnorm=I=${p.target}:TP=${p.truePeak}:LRA=${p.range}`,
+    ...audioEncoding(need.audio, "aac", 192, 8), "-movflags", "+faststart", "{{normalized}}",
+  ]);
+}
+
+export function waveformRecipe(p: { width: number; height: number; color: string }, ctx: RecipeContext): Plan {
+  const input = ctx.inputs[0];
+  const need = needAudio("waveform", input);
+  if ("refused" in need) return need;
+  return planned(["-i", `{{${input.name}}}`, "-filter_complex", `[0:a:0]showwavespic=s=${p.width}x${p.height}:colors=${p.color.replace("#", "0x")}`, "-frames:v", "1", "{{picture}}"]);
+}

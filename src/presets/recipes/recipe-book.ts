@@ -1,0 +1,35 @@
+import type { Plan, Recipe, RecipeContext } from "./recipe.ts";
+import { contactSheetRecipe, gifRecipe, thumbnailRecipe, trimRecipe, watermarkRecipe, webMp4Recipe, webmRecipe } from "./video-recipes.ts";
+import { audioExtractionRecipe, loudnessRecipe, waveformRecipe } from "./audio-recipes.ts";
+import { hlsLadderRecipe } from "./hls-ladder-recipe.ts";
+import { concatRecipe } from "./concat-recipe.ts";
+
+/**
+ * Every preset's recipe by preset name. `looksAtInputs`: the runner probes the inputs and plans the
+ * command from what they are before it runs (all but `probe`, whose command is the same for any input).
+ */
+// Params are checked by each preset's schema in the Worker (src/presets/catalog.ts) before they get here.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const RECIPE_BOOK: Record<string, { plan: Recipe<any>; looksAtInputs: boolean }> = {
+  probe: { plan: (_p, ctx) => ({ args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", `{{${ctx.inputs[0].name}}}`] }), looksAtInputs: false },
+  thumbnail: { plan: thumbnailRecipe, looksAtInputs: true },
+  "contact-sheet": { plan: contactSheetRecipe, looksAtInputs: true },
+  "web-mp4": { plan: webMp4Recipe, looksAtInputs: true },
+  webm: { plan: webmRecipe, looksAtInputs: true },
+  gif: { plan: gifRecipe, looksAtInputs: true },
+  trim: { plan: trimRecipe, looksAtInputs: true },
+  watermark: { plan: watermarkRecipe, looksAtInputs: true },
+  concat: { plan: concatRecipe, looksAtInputs: true },
+  "audio-mp3": { plan: audioExtractionRecipe("audio-mp3", "libmp3lame", 2), looksAtInputs: true },
+  "audio-aac": { plan: audioExtractionRecipe("audio-aac", "aac", 8, ["-movflags", "+faststart"]), looksAtInputs: true },
+  "audio-opus": { plan: audioExtractionRecipe("audio-opus", "libopus", 8), looksAtInputs: true },
+  loudnorm: { plan: loudnessRecipe, looksAtInputs: true },
+  waveform: { plan: waveformRecipe, looksAtInputs: true },
+  "hls-ladder": { plan: hlsLadderRecipe, looksAtInputs: true },
+};
+
+export function planPreset(name: string, params: unknown, ctx: RecipeContext): Plan {
+  const recipe = RECIPE_BOOK[name];
+  if (!recipe) throw new Error(`no recipe for preset ${name}`);
+  return recipe.plan(params, ctx);
+}

@@ -1,0 +1,39 @@
+import type { MediaFacts } from "../media-facts.ts";
+
+/**
+ * A preset's recipe: its command planned from its parameters and what its inputs are (issue 19).
+ * Zod-free, like everything under recipes/: the runner plans a preset job once it has probed the
+ * inputs; the Worker plans it for a typical input to show and check the command before it runs.
+ */
+export type PlanInput = { name: string; facts: MediaFacts };
+
+export type RecipeContext = {
+  /** The preset's inputs in its own order (a list preset: input0, input1, …). */
+  inputs: PlanInput[];
+  /** The output file names, by output name (the client may rename them). */
+  outputs: Record<string, string>;
+};
+
+export type PresetErrorCode = "INPUT_HAS_NO_VIDEO" | "INPUT_HAS_NO_AUDIO";
+
+/** A preset that cannot make what it promises from these inputs: the job fails at once with this. */
+export type Refusal = { code: PresetErrorCode; message: string };
+
+export type Plan = { args: string[] } | { refused: Refusal };
+
+export type Recipe<P> = (params: P, ctx: RecipeContext) => Plan;
+
+export const planned = (args: string[]): Plan => ({ args });
+
+/** The input's video, or the refusal that says this preset needs one. */
+export function needVideo(preset: string, input: PlanInput, instead = ""): { video: NonNullable<MediaFacts["video"]> } | { refused: Refusal } {
+  if (input.facts.video) return { video: input.facts.video };
+  const also = input.facts.audio ? " (it holds audio only" + (instead ? `: ${instead}` : "") + ")" : "";
+  return { refused: { code: "INPUT_HAS_NO_VIDEO", message: `Preset ${preset} needs a video stream and input "${input.name}" has none${also}` } };
+}
+
+/** The input's audio, or the refusal that says this preset needs some. */
+export function needAudio(preset: string, input: PlanInput): { audio: NonNullable<MediaFacts["audio"]> } | { refused: Refusal } {
+  if (input.facts.audio) return { audio: input.facts.audio };
+  return { refused: { code: "INPUT_HAS_NO_AUDIO", message: `Preset ${preset} needs an audio stream and input "${input.name}" has none` } };
+}
