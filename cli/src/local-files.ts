@@ -4,18 +4,22 @@ import { open, rename, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { DIRECTORY_FILE_PATTERN } from "../../src/jobs/placeholders.ts";
+
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i;
 
 /**
  * Where the CLI may write. Every name the server sends (a directory output's file names, a preset's
  * default output names) is untrusted: it must be one plain file name, and lands only in the folder
- * the user named (or the working directory); `..`, separators, absolute paths, control characters
- * and dot-only names are refused with an error naming the file.
+ * the user named (or the working directory); `..`, separators, absolute paths, control characters,
+ * dot files (`.bashrc`), and names Windows reads as devices or streams are refused with an error naming the file.
  */
 export class UnsafeNameError extends Error {}
 
 export function plainFileName(name: string, what: string): string {
-  const bad =
-    name.length === 0 || name.length > 255 || name === "." || name === ".." || isAbsolute(name) || /[/\\]/.test(name) || /[\x00-\x1f\x7f]/.test(name);
+  // The names the service itself stores (DIRECTORY_FILE_PATTERN: no leading dot, no spaces, colons or
+  // other scripts' look-alikes), and never a name Windows gives to a device.
+  const bad = name.length > 255 || isAbsolute(name) || !DIRECTORY_FILE_PATTERN.test(name) || WINDOWS_DEVICE.test(name);
   if (bad) throw new UnsafeNameError(`ffjobs: refusing ${what} ${JSON.stringify(name)} from the server: not a plain file name`);
   return name;
 }

@@ -32,8 +32,10 @@ export function placeholderTarget(arg: string): PlaceholderTarget | null {
 
 /** Options whose value is a filter graph: a placeholder may sit inside them (e.g. `subtitles={{subs}}`). */
 export function isFilterGraphOption(arg: string): boolean {
-  return /^-(vf|af|lavfi|filter_complex|filter)(:[A-Za-z0-9]+)?$/.test(arg);
+  // By the option's name alone: ffmpeg takes any stream specifier after it (-filter:v:0, -af:a:0, -filter:0:v).
+  return arg.startsWith("-") && FILTER_GRAPH_OPTIONS.has(arg.slice(1).split(":")[0].toLowerCase());
 }
+const FILTER_GRAPH_OPTIONS = new Set(["vf", "af", "lavfi", "filter_complex", "filter"]);
 
 export type PlaceholderProblem = { index: number; message: string };
 

@@ -89,7 +89,25 @@ describe("argument policy", () => {
     [["-attach", "/etc/passwd", "-i", "{{in}}", "{{out}}"], 0, /outside the job/],
     [["-dump_attachment:t", "", "-i", "{{in}}", "{{out}}"], 0, /named by the input/],
     [["-stream_loop", "-1", "-i", "{{in}}", "{{out}}"], 1, /endless/],
-    [["-i", "{{in}}", "-x264-params", "pass=1:stats=/tmp/s.log", "{{out}}"], 3, /may not name files/],
+    [["-i", "{{in}}", "-x264-params", "pass=1:stats=/tmp/s.log", "{{out}}"], 3, /parameter "stats" is not allowed/],
+    // Second attack pass on issue 18: spellings the encoders take for the same file parameters (F5).
+    [["-i", "{{in}}", "-x264-params", "dump_yuv=/job/out/d/dump.yuv: stats=/job/out/d/s.log:pass=1", "{{out}}"], 3, /"dump-yuv" is not allowed/],
+    [["-i", "{{in}}", "-x264-params", "crf=20: stats=/x", "{{out}}"], 3, /"stats" is not allowed/],
+    [["-i", "{{in}}", "-x265-params", "analysis_save=/job/out/x", "{{out}}"], 3, /"analysis-save" is not allowed/],
+    [["-i", "{{in}}", "-x265-params", "log-level=error:scaling-list=/etc/passwd", "{{out}}"], 3, /"scaling-list" is not allowed/],
+    [["-i", "{{in}}", "-x264opts", "keyint=50,cqmfile=/etc/passwd", "{{out}}"], 3, /"cqmfile" is not allowed/],
+    // Filter graphs behind any stream specifier (F4) and keys with spaces before "=" (F2).
+    [["-i", "{{in}}", "-filter:v:0", "movie=/etc/passwd", "{{out}}"], 3, /filter "movie" is not allowed/],
+    [["-i", "{{in}}", "-af:a:0", "amovie=/etc/passwd", "{{out}}"], 3, /filter "amovie" is not allowed/],
+    [["-i", "{{in}}", "-filter:0:v", "movie=/etc/passwd", "{{out}}"], 3, /filter "movie" is not allowed/],
+    [["-i", "{{in}}", "-vf:v:0", "drawtext=textfile=/etc/passwd", "{{out}}"], 3, /textfile is not allowed/],
+    [["-i", "{{in}}", "-vf", "drawtext=textfile =/usr/lib/os-release", "{{out}}"], 3, /textfile is not allowed/],
+    [["-i", "{{in}}", "-vf", "drawtext= textfile=/usr/lib/os-release", "{{out}}"], 3, /textfile is not allowed/],
+    [["-i", "{{in}}", "-vf", "curves=preset=none:plot =/job/out/d/planted.html", "{{out}}"], 3, /plot is not allowed/],
+    [["-i", "{{in}}", "-vf", "paletteuse=debug_kdtree =/job/work/x", "{{out}}"], 3, /debug_kdtree is not allowed/],
+    [["-i", "{{in}}", "-vf", "curves=none:/etc/x.acv", "{{out}}"], 3, /curves's options by name/],
+    [["-i", "{{in}}", "-vf", "subtitles={{subs}}:fontsdir =/x", "{{out}}"], 3, /fontsdir is not allowed/],
+    [["-filter_complex", "testsrc=d=1:duration=99999", "{{out}}"], 1, /needs d= or duration=/],
     [["-i", "{{in}}", "-metadata", "title={{in}}", "{{out}}"], 3, /placeholders belong/],
     [["-i", "{{in}}", "-hwaccel", "cuda", "{{out}}"], 2, /hardware/],
     [["-i", "{{in}}", "-some_private_option", "1", "{{out}}"], 2, /not a supported option/],
@@ -105,6 +123,15 @@ describe("argument policy", () => {
     // A placeholder after it is still the output it names; an option after it is still read as one.
     expect(ff("-i", "{{in}}", "-nope", "{{out}}")).toHaveLength(1);
     expect(ff("-i", "{{in}}", "-nope", "-c:v", "libx264", "{{out}}")).toHaveLength(1);
+  });
+
+  it("takes encoder parameters that only tune the encoding", () => {
+    expect(ff("-i", "{{in}}", "-c:v", "libx264", "-x264-params", "keyint=60:min-keyint=60:scenecut=0:no-mbtree=1:aq_mode=2", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-c:v", "libx265", "-x265-params", "log-level=error:crf=26:no-sao=1", "{{out}}")).toEqual([]);
+  });
+
+  it("refuses a playlist format before ffprobe's input, as before -i", () => {
+    expect(probe("-show_format", "-f", "hls", "{{in}}")[0].message).toMatch(/for outputs only/);
   });
 
   it("refuses ffprobe's file writers and raw dumps", () => {

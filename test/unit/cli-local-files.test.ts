@@ -44,7 +44,9 @@ const quiet = { stdout: { write: () => true }, stderr: { write: () => true } } a
 describe("names from the server", () => {
   it("are plain file names inside the user's folder, or an error naming them", () => {
     expect(fileInFolder("/home/u/out", "seg_001.ts", "x")).toBe("/home/u/out/seg_001.ts");
-    for (const name of ["../../victim.rc", "..", ".", "", "/etc/passwd", "sub/seg.ts", "..\\x", "a\u0000b", "line\nbreak"]) {
+    // and, from the second attack pass (L4): dot files, a right-to-left override, an NTFS stream, device names.
+    for (const name of ["../../victim.rc", "..", ".", "", "/etc/passwd", "sub/seg.ts", "..\\x", "a\u0000b", "line\nbreak",
+      ".bashrc", ".bash_login", "seg\u202Esj.ts", "x:stream", "con", "NUL.txt", "lpt1.ts", "a b.ts"]) {
       expect(() => fileInFolder("/home/u/out", name, "the output file"), JSON.stringify(name)).toThrow(UnsafeNameError);
     }
     expect(() => fileInFolder("/home/u/out", "../../victim.rc", "the output file")).toThrow(/refusing the output file "..\/..\/victim.rc"/);

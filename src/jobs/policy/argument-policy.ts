@@ -1,3 +1,4 @@
+import { ENCODER_PARAM_OPTIONS, refusedEncoderParam } from "./encoder-params.ts";
 import { DIRECTORY_FILE_PATTERN, isFilterGraphOption, placeholderTarget, timePlaceholder } from "../placeholders.ts";
 import { parseFilterGraph, type ParsedFilter } from "./filter-graph.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "./filter-tables.ts";
@@ -135,8 +136,9 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     } else if (name === "stream_loop") {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 0 || n > MAX_STREAM_LOOP) refuse(valueIndex, `-stream_loop must be 0-${MAX_STREAM_LOOP} (no endless loops)`);
-    } else if ((name === "x264-params" || name === "x265-params" || name === "x264opts") && FILE_PARAMS.test(value)) {
-      refuse(valueIndex, `${arg} may not name files (stats, csv, qpfile...)`);
+    } else if (ENCODER_PARAM_OPTIONS.has(name)) {
+      const key = refusedEncoderParam(name as "x264-params", value);
+      if (key !== null) refuse(valueIndex, `${arg} parameter "${key}" is not allowed: only parameters that tune the encoding are (files such as stats, csv or dump-yuv never)`);
     } else if (value.includes("{{")) {
       refuse(valueIndex, `placeholders belong in -i, in output positions, or inside filter graphs`);
     }
@@ -146,7 +148,6 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
 
 const HLS_FLAGS = new Set<string>(ALLOWED_HLS_FLAGS);
 const OUTPUT_ONLY_FORMATS = new Set(["hls"]);
-const FILE_PARAMS = /(^|[:,])(stats|csv|csv-log-level|dump-yuv|analysis-save|analysis-load|qpfile|zones-file)=/i;
 
 function checkPositional(
   binary: "ffmpeg" | "ffprobe",
@@ -158,6 +159,8 @@ function checkPositional(
 ) {
   if (binary === "ffprobe") {
     if (!isPlaceholderFor(arg, names.inputs, names)) refuse(index, `ffprobe's input must be an input placeholder like {{video}}`);
+    // Its input is positional: a playlist demuxer would read whatever files the playlist names, as for -i.
+    if (lastFormat !== null && OUTPUT_ONLY_FORMATS.has(lastFormat)) refuse(index, `format "${lastFormat}" is for outputs only`);
     return;
   }
   if (arg === "-" && lastFormat === "null") return;
@@ -184,6 +187,10 @@ export function checkFilterGraph(graph: string, names: DeclaredNames): string[] 
       k, v, rule?.placeholderOnly?.includes(k) ? "placeholderOnly" : rule?.refused?.includes(k) ? "refused" : undefined,
     ]);
     if (f.positional.length > 0) values.push(["(first argument)", f.positional[0], rule?.positional0]);
+    // Positional values land on the filter's options in their declared order, which can reach a file
+    // option (curves' second is psfile): a filter with file options takes the rest by name only.
+    if (rule && f.positional.length > 1) problems.push(`give ${f.name}'s options by name (key=value) after the first`);
+    if (rule && !rule.positional0 && f.positional.length > 0) problems.push(`give ${f.name}'s options by name (key=value)`);
     for (const [key, value, kind] of values) {
       if (kind === "refused") problems.push(`${f.name} option ${key} is not allowed: it reads or writes files outside the job`);
       else if (kind === "placeholderOnly") {
@@ -203,8 +210,9 @@ const ALLOWED = new Set<string>(ALLOWED_FILTERS);
 function sourceProblem(f: ParsedFilter): string | null {
   const keys = SOURCE_DURATION_OPTIONS[f.name];
   if (!keys) return null;
-  const given = keys.map((k) => f.options[k]).find((v) => v !== undefined);
-  const seconds = given === undefined ? null : durationSeconds(given);
-  if (seconds !== null && seconds > 0 && seconds <= MAX_SOURCE_SECONDS) return null;
+  // Every spelling given must be bounded: ffmpeg applies the last of `d=1:duration=99999`.
+  const given = keys.map((k) => f.options[k]).filter((v) => v !== undefined);
+  const bounded = (v: string) => { const s = durationSeconds(v); return s !== null && s > 0 && s <= MAX_SOURCE_SECONDS; };
+  if (given.length > 0 && given.every(bounded)) return null;
   return `source filter ${f.name} needs ${keys.map((k) => `${k}=`).join(" or ")} with a duration from 0 to ${MAX_SOURCE_SECONDS} s`;
 }

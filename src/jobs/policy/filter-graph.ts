@@ -52,7 +52,9 @@ export function parseFilterGraph(graph: string): ParsedFilter[] {
       const options: Record<string, string> = {};
       if (args) {
         for (const part of splitTopLevel(args, ":")) {
-          const kv = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/.exec(part);
+          // As ffmpeg's av_opt_get_key_value: whitespace around the key is skipped, and a key is made of
+          // letters, digits and "_-./" (so `textfile =x` is the textfile option, not a positional value).
+          const kv = /^\s*([A-Za-z0-9_./-]+)\s*=([\s\S]*)$/.exec(part);
           if (kv) options[kv[1].toLowerCase()] = unescapeLevel(kv[2]);
           else positional.push(unescapeLevel(part));
         }
