@@ -13,6 +13,8 @@ import { createSupervisor } from "./supervisor.ts";
 import { projectRoot, spawnWrangler, wrangler, wranglerEnv } from "./wrangler.ts";
 import { buildDashboardClient } from "./build-dashboard.ts";
 import { newRunnerSecret } from "../runner/runner-secret.ts";
+import { startFrontDoor } from "./dev-front-door.ts";
+import { createServer } from "node:net";
 
 /** wrangler.toml's local S3 credentials: public constants, replaced in a config of this run's own (devConfig). */
 const CONSTANT_S3 = { accessKeyId: "local-dev-access-key", secretAccessKey: "local-dev-secret-key" };
@@ -88,17 +90,21 @@ async function main() {
     ...Object.fromEntries(passThrough.filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
   };
   const state = process.env.FFJOBS_STATE_DIR;
+  // wrangler listens on a private port behind the front door, which refuses miniflare's own endpoints.
+  const innerPort = await freePort(host);
   supervisor.essential(
     "wrangler dev",
     spawnWrangler(
       [
-        "dev", "--config", config, "--ip", host, "--port", String(port), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false", "--test-scheduled",
+        "dev", "--config", config, "--ip", host, "--port", String(innerPort), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false", "--test-scheduled",
         ...(state ? ["--persist-to", state] : []),
         ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ],
-      { stdio: ["ignore", process.env.FFJOBS_DEV_QUIET ? "ignore" : "inherit", "inherit"], env: wranglerEnv(labEnv) },
+      // X_LOCAL_EXPLORER: miniflare's explorer (SQL on D1, any object of R2) stays off as well.
+      { stdio: ["ignore", process.env.FFJOBS_DEV_QUIET ? "ignore" : "inherit", "inherit"], env: wranglerEnv({ ...labEnv, X_LOCAL_EXPLORER: "false" }) },
     ),
   );
+  await startFrontDoor(host, port, innerPort);
   await waitFor(`http://${host}:${port}/openapi.json`, containers ? CONTAINER_READY_TIMEOUT_MS : READY_TIMEOUT_MS);
   if (!containers) await waitFor(`http://${host}:${runnerPort}/healthz`);
   const sweep = () => fetch(`http://${host}:${port}/__scheduled?cron=*+*+*+*+*`).then((r) => r.body?.cancel(), () => {});
@@ -106,6 +112,16 @@ async function main() {
   setInterval(sweep, SWEEP_INTERVAL_MS);
   console.log(`\nffjobs is running at http://${host}:${port}${containers ? " (jobs run in containers)" : ""}\nAPI key: ${apiKey}\n`);
   console.log(`Try: curl -H "Authorization: Bearer ${apiKey}" http://${host}:${port}/v1/jobs`);
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().once("error", reject);
+    s.listen(0, host, () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 }
 
 /**

@@ -95,6 +95,15 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
     object.searchParams.set("X-Amz-Expires", "600");
     const forged = await constant.sign(object.href, { method: "GET", aws: { signQuery: true } });
     expect([401, 403]).toContain((await fetch(forged.url)).status);
+    // miniflare's own endpoints on this origin (second attack pass, F3): its public R2 reader would serve the
+    // page inline with no credential, its explorer would run SQL on D1. The stack's front door refuses both.
+    const key = `uploads/${slot.body.id}/page.html`;
+    for (const path of [`/cdn-cgi/local/r2/public/ffjobs-media/${key}`, `/cdn-cgi/local/%72%32/public/ffjobs-media/${key}`, "/cdn-cgi/local/explorer/api/r2/buckets",
+      "/cdn-cgi/local/explorer/api/d1/database/DB/raw", "/CDN-CGI/local/explorer/api/r2/buckets"]) {
+      const r = await fetch(`${stack.baseUrl}${path}`, { method: path.endsWith("/raw") ? "POST" : "GET", headers: { "content-type": "application/json" }, body: path.endsWith("/raw") ? JSON.stringify({ sql: "SELECT 1" }) : undefined });
+      expect(r.status, path).toBe(404);
+      expect(await r.text()).not.toContain("<script>");
+    }
   });
 
   it("never serves a job's file inline as a page of the API's origin, whatever type it was declared", async () => {

@@ -1,0 +1,52 @@
+import http from "node:http";
+
+/**
+ * The local stack's public port: a plain HTTP relay to `wrangler dev` on a private one, refusing the
+ * endpoints miniflare adds to every local Worker's origin (second attack pass on issue 18, F3):
+ * `/cdn-cgi/local/r2/public/…` serves any object of a local bucket with no credential, inline, with
+ * its stored type (an uploaded page would run as this origin, where the dashboard keeps its key), and
+ * the explorer (`/cdn-cgi/local/explorer/…`) runs SQL on D1. Production has neither. Only the S3
+ * API (presigned URLs, signed with this run's own credentials) and the Worker's routes pass.
+ */
+const ALLOWED_CDN_CGI = ["/cdn-cgi/local/r2/s3/"];
+
+export function refusedPath(path: string): boolean {
+  // Decoded and normalized as miniflare will see it, so %2F or "/./" spellings cannot slip past.
+  let pathname: string;
+  try {
+    pathname = new URL(path, "http://x").pathname;
+  } catch {
+    return true;
+  }
+  const decoded = safeDecode(pathname).toLowerCase();
+  return decoded.startsWith("/cdn-cgi/") && !ALLOWED_CDN_CGI.some((p) => decoded.startsWith(p));
+}
+
+const safeDecode = (s: string) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+
+/** Listens on host:port and relays to host:innerPort, streaming both ways (event streams included). */
+export function startFrontDoor(host: string, port: number, innerPort: number): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    if (refusedPath(req.url ?? "/")) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not found\n");
+      return;
+    }
+    const upstream = http.request({ host, port: innerPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.rawHeaders);
+      r.pipe(res);
+    });
+    upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    res.on("close", () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
