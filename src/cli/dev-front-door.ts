@@ -10,6 +10,17 @@ import http from "node:http";
  */
 const ALLOWED_CDN_CGI = ["/cdn-cgi/local/r2/s3/"];
 
+/**
+ * Headers that turn a presigned PUT into a server-side copy of another object (F1): the S3 API runs
+ * `x-amz-copy-source` even when it was not signed, so an upload URL would copy any object of the
+ * bucket, another account's outputs included, into the holder's upload. The service never copies.
+ */
+const COPY_HEADERS = ["x-amz-copy-source", "x-amz-copy-source-range", "x-amz-metadata-directive", "x-amz-tagging-directive"];
+
+export function refusedHeaders(headers: http.IncomingHttpHeaders): string | null {
+  return COPY_HEADERS.find((h) => headers[h] !== undefined) ?? null;
+}
+
 export function refusedPath(path: string): boolean {
   // Decoded and normalized as miniflare will see it, so %2F or "/./" spellings cannot slip past.
   let pathname: string;
@@ -35,6 +46,11 @@ export function startFrontDoor(host: string, port: number, innerPort: number): P
   const server = http.createServer((req, res) => {
     if (refusedPath(req.url ?? "/")) {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not found\n");
+      return;
+    }
+    const header = refusedHeaders(req.headers);
+    if (header) {
+      res.writeHead(403, { "content-type": "text/plain" }).end(`${header} is not accepted: storage URLs read or write one object only\n`);
       return;
     }
     const upstream = http.request({ host, port: innerPort, method: req.method, path: req.url, headers: req.headers }, (r) => {

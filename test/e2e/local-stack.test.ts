@@ -104,6 +104,11 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
       expect(r.status, path).toBe(404);
       expect(await r.text()).not.toContain("<script>");
     }
+    // An upload URL is not a copy primitive (F1): with x-amz-copy-source it would copy another object into the slot.
+    const other = await call("POST", "/v1/files", { fileName: "stolen.html", contentType: "text/html" });
+    const copied = await fetch(other.body.upload.url, { method: "PUT", headers: { "x-amz-copy-source": `/ffjobs-media/${key}` } });
+    expect(copied.status).toBe(403);
+    expect((await call("GET", `/v1/files/${other.body.id}`)).body.size ?? null).toBeNull();
   });
 
   it("never serves a job's file inline as a page of the API's origin, whatever type it was declared", async () => {
