@@ -28,7 +28,6 @@ export const JOB_ERRORS = {
   PROCESS_FAILED: "ffmpeg/ffprobe exited with a non-zero code; see stderrTail in the result.",
   OUTPUT_MISSING: "The command finished but did not write a declared output.",
   OUTPUT_EMPTY: "The command succeeded but a declared output is an empty file.",
-  JOB_STALLED: "The command's output stopped moving for RUNNER_STALL_SECONDS and it was stopped.",
   OUTPUT_UPLOAD_FAILED: "A declared output could not be stored.",
   JOB_TIMEOUT: "The job ran past JOB_TIMEOUT_SECONDS and was stopped.",
   LIMIT_EXCEEDED: "The job hit a resource limit (output size, job-folder quota, CPU time) and was stopped.",
