@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { definePreset } from "./preset.ts";
+import { AUDIO_EXTRACTION_CHANNELS } from "./recipes/recipe-book.ts";
 
 const bitrateKbps = (fallback: number) => z.number().int().min(16).max(512).default(fallback);
 
 /** The audio alone, re-encoded: one preset per codec, differing only in these. */
-function audioExtraction(name: string, label: string, fileName: string, contentType: string, kbps: number, maxChannels: number) {
+function audioExtraction(name: keyof typeof AUDIO_EXTRACTION_CHANNELS, label: string, fileName: string, contentType: string, kbps: number) {
+  const maxChannels = AUDIO_EXTRACTION_CHANNELS[name];
   return definePreset({
     name,
     description: `The audio as ${label} at \`bitrateKbps\`.`,
@@ -16,10 +18,9 @@ function audioExtraction(name: string, label: string, fileName: string, contentT
   });
 }
 
-// The channel limits here and in the recipes (src/presets/recipes/recipe-book.ts) are the same: MP3 holds two.
-export const mp3Preset = audioExtraction("audio-mp3", "MP3", "audio.mp3", "audio/mpeg", 192, 2);
-export const aacPreset = audioExtraction("audio-aac", "AAC in an M4A file", "audio.m4a", "audio/mp4", 160, 8);
-export const opusPreset = audioExtraction("audio-opus", "Opus in an Ogg file (48 kHz)", "audio.opus", "audio/ogg", 96, 8);
+export const mp3Preset = audioExtraction("audio-mp3", "MP3", "audio.mp3", "audio/mpeg", 192);
+export const aacPreset = audioExtraction("audio-aac", "AAC in an M4A file", "audio.m4a", "audio/mp4", 160);
+export const opusPreset = audioExtraction("audio-opus", "Opus in an Ogg file (48 kHz)", "audio.opus", "audio/ogg", 96);
 
 export const loudnessPreset = definePreset({
   name: "loudnorm",

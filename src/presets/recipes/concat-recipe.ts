@@ -1,8 +1,7 @@
 import type { MediaFacts } from "../media-facts.ts";
 import { planned, type Plan, type PlanInput, type RecipeContext } from "./recipe.ts";
-import { pictureSize, seconds } from "./stream-rules.ts";
+import { even, pictureSize, scaleTo, seconds } from "./stream-rules.ts";
 
-const even = (n: number) => Math.max(2, Math.round(n / 2) * 2);
 const MAX_FRAME_RATE = 60;
 const DEFAULT_FRAME_RATE = 30;
 
@@ -47,7 +46,7 @@ function videoPart({ facts }: PlanInput, i: number, size: { width: number; heigh
   const fit = Math.min(size.width / shown.width, size.height / shown.height);
   const [w, h] = [Math.min(size.width, even(shown.width * fit)), Math.min(size.height, even(shown.height * fit))];
   const deinterlace = v.interlaced ? "yadif=mode=send_frame," : "";
-  return `[${i}:V:0]${deinterlace}scale=${w}:${h}${v.fullRange ? ":out_range=tv" : ""},setsar=1,pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2,${common}`;
+  return `[${i}:V:0]${deinterlace}${scaleTo(v, w, h)},pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2,${common}`;
 }
 
 function audioPart({ facts }: PlanInput, i: number): string {

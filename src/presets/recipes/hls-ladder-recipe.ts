@@ -1,5 +1,5 @@
 import { needVideo, planned, type Plan, type RecipeContext } from "./recipe.ts";
-import { audioEncoding, pictureSize, seconds } from "./stream-rules.ts";
+import { audioEncoding, pictureSize, scaleTo, seconds } from "./stream-rules.ts";
 
 /** The bitrate a rendition gets, by its height (H.264, for typical web content). */
 function videoKbps(height: number): number {
@@ -23,7 +23,7 @@ export function hlsLadderRecipe(p: { renditions: number[]; segmentSeconds: numbe
   const prepare = [...(v.interlaced ? ["yadif=mode=send_frame"] : []), "format=yuv420p", `split=${n}`].join(",");
   const graph = [`[0:V:0]${prepare}${heights.map((_, i) => `[s${i}]`).join("")}`, ...heights.map((h, i) => {
     const { width, height } = pictureSize(v, h);
-    return `[s${i}]scale=${width}:${height}${v.fullRange ? ":out_range=tv" : ""},setsar=1[v${i}]`;
+    return `[s${i}]${scaleTo(v, width, height)}[v${i}]`;
   })];
   return planned([
     "-i", `{{${input.name}}}`, "-filter_complex", graph.join(";"),

@@ -4,6 +4,9 @@ import { audioExtractionRecipe, loudnessRecipe, waveformRecipe } from "./audio-r
 import { hlsLadderRecipe } from "./hls-ladder-recipe.ts";
 import { concatRecipe } from "./concat-recipe.ts";
 
+/** How many channels each audio extraction keeps (MP3 holds two); the catalogue's policy text reads it. */
+export const AUDIO_EXTRACTION_CHANNELS = { "audio-mp3": 2, "audio-aac": 8, "audio-opus": 8 } as const;
+
 /**
  * Every preset's recipe by preset name. `looksAtInputs`: the runner probes the inputs and plans the
  * command from what they are before it runs (all but `probe`, whose command is the same for any input).
@@ -20,9 +23,9 @@ export const RECIPE_BOOK: Record<string, { plan: Recipe<any>; looksAtInputs: boo
   trim: { plan: trimRecipe, looksAtInputs: true },
   watermark: { plan: watermarkRecipe, looksAtInputs: true },
   concat: { plan: concatRecipe, looksAtInputs: true },
-  "audio-mp3": { plan: audioExtractionRecipe("audio-mp3", "libmp3lame", 2), looksAtInputs: true },
-  "audio-aac": { plan: audioExtractionRecipe("audio-aac", "aac", 8, ["-movflags", "+faststart"]), looksAtInputs: true },
-  "audio-opus": { plan: audioExtractionRecipe("audio-opus", "libopus", 8), looksAtInputs: true },
+  "audio-mp3": { plan: audioExtractionRecipe("audio-mp3", "libmp3lame", AUDIO_EXTRACTION_CHANNELS["audio-mp3"]), looksAtInputs: true },
+  "audio-aac": { plan: audioExtractionRecipe("audio-aac", "aac", AUDIO_EXTRACTION_CHANNELS["audio-aac"], ["-movflags", "+faststart"]), looksAtInputs: true },
+  "audio-opus": { plan: audioExtractionRecipe("audio-opus", "libopus", AUDIO_EXTRACTION_CHANNELS["audio-opus"]), looksAtInputs: true },
   loudnorm: { plan: loudnessRecipe, looksAtInputs: true },
   waveform: { plan: waveformRecipe, looksAtInputs: true },
   "hls-ladder": { plan: hlsLadderRecipe, looksAtInputs: true },

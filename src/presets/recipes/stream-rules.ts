@@ -6,7 +6,12 @@ import type { AudioFacts, MediaFacts, VideoFacts } from "../media-facts.ts";
  * input is interlaced, even dimensions with square pixels, 8-bit 4:2:0 limited range; audio at a
  * standard rate and a channel count the codec and its players take.
  */
-const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
+export const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
+
+/** Scaled to width x height with square pixels; a full-range input is brought to limited range on the way. */
+export function scaleTo(v: VideoFacts, width: number, height: number): string {
+  return `scale=${width}:${height}${v.fullRange ? ":out_range=tv" : ""},setsar=1`;
+}
 
 /** The picture's size for a target of at most `maxHeight` lines (never upscaled), even, square pixels. */
 export function pictureSize(v: VideoFacts, maxHeight: number | null): { width: number; height: number } {
@@ -21,8 +26,7 @@ export function webPictureFilters(v: VideoFacts, maxHeight: number | null): stri
   return [
     // send_frame: one frame out per frame in, so durations and frame counts stay the input's.
     ...(v.interlaced ? ["yadif=mode=send_frame"] : []),
-    `scale=${width}:${height}${v.fullRange ? ":out_range=tv" : ""}`,
-    "setsar=1",
+    scaleTo(v, width, height),
     "format=yuv420p",
   ];
 }

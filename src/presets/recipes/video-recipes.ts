@@ -3,9 +3,9 @@ import { needVideo, planned, type Plan, type RecipeContext } from "./recipe.ts";
 import { audioEncoding, canCopy, pictureSize, seconds, seekTo, stillPictureFilters, webPictureFilters } from "./stream-rules.ts";
 
 /** A still's size for a given width: square pixels, the picture's display aspect, even height. */
-function stillScale(v: VideoFacts, width: number): string {
+function stillScale(v: VideoFacts, width: number, flags = ""): string {
   const height = Math.max(2, Math.round((width * v.height) / (v.width * v.pixelAspect) / 2) * 2);
-  return `scale=${width}:${height},setsar=1`;
+  return `scale=${width}:${height}${flags ? `:flags=${flags}` : ""},setsar=1`;
 }
 
 /** A time past the input's end is taken as its middle (a 1 s default on a half-second clip still gets a frame). */
@@ -62,7 +62,7 @@ export function gifRecipe(p: { fps: number; width: number; start: number; durati
   const need = needVideo("gif", input);
   if ("refused" in need) return need;
   const seek = seekTo(input.facts, p.start);
-  const picture = [...stillPictureFilters(need.video), `fps=${p.fps}`, `${stillScale(need.video, p.width).replace(",", ":flags=lanczos,")}`].join(",");
+  const picture = [...stillPictureFilters(need.video), `fps=${p.fps}`, stillScale(need.video, p.width, "lanczos")].join(",");
   return planned([
     ...seek.before, "-i", `{{${input.name}}}`, ...seek.after, "-t", String(p.duration),
     "-filter_complex", `[0:V:0]${picture},split[a][b];[a]palettegen[pal];[b][pal]paletteuse`, "{{gif}}",
