@@ -95,7 +95,7 @@ describe("argument policy", () => {
     [["-i", "{{in}}", "-x264-params", "crf=20: stats=/x", "{{out}}"], 3, /"stats" is not allowed/],
     [["-i", "{{in}}", "-x265-params", "analysis_save=/job/out/x", "{{out}}"], 3, /"analysis-save" is not allowed/],
     [["-i", "{{in}}", "-x265-params", "log-level=error:scaling-list=/etc/passwd", "{{out}}"], 3, /"scaling-list" is not allowed/],
-    [["-i", "{{in}}", "-x264opts", "keyint=50,cqmfile=/etc/passwd", "{{out}}"], 3, /"cqmfile" is not allowed/],
+    [["-i", "{{in}}", "-x264opts", "keyint=50:cqmfile=/etc/passwd", "{{out}}"], 3, /"cqmfile" is not allowed/],
     // Filter graphs behind any stream specifier (F4) and keys with spaces before "=" (F2).
     [["-i", "{{in}}", "-filter:v:0", "movie=/etc/passwd", "{{out}}"], 3, /filter "movie" is not allowed/],
     [["-i", "{{in}}", "-af:a:0", "amovie=/etc/passwd", "{{out}}"], 3, /filter "amovie" is not allowed/],
@@ -128,6 +128,8 @@ describe("argument policy", () => {
   it("takes encoder parameters that only tune the encoding", () => {
     expect(ff("-i", "{{in}}", "-c:v", "libx264", "-x264-params", "keyint=60:min-keyint=60:scenecut=0:no-mbtree=1:aq_mode=2", "{{out}}")).toEqual([]);
     expect(ff("-i", "{{in}}", "-c:v", "libx265", "-x265-params", "log-level=error:crf=26:no-sao=1", "{{out}}")).toEqual([]);
+    // libx264.c splits x264opts on ':' only: a comma is part of the value.
+    expect(ff("-i", "{{in}}", "-c:v", "libx264", "-x264opts", "deblock=-1,-1:partitions=p8x8,b8x8", "{{out}}")).toEqual([]);
   });
 
   it("refuses a playlist format before ffprobe's input, as before -i", () => {
