@@ -2,9 +2,14 @@ import type { RunnerProgress } from "../../src/runner/runner-protocol.ts";
 
 /**
  * Reads ffmpeg's `-progress` stream (key=value lines, each block closed by `progress=...`) and turns
- * each block into a progress figure; the inputs' duration (once known) gives the percentage.
+ * each block into a progress figure; the inputs' duration (once known) gives the percentage. `onBlock`
+ * sees each block as read (the stall watch).
  */
-export function createProgressParser(durationSeconds: number | null | (() => number | null), onProgress: (p: RunnerProgress) => void) {
+export function createProgressParser(
+  durationSeconds: number | null | (() => number | null),
+  onProgress: (p: RunnerProgress) => void,
+  onBlock: (block: Readonly<Record<string, string>>) => void = () => {},
+) {
   const duration = typeof durationSeconds === "function" ? durationSeconds : () => durationSeconds;
   let pending = "";
   let block: Record<string, string> = {};
@@ -19,6 +24,7 @@ export function createProgressParser(durationSeconds: number | null | (() => num
       const value = line.slice(eq + 1).trim();
       block[key] = value;
       if (key === "progress") {
+        onBlock(block);
         onProgress(progressFromBlock(block, duration(), value === "end"));
         block = {};
       }

@@ -11,8 +11,12 @@ import type { Limits } from "./sandbox.ts";
 import { isolatedCommand } from "./isolation.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { ended } from "./job-ended.ts";
+import { createStallWatch } from "./stall-watch.ts";
+import { processTreeCpuMs } from "./process-cpu.ts";
 
 const QUOTA_CHECK_INTERVAL_MS = 250;
+/** The stall watch's CPU sample: a few reads of /proc per second would cost more than they tell. */
+const CPU_SAMPLE_INTERVAL_MS = 1000;
 const PROCESS_LIMIT = 512;
 const OPEN_FILES_LIMIT = 1024;
 
@@ -45,6 +49,8 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
   };
   const argv = buildArgv(step.binary, step.args, folder.visiblePath, settings.maxOutputBytes);
   const command = isolatedCommand(settings, folder, step.binary, argv, limits);
+  // ffprobe reports no progress; its run is bounded by the job's deadline alone.
+  const stall = step.binary === "ffmpeg" ? createStallWatch(step.binary, settings.stall) : null;
   const proc = runProcess({
     file: command.file,
     args: command.args,
@@ -53,12 +59,13 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
     timeoutMs,
     maxStdoutBytes: settings.maxStdoutBytes,
     maxStderrBytes: settings.maxStderrBytes,
-    onProgressText: createProgressParser(ctx.durationSeconds, ctx.onProgress),
+    onProgressText: createProgressParser(ctx.durationSeconds, ctx.onProgress, (block) => stall?.progressSeen(block)),
   });
   ctx.onCancelable(proc.cancel);
   // Limits hold while the command writes, not after it: bytes of the job's folders and the file
   // count of each directory output, looked at every QUOTA_CHECK_INTERVAL_MS.
   let overLimit: string | null = null;
+  let stalled: string | null = null;
   const directories = req.outputs.filter((o) => o.kind === "directory").map((o) => ({ name: o.name, path: folder.hostPath(o.name)!, maxFiles: o.maxFiles ?? DEFAULT_MAX_DIRECTORY_FILES }));
   const watcher = setInterval(async () => {
     if (overLimit) return;
@@ -70,9 +77,15 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
     }
     if (overLimit) proc.cancel();
   }, QUOTA_CHECK_INTERVAL_MS);
-  const r = await proc.done.finally(() => clearInterval(watcher));
+  const stallWatcher = stall && setInterval(async () => {
+    stall.cpuSampled(proc.pid === undefined ? null : await processTreeCpuMs(proc.pid));
+    stalled ??= stall.verdict();
+    if (stalled) proc.cancel();
+  }, CPU_SAMPLE_INTERVAL_MS);
+  const r = await proc.done.finally(() => (clearInterval(watcher), stallWatcher && clearInterval(stallWatcher)));
   const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: folder.scrub(r.stdout), stderrTail: folder.scrub(r.stderrTail) };
   if (overLimit) throw ended("LIMIT_EXCEEDED", overLimit, ran);
+  if (stalled) throw ended("JOB_STALLED", stalled, ran);
   if (r.canceled) throw ended("CANCELED", "The job was canceled", ran);
   if (r.timedOut) throw ended("JOB_TIMEOUT", `The job ran past its ${Math.round(req.timeoutMs / 1000)} s limit and was stopped`, ran);
   const limitHit = limitSignal(r);

@@ -23,7 +23,7 @@ export type ProcessSpec = {
   onProgressText?: (text: string) => void;
 };
 
-export type RunningProcess = { done: Promise<ProcessResult>; cancel: () => void };
+export type RunningProcess = { done: Promise<ProcessResult>; cancel: () => void; pid: number | undefined };
 
 /**
  * Runs a binary in its own process group, so a timeout or cancel kills everything it started.
@@ -81,6 +81,7 @@ export function runProcess(spec: ProcessSpec, now: () => number = Date.now): Run
   });
   return {
     done,
+    pid: child.pid,
     cancel: () => {
       canceled = true;
       killGroup();

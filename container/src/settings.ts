@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { CLOUDFLARE_INTERCEPTION_CA_FILE } from "./trust.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "../../src/jobs/limits.ts";
 import { MIN_RUNNER_SECRET_LENGTH } from "../../src/runner/runner-secret.ts";
+import type { StallWindows } from "./stall-watch.ts";
 
 /** Runner settings, read once from its environment at start. */
 export type RunnerSettings = {
@@ -42,6 +43,8 @@ export type RunnerSettings = {
   maxOutputBytes: number;
   jobDiskQuotaBytes: number;
   maxMemoryBytes: number;
+  /** When a running ffmpeg counts as stalled and is stopped (stall-watch.ts): idle, and busy without output. */
+  stall: StallWindows;
   /** A CA to trust on top of the public roots (Cloudflare's HTTPS interception in production). */
   extraCaFile: string;
   /**
@@ -51,6 +54,13 @@ export type RunnerSettings = {
    */
   egress: "direct" | "cloudflare";
 };
+
+/**
+ * A process that neither writes nor works for a minute is waiting for nothing. Work without output
+ * gets ten minutes: decoding an hour of 4K up to a late `-ss`, or holding a long clip for `reverse`.
+ */
+const DEFAULT_STALL_IDLE_SECONDS = 60;
+const DEFAULT_STALL_BUSY_SECONDS = 600;
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === "") return fallback;
@@ -81,6 +91,10 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     maxOutputBytes: positiveInt(env.RUNNER_MAX_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES, "RUNNER_MAX_OUTPUT_BYTES"),
     jobDiskQuotaBytes: positiveInt(env.RUNNER_JOB_DISK_BYTES, 4 * 1024 ** 3, "RUNNER_JOB_DISK_BYTES"),
     maxMemoryBytes: positiveInt(env.RUNNER_MAX_MEMORY_BYTES, 4 * 1024 ** 3, "RUNNER_MAX_MEMORY_BYTES"),
+    stall: {
+      idleMs: positiveInt(env.RUNNER_STALL_IDLE_SECONDS, DEFAULT_STALL_IDLE_SECONDS, "RUNNER_STALL_IDLE_SECONDS") * 1000,
+      busyMs: positiveInt(env.RUNNER_STALL_BUSY_SECONDS, DEFAULT_STALL_BUSY_SECONDS, "RUNNER_STALL_BUSY_SECONDS") * 1000,
+    },
     extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,
     egress: oneOf(env.RUNNER_EGRESS, ["direct", "cloudflare"], "RUNNER_EGRESS"),
   };

@@ -30,6 +30,7 @@ export const JOB_ERRORS = {
   OUTPUT_EMPTY: "The command succeeded but a declared output is an empty file.",
   OUTPUT_UPLOAD_FAILED: "A declared output could not be stored.",
   JOB_TIMEOUT: "The job ran past JOB_TIMEOUT_SECONDS and was stopped.",
+  JOB_STALLED: "ffmpeg stopped making progress (no new output for a bounded while) and was stopped.",
   LIMIT_EXCEEDED: "The job hit a resource limit (output size, job-folder quota, CPU time) and was stopped.",
   ARGUMENTS_REFUSED: "The runner's own argument check refused the command (the API normally refuses it first, with a 400).",
   SANDBOX_UNAVAILABLE: "The runner could not start its sandbox and refuses to run jobs without it.",

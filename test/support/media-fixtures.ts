@@ -27,6 +27,11 @@ export function mediaFixtures() {
     long: make("long.mp4", [
       "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=120", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
     ]),
+    /** One second of frames, then the timestamps jump ten minutes ahead: read with -re, ffmpeg waits idle. */
+    gap: make("gap.mkv", [
+      "-f", "lavfi", "-i", "testsrc=size=64x64:rate=10:duration=2", "-vf", "setpts=PTS+gte(N\\,10)*600/TB", "-fps_mode", "passthrough",
+      "-c:v", "libx264", "-pix_fmt", "yuv420p",
+    ]),
     tone: make("tone.wav", ["-f", "lavfi", "-i", "sine=frequency=220:duration=2"]),
     logo: make("logo.png", ["-f", "lavfi", "-i", "color=c=red@0.8:s=48x48,format=rgba", "-frames:v", "1"]),
     /** 300 KB on disk, 100 megapixels decoded: a decompression bomb. */

@@ -38,6 +38,7 @@ describe("argument policy", () => {
     expect(ff("-i", "{{in}}", "-map", "0:v", "-map", "0:v", "-f", "hls", "-var_stream_map", "v:0 v:1", "-master_pl_name", "master.m3u8",
       "-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init_%v.mp4", "-hls_segment_filename", "{{hls/seg_%v_%03d.m4s}}", "{{hls/stream_%v.m3u8}}")).toEqual([]);
     expect(ff("-i", "{{in}}", "-vf", "fps=1", "{{frames}}")).toEqual([]);
+    expect(ff("-stats_period", "2", "-i", "{{in}}", "{{out}}")).toEqual([]);
   });
 
   it.each([
@@ -89,6 +90,9 @@ describe("argument policy", () => {
     [["-attach", "/etc/passwd", "-i", "{{in}}", "{{out}}"], 0, /outside the job/],
     [["-dump_attachment:t", "", "-i", "{{in}}", "{{out}}"], 0, /named by the input/],
     [["-stream_loop", "-1", "-i", "{{in}}", "{{out}}"], 1, /endless/],
+    // Reports an hour apart would starve live progress and look like a stall.
+    [["-stats_period", "3600", "-i", "{{in}}", "{{out}}"], 1, /-stats_period must be a duration up to 10 s/],
+    [["-stats_period", "0", "-i", "{{in}}", "{{out}}"], 1, /-stats_period must be/],
     [["-i", "{{in}}", "-x264-params", "pass=1:stats=/tmp/s.log", "{{out}}"], 3, /parameter "stats" is not allowed/],
     // Second attack pass on issue 18: spellings the encoders take for the same file parameters (F5).
     [["-i", "{{in}}", "-x264-params", "dump_yuv=/job/out/d/dump.yuv: stats=/job/out/d/s.log:pass=1", "{{out}}"], 3, /"dump-yuv" is not allowed/],

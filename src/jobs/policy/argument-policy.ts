@@ -4,7 +4,7 @@ import { parseFilterGraph, type ParsedFilter } from "./filter-graph.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "./filter-tables.ts";
 import { durationSeconds } from "./durations.ts";
 import {
-  ALLOWED_FORMATS, ALLOWED_HLS_FLAGS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STREAM_LOOP, REFUSED_FLAGS,
+  ALLOWED_FORMATS, ALLOWED_HLS_FLAGS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STATS_PERIOD_SECONDS, MAX_STREAM_LOOP, REFUSED_FLAGS,
   REFUSED_OPTIONS,
 } from "./option-tables.ts";
 
@@ -136,6 +136,9 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     } else if (name === "stream_loop") {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 0 || n > MAX_STREAM_LOOP) refuse(valueIndex, `-stream_loop must be 0-${MAX_STREAM_LOOP} (no endless loops)`);
+    } else if (name === "stats_period") {
+      const seconds = durationSeconds(value);
+      if (seconds === null || seconds <= 0 || seconds > MAX_STATS_PERIOD_SECONDS) refuse(valueIndex, `-stats_period must be a duration up to ${MAX_STATS_PERIOD_SECONDS} s (progress and the stall watch read ffmpeg's reports)`);
     } else if (ENCODER_PARAM_OPTIONS.has(name)) {
       const key = refusedEncoderParam(name as "x264-params", value);
       if (key !== null) refuse(valueIndex, `${arg} parameter "${key}" is not allowed: only parameters that tune the encoding are (files such as stats, csv or dump-yuv never)`);

@@ -121,3 +121,6 @@ export const INPUT_FORMAT_WHITELIST = [
 export const MAX_PIXELS = 7680 * 4320;
 /** The biggest `-stream_loop` count accepted (-1, forever, is refused). */
 export const MAX_STREAM_LOOP = 100;
+
+/** ffmpeg's progress reports come this often at most: live progress and the runner's stall watch read them. */
+export const MAX_STATS_PERIOD_SECONDS = 10;

@@ -1,0 +1,81 @@
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { createStallWatch } from "../../container/src/stall-watch.ts";
+import { processTreeCpuMs } from "../../container/src/process-cpu.ts";
+
+function clock() {
+  let t = 1_000_000;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+const windows = { idleMs: 60_000, busyMs: 600_000 };
+
+describe("stall watch decisions", () => {
+  it("calls an ffmpeg with no new output and no CPU stalled once the idle window passes, not before", () => {
+    const c = clock();
+    const w = createStallWatch("ffmpeg", windows, c.now);
+    w.progressSeen({ out_time_us: "900000", frame: "9", total_size: "0" });
+    w.cpuSampled(100);
+    for (let s = 0; s < 59; s++) {
+      c.advance(1000);
+      w.progressSeen({ out_time_us: "900000", frame: "9", total_size: "0" }); // the same block, repeated
+      w.cpuSampled(100 + s * 10); // 1% of a core: polling, not work
+      expect(w.verdict()).toBeNull();
+    }
+    c.advance(1000);
+    expect(w.verdict()).toMatch(/^ffmpeg made no progress for 60 s/);
+  });
+
+  it("gives work without output the busy window instead, and then stops it", () => {
+    const c = clock();
+    const w = createStallWatch("ffmpeg", windows, c.now);
+    let cpu = 0;
+    for (let s = 0; s < 599; s++) {
+      c.advance(1000);
+      w.cpuSampled((cpu += 900));
+      w.progressSeen({ out_time_us: "N/A", frame: "0", total_size: "0" });
+      expect(w.verdict()).toBeNull();
+    }
+    c.advance(1000);
+    w.cpuSampled((cpu += 900));
+    expect(w.verdict()).toMatch(/^ffmpeg wrote no new output for 600 s although it kept working/);
+  });
+
+  it("counts any of output time, frames or bytes as output: an audio encode whose frame count stays 0 is moving", () => {
+    const c = clock();
+    const w = createStallWatch("ffmpeg", { idleMs: 2000, busyMs: 5000 }, c.now);
+    for (let s = 0; s < 30; s++) {
+      c.advance(1000);
+      w.cpuSampled(0);
+      w.progressSeen({ out_time_us: String(s * 1_000_000), frame: "0", total_size: "0" });
+      expect(w.verdict()).toBeNull();
+    }
+  });
+
+  it("where CPU cannot be read, only the busy window applies", () => {
+    const c = clock();
+    const w = createStallWatch("ffmpeg", { idleMs: 2000, busyMs: 5000 }, c.now);
+    for (let s = 0; s < 4; s++) {
+      c.advance(1000);
+      w.cpuSampled(null);
+      expect(w.verdict()).toBeNull();
+    }
+    c.advance(1000);
+    expect(w.verdict()).toMatch(/wrote no new output for 5 s/);
+  });
+});
+
+describe("process tree CPU time (/proc)", () => {
+  it("grows while a child of the process works and holds while it sleeps; null for a process that is not there", async () => {
+    // sh → a busy loop in a child shell: the time is counted from the parent's tree.
+    const child = spawn("sh", ["-c", "sh -c 'i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done'; sleep 30"], { stdio: "ignore" });
+    try {
+      const first = (await processTreeCpuMs(child.pid!))!;
+      await new Promise((r) => setTimeout(r, 1500));
+      const later = (await processTreeCpuMs(child.pid!))!;
+      expect(later - first).toBeGreaterThan(500);
+      expect(await processTreeCpuMs(2 ** 22 + 12345)).toBeNull();
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+});
