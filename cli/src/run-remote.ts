@@ -77,11 +77,12 @@ export async function runRemote(
       io.stderr.write(`ffjobs: the job stored no ${d.path}\n`);
       return 1;
     }
-    // A directory output (HLS): the main file at the path given, every other file beside it, under
-    // the name the server sent only if it is a plain name (checked for every file before any is written).
+    // A directory output: the main file at the path given (a pattern names none: all files then), every
+    // other file beside it under the name the server sent, only if it is a plain name (checked for every
+    // file before any is written).
     const files = (output.files ?? [{ path: "", downloadUrl: output.downloadUrl }]).map((f) => ({
       url: f.downloadUrl,
-      path: f.downloadUrl === output.downloadUrl ? d.path : fileInFolder(dirname(d.path), f.path, "the output file"),
+      path: f.downloadUrl === output.downloadUrl && !d.pattern ? d.path : fileInFolder(dirname(d.path), f.path, "the output file"),
     }));
     const taken = files.find((f) => f.path !== d.path && exists(f.path));
     if (taken && cmd.overwrite !== "yes") return refuseOverwrite(taken.path, cmd, io);

@@ -20,10 +20,19 @@ ensureDependencies(node);
 ensureFfmpeg(command);
 const result = spawnSync(node, [join(root, COMMANDS[command]), ...args], {
   stdio: "inherit",
-  cwd: root,
+  cwd: command === "ffjobs" ? usersFolder() : root,
   env: { ...process.env, PATH: `${dirname(node)}${process.platform === "win32" ? ";" : ":"}${process.env.PATH}` },
 });
 process.exit(result.status ?? 1);
+
+/**
+ * The user's CLI reads and writes files named relative to where the user is: `npm run ffjobs` runs in
+ * the package's folder and says where the user was in INIT_CWD; the bin (`npx ffjobs`, a global or
+ * linked install) starts where the user is.
+ */
+function usersFolder() {
+  return process.env.npm_lifecycle_event === "ffjobs" && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
+}
 
 function ensureNode() {
   const [major, minor] = process.versions.node.split(".").map(Number);

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,12 +7,19 @@ import { useLocalStack } from "../support/local-stack.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
 
 const { fx, local } = useLocalStack();
-const CLI = resolve(import.meta.dirname, "../../cli/src/main.ts");
+const ROOT = resolve(import.meta.dirname, "../..");
+const CLI = join(ROOT, "cli/src/main.ts");
+const BIN = join(ROOT, "cli/bin/ffjobs.mjs");
+
+/** The first frame's MD5 as ffmpeg computes it: whether two videos' pictures differ. */
+const frameHash = (file: string) => execFileSync("ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "md5", "-"], { encoding: "utf8" }).trim();
 
 /** Runs `ffjobs …` as a user would, against the local stack; its exit code and what it printed. */
-function ffjobs(args: string[], opts: { cwd?: string; env?: Record<string, string>; onStderr?: (text: string, kill: () => void) => void } = {}) {
+function ffjobs(args: string[], opts: { cwd?: string; env?: Record<string, string>; onStderr?: (text: string, kill: () => void) => void; via?: "bin" | "npm run" } = {}) {
+  // As installed (the package's bin), through `npm run ffjobs` from elsewhere, or the source itself.
+  const [file, ...prefix] = opts.via === "bin" ? [process.execPath, BIN] : opts.via === "npm run" ? ["npm", "--prefix", ROOT, "run", "--silent", "ffjobs", "--"] : [process.execPath, CLI];
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(file, [...prefix, ...args], {
       cwd: opts.cwd,
       env: { ...process.env, FFJOBS_URL: local.stack.baseUrl, FFJOBS_API_KEY: local.stack.apiKey, FFJOBS_CONFIG: "/nonexistent", ...opts.env },
     });
@@ -50,17 +57,54 @@ describe("the ffjobs CLI, end to end with real files", () => {
 
   it("reads options it does not know as taking a value, sends -f null /dev/null nowhere, and brings an HLS output back whole", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
-    // -bsf:v is not in the service's allowlist: the CLI still parses it right, and the service says no.
-    const bsf = await ffjobs(["ffmpeg", "-i", fx.clip, "-c", "copy", "-bsf:v", "h264_mp4toannexb", "out.ts"], { cwd: dir });
-    expect(bsf.code).toBe(1);
-    expect(bsf.stderr).toMatch(/-bsf:v is not a supported option/);
-    expect(existsSync(join(dir, "h264_mp4toannexb"))).toBe(false);
+    // An option the service does not allow: the CLI still parses it with its value, and the service says no.
+    const refused = await ffjobs(["ffmpeg", "-i", fx.clip, "-c", "copy", "-vstats_file", "stats.log", "out.ts"], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/-vstats_file is not allowed: writes a side file/);
+    expect(existsSync(join(dir, "stats.log"))).toBe(false);
+    const bsf = await ffjobs(["ffmpeg", "-i", fx.clip, "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-bsf:a", "aac_adtstoasc", "annexb.ts"], { cwd: dir });
+    expect(bsf.code, bsf.stderr).toBe(0);
+    expect(ffprobeJson(join(dir, "annexb.ts")).streams.map((st: any) => st.codec_name).sort()).toEqual(["aac", "h264"]);
     const nullRun = await ffjobs(["ffmpeg", "-i", fx.clip, "-f", "null", "/dev/null"], { cwd: dir });
     expect(nullRun.code, nullRun.stderr).toBe(0);
     const hls = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "video.m3u8"], { cwd: dir });
     expect(hls.code, hls.stderr).toBe(0);
     expect(Number(ffprobeJson(join(dir, "video.m3u8")).format.duration)).toBeCloseTo(3, 0);
   });
+
+  it("resolves paths from the user's folder, through the package's bin and through npm run", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    copyFileSync(fx.clip, join(dir, "holiday.mp4"));
+    const viaBin = await ffjobs(["ffmpeg", "-i", "holiday.mp4", "-frames:v", "1", "poster.png"], { cwd: dir, via: "bin" });
+    expect(viaBin.code, viaBin.stderr).toBe(0);
+    expect(ffprobeJson(join(dir, "poster.png")).streams[0]).toMatchObject({ codec_name: "png", width: 320 });
+    const viaNpm = await ffjobs(["ffmpeg", "-i", "holiday.mp4", "-frames:v", "1", "-vf", "scale=64:-2", "small.png"], { cwd: dir, via: "npm run" });
+    expect(viaNpm.code, viaNpm.stderr).toBe(0);
+    expect(ffprobeJson(join(dir, "small.png")).streams[0]).toMatchObject({ width: 64 });
+    expect(existsSync(join(ROOT, "small.png"))).toBe(false);
+  }, 60_000);
+
+  it("brings an image sequence back as its files, burns in a subtitle file named in -vf, and writes segments with their list", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    copyFileSync(fx.subs, join(dir, "subs.srt"));
+    const frames = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "fps=2,scale=64:-2", "img%03d.png"], { cwd: dir });
+    expect(frames.code, frames.stderr).toBe(0);
+    const images = readdirSync(dir).filter((f) => f.startsWith("img")).sort();
+    expect(images.slice(0, 6)).toEqual(["img001.png", "img002.png", "img003.png", "img004.png", "img005.png", "img006.png"]);
+    expect(ffprobeJson(join(dir, "img006.png")).streams[0]).toMatchObject({ codec_name: "png", width: 64 });
+    const subbed = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "subtitles=subs.srt:force_style='Fontsize=30'", "-c:v", "libx264", "-preset", "ultrafast", "subbed.mp4"], { cwd: dir });
+    expect(subbed.code, subbed.stderr).toBe(0);
+    // The subtitle is drawn: the first second differs from the same frame without it.
+    const plain = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "plain.mp4"], { cwd: dir });
+    expect(plain.code).toBe(0);
+    expect(frameHash(join(dir, "subbed.mp4"))).not.toBe(frameHash(join(dir, "plain.mp4")));
+    const parts = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac", "-f", "segment",
+      "-segment_time", "1", "-segment_list", "parts.m3u8", "-reset_timestamps", "1", "part%02d.ts"], { cwd: dir });
+    expect(parts.code, parts.stderr).toBe(0);
+    expect(readdirSync(dir).filter((f) => /^part\d\d\.ts$/.test(f)).length).toBeGreaterThanOrEqual(3);
+    expect(readFileSync(join(dir, "parts.m3u8"), "utf8")).toMatch(/part00\.ts/);
+    expect(Number(ffprobeJson(join(dir, "parts.m3u8")).format.duration)).toBeCloseTo(3, 0);
+  }, 90_000);
 
   it("prints what ffprobe prints", async () => {
     const r = await ffjobs(["ffprobe", "-v", "error", "-print_format", "json", "-show_streams", fx.clip]);

@@ -4,9 +4,9 @@ import { parseFilterGraph } from "../../src/jobs/policy/filter-graph.ts";
 
 const names = {
   inputs: new Set(["in", "subs", "logo", "font", "log"]),
-  outputs: new Set(["out", "thumb", "log", "hls", "frames"]),
+  outputs: new Set(["out", "thumb", "log", "hls", "frames", "parts"]),
   scratch: new Set(["log"]),
-  directories: new Set(["hls", "frames"]),
+  directories: new Set(["hls", "frames", "parts"]),
 };
 const ff = (...args: string[]) => checkArguments("ffmpeg", args, names);
 const probe = (...args: string[]) => checkArguments("ffprobe", args, names);
@@ -39,6 +39,10 @@ describe("argument policy", () => {
       "-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init_%v.mp4", "-hls_segment_filename", "{{hls/seg_%v_%03d.m4s}}", "{{hls/stream_%v.m3u8}}")).toEqual([]);
     expect(ff("-i", "{{in}}", "-vf", "fps=1", "{{frames}}")).toEqual([]);
     expect(ff("-stats_period", "2", "-i", "{{in}}", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-bsf:a", "aac_adtstoasc", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-c", "copy", "-bsf:v", "h264_metadata=level=4.1,dump_extra", "{{out}}")).toEqual([]);
+    expect(ff("-err_detect", "crccheck+explode", "-i", "{{in}}", "-sws_flags", "lanczos+accurate_rnd", "-vbr", "constrained", "{{out}}")).toEqual([]);
+    expect(ff("-i", "{{in}}", "-c", "copy", "-f", "segment", "-segment_time", "10", "-segment_list", "{{parts/list.m3u8}}", "-reset_timestamps", "1", "{{parts}}")).toEqual([]);
   });
 
   it.each([
@@ -46,8 +50,8 @@ describe("argument policy", () => {
     [["-i", "file:{{in}}", "{{out}}"], 1, /input placeholder/],
     [["-i", "{{in}}", "/tmp/x.mp4"], 2, /output placeholder/],
     [["-i", "{{in}}", "{{out}}", "../../x.mp4"], 3, /output placeholder/],
-    [["-f", "concat", "-i", "{{in}}", "{{out}}"], 1, /format "concat"/],
-    [["-f", "lavfi", "-i", "{{in}}", "{{out}}"], 1, /format "lavfi"/],
+    [["-f", "concat", "-i", "{{in}}", "{{out}}"], 1, /format "concat" is not allowed: .*use the concat filter .* or the concat preset/],
+    [["-f", "lavfi", "-i", "{{in}}", "{{out}}"], 1, /format "lavfi" is not allowed: use a source filter inside -filter_complex/],
     [["-f", "hls", "-i", "{{in}}", "{{out}}"], 1, /format "hls"/],
     [["-i", "{{in}}", "-f", "tee", "{{out}}"], 3, /format "tee"/],
     [["-i", "{{in}}", "-vf", "movie=/etc/passwd", "{{out}}"], 3, /movie/],
@@ -90,6 +94,13 @@ describe("argument policy", () => {
     [["-attach", "/etc/passwd", "-i", "{{in}}", "{{out}}"], 0, /outside the job/],
     [["-dump_attachment:t", "", "-i", "{{in}}", "{{out}}"], 0, /named by the input/],
     [["-stream_loop", "-1", "-i", "{{in}}", "{{out}}"], 1, /endless/],
+    [["-i", "{{in}}", "-bsf:v", "h264_mp4toannexb,evil_bsf", "{{out}}"], 3, /bitstream filter "evil_bsf" is not allowed/],
+    [["-i", "{{in}}", "-sws_flags", "lanczos+nosuch", "{{out}}"], 3, /-sws_flags takes flags joined by \+ \("nosuch" is not one/],
+    [["-err_detect", "", "-i", "{{in}}", "{{out}}"], 1, /-err_detect takes flags/],
+    [["-i", "{{in}}", "-f", "segment", "{{out}}"], 4, /segment muxer writes many files: its output must be a directory output/],
+    [["-i", "{{in}}", "-f", "segment", "-segment_list", "/tmp/list.m3u8", "{{parts}}"], 5, /-segment_list must name a file in a directory output/],
+    [["-i", "{{in}}", "-f", "segment", "-segment_format", "hls", "{{parts}}"], 5, /-segment_format must be a single-file format/],
+    [["-f", "segment", "-i", "{{in}}", "{{out}}"], 1, /outputs only/],
     // Reports an hour apart would starve live progress and look like a stall.
     [["-stats_period", "3600", "-i", "{{in}}", "{{out}}"], 1, /-stats_period must be a duration up to 10 s/],
     [["-stats_period", "0", "-i", "{{in}}", "{{out}}"], 1, /-stats_period must be/],

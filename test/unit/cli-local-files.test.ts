@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, lstatSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync, lstatSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,6 +61,17 @@ describe("names from the server", () => {
     await expect(runRemote(hostileClient([{ path: "seg0.ts" }, { path: "../../victim.rc" }]), cmd, quiet)).rejects.toThrow(/refusing the output file "..\/..\/victim.rc"/);
     expect(readFileSync(join(root, "victim.rc"), "utf8")).toBe("untouched");
     expect(existsSync(join(outDir, "seg0.ts"))).toBe(false);
+  });
+
+  it("an image-sequence output writes every file under its own plain name in the pattern's folder, and nothing for a path", async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "cli-pattern-"));
+    const cmd = toRemoteCommand("ffmpeg", ["-i", "https://media.example/in.mp4", join(outDir, "img%03d.png")]);
+    expect(await runRemote(hostileClient([{ path: "img002.png" }]), cmd, quiet)).toBe(0);
+    expect(readdirSync(outDir).sort()).toEqual(["img002.png", "main.m3u8"]);
+    const other = mkdtempSync(join(tmpdir(), "cli-pattern-"));
+    const again = toRemoteCommand("ffmpeg", ["-i", "https://media.example/in.mp4", join(other, "img%03d.png")]);
+    await expect(runRemote(hostileClient([{ path: "img001.png" }, { path: "../img002.png" }]), again, quiet)).rejects.toThrow(/refusing the output file/);
+    expect(readdirSync(other)).toEqual([]);
   });
 
   it("a directory output's file that exists already is replaced only with -y", async () => {

@@ -4,6 +4,8 @@ import { loadConfig } from "../../config.ts";
 import * as L from "../../jobs/limits.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "../../jobs/policy/filter-tables.ts";
 import * as T from "../../jobs/policy/option-tables.ts";
+import { ALLOWED_BITSTREAM_FILTERS } from "../../jobs/policy/bitstream-filters.ts";
+import { FLAG_OPTIONS } from "../../jobs/policy/flag-options.ts";
 
 export const policyRoutes = new Hono<AppEnv>();
 
@@ -22,14 +24,19 @@ policyRoutes.get("/", (c) => {
     },
     directoryOutputs: {
       maxFiles: config.maxDirectoryFiles,
-      formats: "any muxer writing into the output's folder: image sequences (image2 patterns like frame_%04d.png) and HLS (-f hls, only into a directory output)",
+      formats: "any muxer writing into the output's folder: image sequences (image2 patterns like frame_%04d.png), HLS and segments (-f hls, -f segment: only into a directory output)",
+      manyFileFormats: T.DIRECTORY_FORMATS,
       hlsFlags: T.ALLOWED_HLS_FLAGS,
+      fileInDirectoryOptions: ["hls_segment_filename", "segment_list"],
       plainNameOptions: ["master_pl_name", "hls_fmp4_init_filename"],
     },
     options: {
       ffmpeg: { flags: T.FFMPEG_FLAGS, withValue: T.FFMPEG_VALUE_OPTIONS },
       ffprobe: { flags: T.FFPROBE_FLAGS, withValue: T.FFPROBE_VALUE_OPTIONS },
       refused: T.REFUSED_OPTIONS,
+      bitstreamFilters: ALLOWED_BITSTREAM_FILTERS,
+      flagValues: FLAG_OPTIONS,
+      statsPeriodMaxSeconds: T.MAX_STATS_PERIOD_SECONDS,
       other: "any option not listed is refused",
     },
     formats: { allowed: T.ALLOWED_FORMATS, inputDemuxers: T.INPUT_FORMAT_WHITELIST },

@@ -3,8 +3,10 @@ import { DIRECTORY_FILE_PATTERN, isFilterGraphOption, placeholderTarget, timePla
 import { parseFilterGraph, type ParsedFilter } from "./filter-graph.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "./filter-tables.ts";
 import { durationSeconds } from "./durations.ts";
+import { refusedBitstreamFilters } from "./bitstream-filters.ts";
+import { FLAG_OPTIONS, refusedFlags } from "./flag-options.ts";
 import {
-  ALLOWED_FORMATS, ALLOWED_HLS_FLAGS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STATS_PERIOD_SECONDS, MAX_STREAM_LOOP, REFUSED_FLAGS,
+  ALLOWED_FORMATS, ALLOWED_HLS_FLAGS, DIRECTORY_FORMATS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STATS_PERIOD_SECONDS, MAX_STREAM_LOOP, REFUSED_FLAGS, REFUSED_FORMAT_HINTS,
   REFUSED_OPTIONS,
 } from "./option-tables.ts";
 
@@ -108,12 +110,12 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     if (name === "i") {
       if (!isPlaceholderFor(value, names.inputs, names)) refuse(valueIndex, `the value of -i must be an input placeholder like {{video}}`);
       // A playlist demuxer would read whatever files the playlist names.
-      if (lastFormat !== null && OUTPUT_ONLY_FORMATS.has(lastFormat)) refuse(lastFormatIndex, `format "${lastFormat}" is for outputs only`);
+      if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat)) refuse(lastFormatIndex, `format "${lastFormat}" is for outputs only`);
       lastFormat = null;
     } else if (name === "f") {
       lastFormat = value.toLowerCase();
       lastFormatIndex = valueIndex;
-      if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed (GET /v1/policy lists the formats)`);
+      if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed: ${REFUSED_FORMAT_HINTS[lastFormat] ?? "GET /v1/policy lists the formats"}`);
     } else if (isFilterGraphOption(arg)) {
       for (const message of checkFilterGraph(value, names)) refuse(valueIndex, message);
     } else if (name === "ss" && timePlaceholder(value)) {
@@ -123,9 +125,17 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     } else if (name === "passlogfile") {
       const m = WHOLE.exec(value);
       if (!m || !names.scratch?.has(m[1])) refuse(valueIndex, `-passlogfile must be a scratch placeholder like {{passlog}} (declare it in "scratch")`);
-    } else if (name === "hls_segment_filename") {
+    } else if (name === "hls_segment_filename" || name === "segment_list") {
       const t = placeholderTarget(value);
-      if (!t?.file || !isPlaceholderFor(value, names.outputs, names)) refuse(valueIndex, `-hls_segment_filename must name a file in a directory output, like {{hls/seg_%03d.ts}}`);
+      if (!t?.file || !isPlaceholderFor(value, names.outputs, names)) refuse(valueIndex, `-${name} must name a file in a directory output, like {{out/${name === "segment_list" ? "list.m3u8" : "seg_%03d.ts"}}}`);
+    } else if (name === "segment_format") {
+      if (!FORMATS.has(value) || MANY_FILE_FORMATS.has(value)) refuse(valueIndex, `-segment_format must be a single-file format (GET /v1/policy lists the formats)`);
+    } else if (name === "bsf") {
+      const problem = refusedBitstreamFilters(value);
+      if (problem) refuse(valueIndex, problem);
+    } else if (name in FLAG_OPTIONS) {
+      const problem = refusedFlags(name, value);
+      if (problem) refuse(valueIndex, problem);
     } else if (name === "master_pl_name" || name === "hls_fmp4_init_filename") {
       if (!DIRECTORY_FILE_PATTERN.test(value)) refuse(valueIndex, `-${name} must be a plain file name (it is written next to the playlist)`);
     } else if (name === "var_stream_map") {
@@ -150,7 +160,7 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
 }
 
 const HLS_FLAGS = new Set<string>(ALLOWED_HLS_FLAGS);
-const OUTPUT_ONLY_FORMATS = new Set(["hls"]);
+const MANY_FILE_FORMATS = new Set<string>(DIRECTORY_FORMATS);
 
 function checkPositional(
   binary: "ffmpeg" | "ffprobe",
@@ -163,12 +173,12 @@ function checkPositional(
   if (binary === "ffprobe") {
     if (!isPlaceholderFor(arg, names.inputs, names)) refuse(index, `ffprobe's input must be an input placeholder like {{video}}`);
     // Its input is positional: a playlist demuxer would read whatever files the playlist names, as for -i.
-    if (lastFormat !== null && OUTPUT_ONLY_FORMATS.has(lastFormat)) refuse(index, `format "${lastFormat}" is for outputs only`);
+    if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat)) refuse(index, `format "${lastFormat}" is for outputs only`);
     return;
   }
   if (arg === "-" && lastFormat === "null") return;
-  if (lastFormat === "hls" && !names.directories?.has(placeholderTarget(arg)?.name ?? "")) {
-    refuse(index, `HLS writes many files: its output must be a directory output ("kind": "directory")`);
+  if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat) && !names.directories?.has(placeholderTarget(arg)?.name ?? "")) {
+    refuse(index, `${lastFormat === "hls" ? "HLS" : `The ${lastFormat} muxer`} writes many files: its output must be a directory output ("kind": "directory")`);
     return;
   }
   if (!isPlaceholderFor(arg, names.outputs, names)) {

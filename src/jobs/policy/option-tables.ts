@@ -19,6 +19,9 @@ export const FFMPEG_VALUE_OPTIONS = [
   "rc_lookahead", "force_key_frames", "x264-params", "x264opts", "x265-params", "cpu-used", "deadline", "row-mt",
   "tile-columns", "lag-in-frames", "auto-alt-ref", "quality", "speed", "compression_level", "lossless", "method",
   "strict", "threads", "filter_threads", "filter_complex_threads", "aq-mode", "cq", "b_strategy", "coder", "trellis",
+  "vbr", "application", "sws_flags", "err_detect",
+  // bitstream filters, from an allowlist (bitstream-filters.ts)
+  "bsf",
   // video and audio shape
   "r", "s", "aspect", "ar", "ac", "sample_fmt", "channel_layout", "vsync", "fps_mode", "async", "frames", "vframes",
   "aframes", "dframes", "field_order", "top", "color_primaries", "color_trc", "colorspace", "color_range",
@@ -33,6 +36,9 @@ export const FFMPEG_VALUE_OPTIONS = [
   // HLS into a directory output (paths checked: segment names inside the directory, plain names beside the playlist)
   "hls_time", "hls_init_time", "hls_list_size", "hls_playlist_type", "hls_segment_type", "hls_flags", "hls_segment_filename",
   "hls_fmp4_init_filename", "hls_start_number_source", "master_pl_name", "var_stream_map",
+  // the segment muxer into a directory output (its list inside the directory, like HLS segments)
+  "segment_time", "segment_times", "segment_frames", "segment_time_delta", "segment_format", "segment_list",
+  "segment_list_type", "segment_list_size", "segment_start_number", "reset_timestamps", "break_non_keyframes",
   // containers
   "f", "movflags", "brand", "frag_duration", "min_frag_duration", "reserved_moov_size", "video_track_timescale",
   "id3v2_version", "write_id3v1", "write_xing", "fflags", "flags", "analyzeduration", "probesize", "fpsprobesize",
@@ -94,13 +100,26 @@ export const REFUSED_OPTIONS: Record<string, string> = {
   timelimit: "the service enforces the time limit",
 };
 
-/** Formats (-f) a job may name: files only; no devices, network or concat; HLS only into a directory output. */
+/** Formats (-f) a job may name: files only; no devices, network or concat; HLS and segments only into a directory output. */
 export const ALLOWED_FORMATS = [
   "mp4", "mov", "ipod", "3gp", "matroska", "webm", "avi", "flv", "mpegts", "mpeg", "mp3", "mp2", "wav", "flac", "ogg",
   "oga", "opus", "adts", "ac3", "eac3", "caf", "aiff", "au", "wv", "gif", "apng", "webp", "image2", "mjpeg", "h264",
   "hevc", "rawvideo", "s16le", "s16be", "s24le", "s32le", "f32le", "f64le", "u8", "mulaw", "alaw", "srt", "webvtt", "ass",
-  "null", "md5", "framemd5", "crc", "framecrc", "hash", "framehash", "ffmetadata", "ismv", "m4a", "hls",
+  "null", "md5", "framemd5", "crc", "framecrc", "hash", "framehash", "ffmetadata", "ismv", "m4a", "hls", "segment",
+  "stream_segment", "ssegment",
 ] as const;
+
+/** What to use instead of a refused format people reach for, added to the refusal. */
+export const REFUSED_FORMAT_HINTS: Record<string, string> = {
+  concat: "the concat demuxer opens files a list names: use the concat filter (-filter_complex concat=n=2:v=1:a=1) or the concat preset",
+  lavfi: "use a source filter inside -filter_complex instead (color, sine, testsrc… with d=)",
+  dash: "use -f hls into a directory output",
+  tee: "name each output separately, with its own options",
+  image2pipe: "name an image-sequence output like frame_%04d.png in a directory output",
+};
+
+/** Formats that write many files: only into a directory output, and never read as an input. */
+export const DIRECTORY_FORMATS = ["hls", "segment", "stream_segment", "ssegment"] as const;
 
 /** `-hls_flags` a job may set: none reads files, names paths outside the playlist's folder or deletes. */
 export const ALLOWED_HLS_FLAGS = [
