@@ -5,12 +5,12 @@ import { createJobFolder, openJobFolder, removeJobFolder, type JobFolder } from 
 import { createProber, longestDurationSeconds } from "./probe.ts";
 import { runCommand, type RunResult } from "./run-command.ts";
 import { resolveTimes } from "./resolve-times.ts";
-import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { JobEnded, ended } from "./job-ended.ts";
 import { storeOutputs } from "./store-outputs.ts";
 import { createPhaseClock } from "./phase-clock.ts";
 import { planPresetJob } from "./plan-preset.ts";
+import { openJobInputs, streamedInputNames, type JobInputs } from "./job-inputs.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -44,62 +44,34 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   }
   const clock = createPhaseClock();
   let folder: JobFolder | null = null;
+  let inputs: JobInputs | null = null;
   let plannedArgs: { plannedArgs?: string[] } = {};
+  const read = () => (inputs ? { inputReads: inputs.reads() } : {});
   try {
-    folder = await createJobFolder(settings.workDir, req, settings.isolation);
+    const streamed = streamedInputNames(req, settings);
+    folder = await createJobFolder(settings.workDir, req, settings.isolation, streamed);
     hooks.setState("fetching");
-    await fetchInputs(req, folder, settings, deadline, hooks.canceled);
+    inputs = await openJobInputs(req, folder, settings, deadline, hooks.canceled, streamed);
     if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled");
     await openJobFolder(folder);
     const job = await planPresetJob(req, createProber(folder, settings));
     if (job.preset) plannedArgs = { plannedArgs: job.args };
     clock.next("runMs");
     hooks.setState("running");
-    const ran = await runSteps(job, folder, settings, deadline, hooks);
+    const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
     clock.next("storeMs");
     hooks.setState("uploading");
     const outputs = await storeOutputs(job, folder, settings, ran, hooks.canceled);
-    return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran, ...clock.stop(), ...plannedArgs };
+    return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran, ...clock.stop(), ...plannedArgs, ...read() };
   } catch (err) {
-    if (err instanceof JobEnded) return { ...err.outcome, ...clock.stop(), ...plannedArgs };
+    if (err instanceof JobEnded) return { ...inputFirst(err, inputs).outcome, ...clock.stop(), ...plannedArgs, ...read() };
     console.error(`job ${req.jobId}: unexpected runner error`, err);
     return { ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() };
   } finally {
+    await inputs?.close().catch((err) => console.error(`job ${req.jobId}: input server not closed`, err));
     // A folder that cannot be removed now is removed when the runner next starts.
     if (folder) await removeJobFolder(folder).catch((err) => console.error(`job ${req.jobId}: job folder not removed`, err));
   }
-}
-
-/**
- * All inputs at once: a job with several inputs waits for the slowest, not for their sum. The first
- * failure stops the others, and every download has ended before the job folder can be removed.
- */
-async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, canceled: AbortSignal): Promise<void> {
-  const stopOthers = new AbortController();
-  const results = await Promise.allSettled(
-    req.inputs.map(async (input) => {
-      try {
-        await safeDownload(input.url, folder.hostPath(input.name)!, {
-          allowedPrivateHosts: req.allowedPrivateHosts,
-          trusted: input.trusted,
-          maxBytes: settings.maxInputBytes,
-          timeoutMs: Math.max(1, deadline - Date.now()),
-          signal: AbortSignal.any([canceled, stopOthers.signal]),
-          ...egressOptions(settings),
-        });
-      } catch (err) {
-        if (stopOthers.signal.aborted && !canceled.aborted) throw null; // another input failed first
-        stopOthers.abort();
-        if (canceled.aborted) throw ended("CANCELED", "The job was canceled");
-        if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= deadline) {
-          throw ended("JOB_TIMEOUT", "The job's time limit ran out while fetching inputs");
-        }
-        throw ended("INPUT_FETCH_FAILED", `Input "${input.name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`);
-      }
-    }),
-  );
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected" && r.reason !== null);
-  if (failed) throw failed.reason;
 }
 
 /**
@@ -107,7 +79,7 @@ async function fetchInputs(req: RunnerJobRequest, folder: JobFolder, settings: R
  * duration (for progress percent) is probed once, beside the first ffmpeg step; progress is spread
  * over the steps. The first step that fails ends the job, and a multi-step job says which one.
  */
-async function runSteps(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks): Promise<RunResult> {
+async function runSteps(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks, inputs: JobInputs): Promise<RunResult> {
   const steps = await resolveTimes(req.steps ?? [{ binary: req.binary, args: req.args }], createProber(folder, settings));
   let duration: number | null = null;
   const durationProbe = steps.some((s) => s.binary === "ffmpeg")
@@ -122,9 +94,15 @@ async function runSteps(req: RunnerJobRequest, folder: JobFolder, settings: Runn
       try {
         last = await runCommand(step, { req, folder, settings, deadline, durationSeconds: () => duration, onProgress: (p) => hooks.setProgress(spread(p)), onCancelable: hooks.onCancelable });
       } catch (err) {
-        throw req.steps && err instanceof JobEnded ? inStep(err, k, runtimeMs) : err;
+        throw req.steps && err instanceof JobEnded ? inStep(inputFirst(err, inputs), k, runtimeMs) : err;
       }
       runtimeMs += last.runtimeMs;
+      // ffmpeg may finish "successfully" on an input cut short: what the inputs went through decides.
+      const inputFailure = inputs.failure();
+      if (inputFailure) {
+        const failedRun = new JobEnded({ ...inputFailure.outcome, ...last });
+        throw req.steps ? inStep(failedRun, k, runtimeMs - last.runtimeMs) : failedRun;
+      }
     }
   } finally {
     clearTimeout(durationProbe);
@@ -137,4 +115,15 @@ function inStep(err: JobEnded, k: number, runtimeBeforeMs: number): JobEnded {
   const o = err.outcome;
   const errorMessage = o.errorCode === "CANCELED" ? o.errorMessage : `steps[${k}]: ${o.errorMessage}`;
   return new JobEnded({ ...o, runtimeMs: runtimeBeforeMs + o.runtimeMs, failedStep: k, errorMessage });
+}
+
+/**
+ * An input that could not be read as it is (its origin failed, stalled or changed the file) is why the
+ * job ended, whatever ffmpeg said of the bytes it got: its code and message, the run's time and output.
+ */
+function inputFirst(err: JobEnded, inputs: JobInputs | null): JobEnded {
+  const failure = inputs?.failure();
+  if (!failure || err.outcome.errorCode === "CANCELED") return err;
+  const { status, errorCode, errorMessage } = failure.outcome;
+  return new JobEnded({ ...err.outcome, status, errorCode, errorMessage });
 }

@@ -71,7 +71,7 @@ function dropTo(account: { uid: number; gid: number }, workDir: string): void {
 
 /** The command line that runs a job's binary under the chosen isolation. */
 export function isolatedCommand(settings: RunnerSettings, folder: JobFolder, binary: string, argv: string[], limits: Limits): { file: string; args: string[]; env: Record<string, string> } {
-  if (settings.isolation === "namespaces") return { ...sandboxedCommand(binary, argv, folder.root, limits, settings.bwrapPath), env: {} };
+  if (settings.isolation === "namespaces") return { ...sandboxedCommand(binary, argv, folder.root, limits, settings.bwrapPath, folder.inputSocketDir), env: {} };
   if (settings.isolation === "uid" && folder.uid !== null) return { ...uidIsolatedCommand(binary, argv, folder.uid, limits), env: uidIsolatedEnv(folder.root) };
   if (settings.isolation === "none") return { ...limitedCommand(binary, argv, limits), env: childEnvironment(folder.root) };
   throw new Error(`no isolation to run ${binary} with`);

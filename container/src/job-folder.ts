@@ -1,12 +1,12 @@
 import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { jobLayout, visiblePaths } from "../../src/jobs/job-paths.ts";
+import { jobLayout, STREAMED_INPUT_ORIGIN, visiblePaths } from "../../src/jobs/job-paths.ts";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { allocateUid, openFolderToUid, releaseUid } from "./uid-sandbox.ts";
 
 /**
- * A job's folder: `in/` (fetched inputs), `out/` (declared outputs), `work/` (scratch files and
+ * A job's folder: `in/` (inputs copied whole; streamed ones are read by range, never stored), `out/` (declared outputs), `work/` (scratch files and
  * whatever a command writes to its working directory, such as two-pass logs; kept across the steps
  * of a job, never stored). Inside the sandbox they appear as /job/in, /job/out and /job/work, so
  * ffmpeg (and its error messages) see only those paths.
@@ -21,6 +21,8 @@ export type JobFolder = {
   scrub: (text: string) => string;
   /** The job's own uid under the uid isolation (uid-sandbox.ts), else null. */
   uid: number | null;
+  /** The folder of the input server's socket, once it listens, when inputs are streamed (job-inputs.ts). */
+  inputSocketDir: string | null;
 };
 
 /**
@@ -28,7 +30,7 @@ export type JobFolder = {
  * uid isolation mounts nothing, so ffmpeg is given the real paths (errors still read /job) and the
  * job gets a uid of its own.
  */
-export async function createJobFolder(workDir: string, req: RunnerJobRequest, isolation: RunnerSettings["isolation"]): Promise<JobFolder> {
+export async function createJobFolder(workDir: string, req: Pick<RunnerJobRequest, "jobId" | "inputs" | "outputs" | "scratch">, isolation: RunnerSettings["isolation"], streamed: ReadonlySet<string> = new Set()): Promise<JobFolder> {
   const root = join(workDir, req.jobId);
   await mkdir(join(root, "in"), { recursive: true });
   await mkdir(join(root, "out"), { recursive: true });
@@ -40,9 +42,11 @@ export async function createJobFolder(workDir: string, req: RunnerJobRequest, is
   return {
     root,
     hostPath: (name) => (layout.relative.has(name) ? join(root, layout.relative.get(name)!) : undefined),
-    visiblePath: visiblePaths(layout, visibleRoot),
-    scrub: (text) => text.split(root).join("/job"),
+    visiblePath: visiblePaths(layout, visibleRoot, streamed),
+    // Streamed inputs read as URLs on the sandbox's loopback: shown as the paths they stand for.
+    scrub: (text) => text.split(root).join("/job").split(`${STREAMED_INPUT_ORIGIN}/`).join("/job/"),
     uid: isolation === "uid" ? allocateUid() : null,
+    inputSocketDir: null,
   };
 }
 

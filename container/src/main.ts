@@ -3,6 +3,7 @@ import { createRunnerServer } from "./server.ts";
 import { readSettings } from "./settings.ts";
 import { chooseIsolation } from "./isolation.ts";
 import { removeLeftoverJobFolders } from "./job-folder.ts";
+import { inputStreaming } from "./job-inputs.ts";
 
 /** Cloudflare sends SIGKILL 15 minutes after SIGTERM: exit before it, whatever is left. */
 const DRAIN_MAX_MS = 14 * 60_000;
@@ -10,7 +11,9 @@ const DRAIN_POLL_MS = 500;
 
 const configured = readSettings(process.env);
 const choice = chooseIsolation(configured);
-const settings = { ...configured, isolation: choice.kind, isolationDescription: choice.description, sandboxProblem: choice.problem };
+const streaming = inputStreaming(configured, choice.kind);
+const settings = { ...configured, isolation: choice.kind, isolationDescription: choice.description, sandboxProblem: choice.problem, streamInputs: streaming.on };
+console.error(`inputs: ${streaming.description}`);
 if (choice.kind === "none") {
   console.error("WARNING: RUNNER_SANDBOX=off: ffmpeg runs WITHOUT the sandbox (no namespace isolation). Only for trusted hosts.");
 } else if (choice.kind === null) {

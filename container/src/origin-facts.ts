@@ -7,7 +7,8 @@ export type ByteRange = { start: number; end: number | null };
 export type OriginFacts = { size: number; etag: string | null; lastModified: string | null };
 
 export type OriginVerdict =
-  | { kind: "serve"; facts: OriginFacts; status: 200 | 206; headers: Record<string, string> }
+  /** Serve the body: bytes `first` to `last` of the input `facts` describes. */
+  | { kind: "serve"; facts: OriginFacts; first: number; last: number }
   /** The origin does not serve ranges: copy the input once and serve the copy. */
   | { kind: "no_ranges" }
   | { kind: "past_end"; size: number }
@@ -50,16 +51,16 @@ export function checkOrigin(known: OriginFacts | null, res: { statusCode?: numbe
   } else {
     const length = Number(header("content-length") ?? NaN);
     const takesRanges = /\bbytes\b/i.test(header("accept-ranges") ?? "");
-    if (status !== 200 || (asked?.start ?? 0) !== 0 || !takesRanges || !Number.isFinite(length)) return { kind: "no_ranges" };
+    // A whole file answers a range only when the range was the whole file.
+    const wholeAsked = asked === null || asked.end === null || asked.end >= length - 1;
+    if (status !== 200 || (asked?.start ?? 0) !== 0 || !wholeAsked || !takesRanges || !Number.isFinite(length)) return { kind: "no_ranges" };
     [first, last] = [0, length - 1];
     facts = { size: length, etag: header("etag"), lastModified: header("last-modified") };
   }
   const change = known && differences(known, facts);
   if (change) return { kind: "changed", why: change };
   if (facts.size > maxBytes) return { kind: "too_large" };
-  const headers: Record<string, string> = { "accept-ranges": "bytes", "content-type": "application/octet-stream", "content-length": String(last - first + 1) };
-  if (status === 206) headers["content-range"] = `bytes ${first}-${last}/${facts.size}`;
-  return { kind: "serve", facts, status: status === 206 ? 206 : 200, headers };
+  return { kind: "serve", facts, first, last };
 }
 
 function differences(before: OriginFacts, now: OriginFacts): string | null {
@@ -67,4 +68,14 @@ function differences(before: OriginFacts, now: OriginFacts): string | null {
   if (before.etag && now.etag && before.etag !== now.etag) return `its ETag went from ${before.etag} to ${now.etag}`;
   if (before.lastModified && now.lastModified && before.lastModified !== now.lastModified) return `its Last-Modified went from ${before.lastModified} to ${now.lastModified}`;
   return null;
+}
+
+/** The head of an answer to ffmpeg for bytes `range` of an input of `size` bytes (RFC 9110 section 14.4), or 416 past its end. */
+export function answerHead(range: ByteRange | null, size: number): { status: 200 | 206 | 416; headers: Record<string, string>; first: number; last: number } {
+  const first = range?.start ?? 0;
+  if (range && first >= size) return { status: 416, headers: { "content-range": `bytes */${size}` }, first, last: first - 1 };
+  const last = Math.min(range?.end ?? size - 1, size - 1);
+  const headers: Record<string, string> = { "accept-ranges": "bytes", "content-type": "application/octet-stream", "content-length": String(Math.max(0, last - first + 1)) };
+  if (range) headers["content-range"] = `bytes ${first}-${last}/${size}`;
+  return { status: range ? 206 : 200, headers, first, last };
 }

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { INPUT_FORMAT_WHITELIST, MAX_PIXELS } from "../../src/jobs/policy/option-tables.ts";
+import { inputSafetyOptions } from "../../src/jobs/command-line.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { isolatedCommand } from "./isolation.ts";
 import type { Limits } from "./sandbox.ts";
@@ -23,8 +23,7 @@ export function createProber(folder: JobFolder, settings: RunnerSettings): Probe
   return (name, file) => {
     const path = folder.visiblePath(name, file);
     if (!path) return Promise.resolve(null);
-    const argv = ["-v", "error", "-protocol_whitelist", "file", "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS),
-      "-print_format", "json", "-show_format", "-show_streams", path];
+    const argv = ["-v", "error", ...inputSafetyOptions(path), "-print_format", "json", "-show_format", "-show_streams", path];
     const limits = { ...PROBE_LIMITS, addressSpaceBytes: settings.maxMemoryBytes };
     const command = isolatedCommand(settings, folder, "ffprobe", argv, limits);
     return new Promise((resolve) => {

@@ -54,16 +54,15 @@ export function egressOptions(settings: RunnerSettings): Pick<SafeFetchOptions, 
 const DEFAULT_MAX_REDIRECTS = 5;
 
 /**
- * Downloads a URL to a file. Every address a connection may use is checked inside the DNS lookup
- * that connection performs (no gap for rebinding); IP literals are checked separately because Node
- * skips the lookup for them; redirects are followed by hand and each hop is checked again.
+ * Opens a URL for reading: every address a connection may use is checked inside the DNS lookup that
+ * connection performs (no gap for rebinding); IP literals are checked separately because Node skips
+ * the lookup for them; redirects are followed by hand and each hop is checked again. Resolves with
+ * the first answer that is not a redirect: 2xx, or 416 to a range request; anything else fails.
  */
-export async function safeDownload(url: string, destPath: string, opts: SafeFetchOptions): Promise<{ bytes: number; truncated: boolean; declaredBytes: number | null }> {
-  const timeout = AbortSignal.timeout(opts.timeoutMs);
-  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+export async function openUrl(url: string, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs"> & { signal: AbortSignal }, headers: Record<string, string> = {}): Promise<http.IncomingMessage> {
   let current = new URL(url);
   for (let hop = 0; ; hop++) {
-    const res = await request(current, opts, signal);
+    const res = await request(current, opts, opts.signal, headers);
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400 && res.headers.location) {
       res.resume();
@@ -71,39 +70,45 @@ export async function safeDownload(url: string, destPath: string, opts: SafeFetc
       current = new URL(res.headers.location, current);
       continue;
     }
-    if (status < 200 || status >= 300) {
-      res.resume();
-      if (status === 403 && res.headers[EGRESS_REFUSED_HEADER]) throw new FetchFailure("refused", await egressRefusalReason(res, current));
-      throw new FetchFailure("http_status", `HTTP ${status}`, status);
-    }
-    const declared = Number(res.headers["content-length"] ?? NaN);
-    const declaredBytes = Number.isFinite(declared) ? declared : null;
-    if (opts.truncate) {
-      try {
-        return { ...(await readFirstBytes(res, destPath, opts.maxBytes)), declaredBytes };
-      } catch (err) {
-        throw asFetchFailure(err, signal);
-      }
-    }
-    if (declared > opts.maxBytes) {
-      res.destroy();
-      throw new FetchFailure("too_large", `larger than the ${opts.maxBytes}-byte limit`);
-    }
-    let bytes = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        bytes += chunk.length;
-        if (bytes > opts.maxBytes) done(new FetchFailure("too_large", `larger than the ${opts.maxBytes}-byte limit`));
-        else done(null, chunk);
-      },
-    });
+    if ((status >= 200 && status < 300) || (status === 416 && headers.range)) return res;
+    res.resume();
+    if (status === 403 && res.headers[EGRESS_REFUSED_HEADER]) throw new FetchFailure("refused", await egressRefusalReason(res, current));
+    throw new FetchFailure("http_status", `HTTP ${status}`, status);
+  }
+}
+
+/** Downloads a URL to a file (openUrl's checks), within `maxBytes` (or its first `maxBytes` when `truncate`). */
+export async function safeDownload(url: string, destPath: string, opts: SafeFetchOptions): Promise<{ bytes: number; truncated: boolean; declaredBytes: number | null }> {
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+  const res = await openUrl(url, { ...opts, signal });
+  const declared = Number(res.headers["content-length"] ?? NaN);
+  const declaredBytes = Number.isFinite(declared) ? declared : null;
+  if (opts.truncate) {
     try {
-      await pipeline(res, counter, createWriteStream(destPath), { signal });
+      return { ...(await readFirstBytes(res, destPath, opts.maxBytes)), declaredBytes };
     } catch (err) {
       throw asFetchFailure(err, signal);
     }
-    return { bytes, truncated: false, declaredBytes };
   }
+  if (declared > opts.maxBytes) {
+    res.destroy();
+    throw new FetchFailure("too_large", `larger than the ${opts.maxBytes}-byte limit`);
+  }
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      if (bytes > opts.maxBytes) done(new FetchFailure("too_large", `larger than the ${opts.maxBytes}-byte limit`));
+      else done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(res, counter, createWriteStream(destPath), { signal });
+  } catch (err) {
+    throw asFetchFailure(err, signal);
+  }
+  return { bytes, truncated: false, declaredBytes };
 }
 
 /** Writes at most `limit` bytes of a response, then stops reading it. */
@@ -128,7 +133,7 @@ async function readFirstBytes(res: http.IncomingMessage, destPath: string, limit
   return { bytes, truncated };
 }
 
-function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise<http.IncomingMessage> {
+function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>): Promise<http.IncomingMessage> {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("refused", "only http and https URLs are fetched");
   if (url.username || url.password) throw new FetchFailure("refused", "URLs with credentials are refused");
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
@@ -146,7 +151,7 @@ function request(url: URL, opts: SafeFetchOptions, signal: AbortSignal): Promise
   return new Promise((resolve, reject) => {
     const agent = url.protocol === "https:" ? opts.httpsAgent : undefined;
     const lookup = exempt ? undefined : checkedLookup(opts.viaCloudflareSidecar === true);
-    const req = client.request(url.href, { method: "GET", signal, agent, lookup }, resolve);
+    const req = client.request(url.href, { method: "GET", signal, agent, lookup, headers }, resolve);
     req.on("error", (err) => reject(asFetchFailure(err, signal)));
     req.end();
   });

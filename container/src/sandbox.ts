@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { STREAMED_INPUT_PORT } from "../../src/jobs/job-paths.ts";
 
 export type Limits = {
   cpuSeconds: number;
@@ -14,15 +16,23 @@ const READ_ONLY_HOST_PATHS = ["/usr", "/etc/ld.so.cache", "/etc/alternatives", "
 const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
 /** The unprivileged user ffmpeg runs as inside the sandbox. */
 const NOBODY = "65534";
+/** Carries ffmpeg's reads of streamed inputs from the sandbox's loopback to the runner (input-server.ts). */
+export const INPUT_RELAY = resolve(import.meta.dirname, "../bin/input-relay.py");
+const PYTHON = "/usr/bin/python3";
 
 /**
  * The command that runs ffmpeg/ffprobe sandboxed: prlimit sets the resource limits, bubblewrap
  * unshares every namespace (so no network at all), shows only /usr and the job folder (inputs
  * read-only at /job/in, outputs at /job/out, the work folder at /job/work), drops all capabilities and runs as nobody. The
  * environment is empty: bwrap is spawned with none, so even /proc/1/environ inside shows nothing.
+ * With streamed inputs (`inputSocketDir`), the input relay runs first, as the sandbox's pid 1: it
+ * listens on the namespace's own loopback, carries each connection to the runner's input socket
+ * (bound at /job/io), and runs the binary.
  */
-export function sandboxedCommand(binary: string, argv: string[], jobDir: string, limits: Limits, bwrapPath: string): { file: string; args: string[] } {
+export function sandboxedCommand(binary: string, argv: string[], jobDir: string, limits: Limits, bwrapPath: string, inputSocketDir: string | null = null): { file: string; args: string[] } {
   const binds = READ_ONLY_HOST_PATHS.filter((p) => existsSync(p)).flatMap((p) => ["--ro-bind", p, p]);
+  const relay = inputSocketDir === null ? [] : ["--bind", inputSocketDir, "/job/io", "--ro-bind", INPUT_RELAY, "/job/relay.py"];
+  const command = inputSocketDir === null ? [] : [PYTHON, "-I", "-S", "/job/relay.py", "/job/io/in.sock", String(STREAMED_INPUT_PORT)];
   return {
     file: "/usr/bin/prlimit",
     args: [
@@ -34,8 +44,8 @@ export function sandboxedCommand(binary: string, argv: string[], jobDir: string,
       "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
       "--proc", "/proc", "--dev", "/dev", "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp",
       "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/job",
-      "--ro-bind", `${jobDir}/in`, "/job/in", "--bind", `${jobDir}/out`, "/job/out", "--bind", `${jobDir}/work`, "/job/work", "--chdir", "/job/work",
-      "--", `/usr/bin/${binary}`, ...argv,
+      "--ro-bind", `${jobDir}/in`, "/job/in", "--bind", `${jobDir}/out`, "/job/out", "--bind", `${jobDir}/work`, "/job/work", ...relay, "--chdir", "/job/work",
+      "--", ...command, `/usr/bin/${binary}`, ...argv,
     ],
   };
 }

@@ -11,7 +11,22 @@ export type RunnerSettings = {
   port: number;
   concurrency: number;
   workDir: string;
+  /**
+   * "stream" (default): ffmpeg reads URL and uploaded inputs by range through the runner while it runs
+   * (job-inputs.ts), where the sandbox has a network namespace of its own to carry them (namespaces
+   * isolation, python3 for the relay); "copy": every input is downloaded whole first.
+   */
+  inputs: "stream" | "copy";
+  /** Whether inputs are streamed here: `inputs` as this host allows (resolved at start, like `isolation`). */
+  streamInputs: boolean;
+  /** Largest input read by range (as its origin declares it). */
   maxInputBytes: number;
+  /** Largest input copied whole to the disk (copy mode, an origin without ranges, files named inside filter graphs). */
+  maxCopiedInputBytes: number;
+  /** All of a job's inputs together: at most this many bytes fetched from their origins. */
+  maxReadBytes: number;
+  /** An origin that sends nothing for this long while ffmpeg waits on it fails the job. */
+  originIdleMs: number;
   maxStdoutBytes: number;
   maxStderrBytes: number;
   /** How long a finished job's report waits for the coordinator to collect it. */
@@ -75,7 +90,12 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     port: env.RUNNER_PORT === "0" ? 0 : positiveInt(env.RUNNER_PORT, 8080, "RUNNER_PORT"),
     concurrency: positiveInt(env.RUNNER_CONCURRENCY, availableParallelism(), "RUNNER_CONCURRENCY"),
     workDir: env.RUNNER_WORK_DIR || join(tmpdir(), "ffjobs-runner"),
-    maxInputBytes: positiveInt(env.RUNNER_MAX_INPUT_BYTES, 2 * 1024 ** 3, "RUNNER_MAX_INPUT_BYTES"),
+    inputs: oneOf(env.RUNNER_INPUTS, ["stream", "copy"], "RUNNER_INPUTS"),
+    streamInputs: false,
+    maxInputBytes: positiveInt(env.RUNNER_MAX_INPUT_BYTES, 64 * 1024 ** 3, "RUNNER_MAX_INPUT_BYTES"),
+    maxCopiedInputBytes: positiveInt(env.RUNNER_MAX_COPIED_INPUT_BYTES, 2 * 1024 ** 3, "RUNNER_MAX_COPIED_INPUT_BYTES"),
+    maxReadBytes: positiveInt(env.RUNNER_MAX_READ_BYTES, 100 * 1024 ** 3, "RUNNER_MAX_READ_BYTES"),
+    originIdleMs: positiveInt(env.RUNNER_ORIGIN_IDLE_SECONDS, 30, "RUNNER_ORIGIN_IDLE_SECONDS") * 1000,
     maxStdoutBytes: 256 * 1024,
     maxStderrBytes: 16 * 1024,
     reportRetentionMs: 60 * 60_000,

@@ -11,15 +11,15 @@ import { INPUT_FORMAT_WHITELIST, MAX_PIXELS } from "./policy/option-tables.ts";
  */
 export function buildArgv(binary: "ffmpeg" | "ffprobe", args: string[], pathOf: PathOf, maxOutputBytes: number): string[] {
   const resolved = resolvePlaceholders(args, pathOf);
-  const inputSafety = ["-protocol_whitelist", "file", "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS)];
+  const inputSafety = (path: string) => inputSafetyOptions(path);
   const argv = binary === "ffmpeg" ? ["-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:3"] : ["-hide_banner"];
   for (const token of walkArguments(binary, args)) {
     if (token.kind === "positional") {
-      argv.push(...(binary === "ffprobe" ? inputSafety : ["-fs", String(maxOutputBytes)]), resolved[token.index]);
+      argv.push(...(binary === "ffprobe" ? inputSafety(resolved[token.index]) : ["-fs", String(maxOutputBytes)]), resolved[token.index]);
     } else if (token.kind === "flag") {
       argv.push(resolved[token.index]);
     } else {
-      if (token.name === "i") argv.push(...inputSafety);
+      if (token.name === "i" && token.value !== undefined) argv.push(...inputSafety(resolved[token.valueIndex]));
       argv.push(resolved[token.index]);
       if (token.value !== undefined) argv.push(resolved[token.valueIndex]);
     }
@@ -27,3 +27,16 @@ export function buildArgv(binary: "ffmpeg" | "ffprobe", args: string[], pathOf: 
   return argv;
 }
 
+
+/**
+ * The options the runner puts before every input: the protocols it may use (a file, or for a streamed
+ * input http over the sandbox's loopback, job-paths.ts), the media demuxers, the pixel bound.
+ */
+export function inputSafetyOptions(path: string): string[] {
+  const streamed = path.startsWith("http://127.0.0.1:");
+  // A streamed input's socket buffer is kept small: what it holds was fetched, and a seek throws it away.
+  const reading = streamed ? ["-protocol_whitelist", "http,tcp", "-recv_buffer_size", String(STREAMED_INPUT_BUFFER_BYTES)] : ["-protocol_whitelist", "file"];
+  return [...reading, "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS)];
+}
+
+const STREAMED_INPUT_BUFFER_BYTES = 128 * 1024;

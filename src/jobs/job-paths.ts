@@ -27,11 +27,20 @@ export function jobLayout(inputs: PathInput[], outputs: PathOutput[], scratch: {
   return { relative, directories };
 }
 
-/** The paths a command is given, under `root` (`/job` in the sandbox). */
-export function visiblePaths(layout: ReturnType<typeof jobLayout>, root: string): PathOf {
+/**
+ * Where a sandboxed command reads a streamed input: the relay inside its network namespace
+ * (container/bin/input-relay.py), which carries the request to the runner's input server. The path
+ * mirrors the folder's: `http://127.0.0.1:8080/in/video.mp4` for `/job/in/video.mp4`.
+ */
+export const STREAMED_INPUT_PORT = 8080;
+export const STREAMED_INPUT_ORIGIN = `http://127.0.0.1:${STREAMED_INPUT_PORT}`;
+
+/** The paths a command is given, under `root` (`/job` in the sandbox); `streamed` inputs by URL. */
+export function visiblePaths(layout: ReturnType<typeof jobLayout>, root: string, streamed: ReadonlySet<string> = new Set()): PathOf {
   return (name, file) => {
     const at = layout.relative.get(name);
     if (at === undefined || (file !== undefined && !layout.directories.has(name))) return undefined;
+    if (streamed.has(name)) return `${STREAMED_INPUT_ORIGIN}/${at}`;
     const inside = layout.directories.has(name) ? `/${file ?? layout.directories.get(name)}` : "";
     return `${root}/${at}${inside}`;
   };

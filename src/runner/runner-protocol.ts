@@ -72,6 +72,8 @@ export type RunnerOutcome = {
   outputs: { name: string; size: number; metadata: unknown; files?: { path: string; size: number }[]; mainFile?: string }[];
   /** Preset jobs: the arguments the runner planned from the inputs and ran (null before planning). */
   plannedArgs?: string[];
+  /** Bytes per input: given to the job's commands, and fetched from its origin (`copied`: downloaded whole first). */
+  inputReads?: Record<string, { bytesRead: number; originBytes: number; copied: boolean }>;
   /** Multi-step jobs that did not complete: the index of the step that failed or was running. */
   failedStep?: number;
   /** Where the time on the runner went (container/src/phase-clock.ts), and when it was done. */

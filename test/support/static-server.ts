@@ -3,15 +3,21 @@ import http from "node:http";
 import { join, normalize } from "node:path";
 
 /**
- * Serves a folder on loopback (URL inputs in tests), plus /redirect?to=, /status/<code>, /slow/<ms>/<file> and /trickle
- * (never ends). `requests` lists every path asked for.
+ * Serves a folder on loopback (URL inputs in tests) as web servers and object stores do: single byte
+ * ranges (RFC 9110: 206, 416 past the end), `Accept-Ranges`, `ETag` and `Last-Modified`. Plus
+ * /redirect?to=, /status/<code>, /slow/<ms>/<file>, /trickle (never ends), and origins that
+ * misbehave: /noranges/<file> (ignores Range, says nothing of ranges), /changes-after/<n>/<file> (a
+ * new ETag from request n+1), /stall-after/<bytes>/<file> (each answer stops after that many bytes
+ * and hangs), /redirect-after/<n>/<file>?to= (redirects from request n+1). `requests` lists every
+ * path (and range) asked for; `sentBytes` counts body bytes written.
  */
 export async function startStaticServer(
   dir: string,
   at: { host?: string; port?: number } = {},
-): Promise<{ url: string; requests: string[]; close: () => Promise<void> }> {
+): Promise<{ url: string; requests: string[]; sentBytes: () => number; close: () => Promise<void> }> {
   const requests: string[] = [];
-  const server = http.createServer(staticHandler(dir, (req) => requests.push(req.url ?? "/")));
+  const sent = { bytes: 0 };
+  const server = http.createServer(staticHandler(dir, (req) => requests.push(`${req.url ?? "/"}${req.headers.range ? ` ${req.headers.range}` : ""}`), sent));
   const host = at.host ?? "127.0.0.1";
   await new Promise<void>((r) => server.listen(at.port ?? 0, host, r));
   const addr = server.address();
@@ -19,15 +25,28 @@ export async function startStaticServer(
   return {
     url: port === 80 ? `http://${host}` : `http://${host}:${port}`,
     requests,
+    sentBytes: () => sent.bytes,
     close: () => new Promise((r) => server.close(() => r())),
   };
 }
 
 /** The request handler of the static server (also served over https by the container suite's test hosts). */
-export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage) => void): http.RequestListener {
+export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage) => void, sent = { bytes: 0 }): http.RequestListener {
+  const seen = new Map<string, number>();
   return (req, res) => {
     onRequest(req);
     const url = new URL(req.url ?? "/", "http://x");
+    const nth = (seen.get(url.pathname) ?? 0) + 1;
+    seen.set(url.pathname, nth);
+    const odd = /^\/(noranges|changes-after|stall-after|redirect-after)(?:\/(\d{1,12}))?(\/.+)$/.exec(url.pathname);
+    if (odd) {
+      const [, kind, n, file] = odd;
+      if (kind === "noranges") return serveFile(dir, file, undefined, res, sent, { ranges: false });
+      if (kind === "changes-after") return serveFile(dir, file, req.headers.range, res, sent, { etag: nth > Number(n) ? '"v2"' : '"v1"' });
+      if (kind === "stall-after") return serveFile(dir, file, req.headers.range, res, sent, { stallAfter: Number(n) });
+      if (nth > Number(n)) return void res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
+      return serveFile(dir, file, req.headers.range, res, sent);
+    }
     if (url.pathname === "/redirect") {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
       return;
@@ -35,7 +54,7 @@ export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage
     // /slow/<ms>/<file>: the file, after a pause (work that takes a while but ends).
     const slow = /^\/slow\/(\d{1,5})(\/.+)$/.exec(url.pathname);
     if (slow) {
-      setTimeout(() => serveFile(dir, slow[2], res), Number(slow[1]));
+      setTimeout(() => serveFile(dir, slow[2], req.headers.range, res, sent), Number(slow[1]));
       return;
     }
     if (url.pathname === "/trickle") {
@@ -49,17 +68,35 @@ export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage
       res.writeHead(Number(status[1])).end("nope");
       return;
     }
-    serveFile(dir, url.pathname, res);
+    serveFile(dir, url.pathname, req.headers.range, res, sent);
   };
 }
 
-function serveFile(dir: string, pathname: string, res: http.ServerResponse): void {
+type Quirks = { ranges?: boolean; etag?: string; stallAfter?: number };
+
+function serveFile(dir: string, pathname: string, range: string | undefined, res: http.ServerResponse, sent: { bytes: number }, quirks: Quirks = {}): void {
   const path = join(dir, normalize(decodeURIComponent(pathname)).replace(/^(\.\.[/\\])+/, ""));
+  let stat;
   try {
-    const { size } = statSync(path);
-    res.writeHead(200, { "content-length": size });
-    createReadStream(path).pipe(res);
+    stat = statSync(path);
   } catch {
-    res.writeHead(404).end();
+    return void res.writeHead(404).end();
   }
+  const { size, mtime } = stat;
+  const validators = quirks.ranges === false ? {} : { "accept-ranges": "bytes", etag: quirks.etag ?? `"${size}-${mtime.getTime()}"`, "last-modified": mtime.toUTCString() };
+  const m = quirks.ranges === false ? null : /^bytes=(\d+)-(\d*)$/.exec(range ?? "");
+  let [start, end] = [0, size - 1];
+  if (m) {
+    start = Number(m[1]);
+    end = m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+    if (start >= size || end < start) return void res.writeHead(416, { "content-range": `bytes */${size}`, ...validators }).end();
+    res.writeHead(206, { "content-length": end - start + 1, "content-range": `bytes ${start}-${end}/${size}`, ...validators });
+  } else res.writeHead(200, { "content-length": size, ...validators });
+  if (size === 0) return void res.end();
+  const last = quirks.stallAfter === undefined ? end : Math.min(end, start + quirks.stallAfter - 1);
+  const body = createReadStream(path, { start, end: last });
+  body.on("data", (c) => (sent.bytes += c.length));
+  // A stalling origin sends its bytes, then holds the connection open without another.
+  body.pipe(res, { end: quirks.stallAfter === undefined });
+  res.on("close", () => body.destroy());
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkOrigin, parseRange } from "../../container/src/origin-facts.ts";
+import { answerHead, checkOrigin, parseRange } from "../../container/src/origin-facts.ts";
 
 const GiB = 1024 ** 3;
 const answer = (statusCode: number, headers: Record<string, string>) => ({ statusCode, headers });
@@ -14,11 +14,11 @@ describe("an origin's answer to a range request", () => {
 
   it("serves a 206 that starts where asked, and learns the input's size and validators from it", () => {
     const v = checkOrigin(null, answer(206, { "content-range": "bytes 100-999/1000", etag: '"v1"', "last-modified": facts.lastModified }), { start: 100, end: null }, GiB);
-    expect(v).toEqual({ kind: "serve", facts, status: 206, headers: { "accept-ranges": "bytes", "content-type": "application/octet-stream", "content-length": "900", "content-range": "bytes 100-999/1000" } });
+    expect(v).toEqual({ kind: "serve", facts, first: 100, last: 999 });
   });
 
   it("takes a whole-file 200 only from an origin that says it serves ranges", () => {
-    expect(checkOrigin(null, answer(200, { "content-length": "1000", "accept-ranges": "bytes" }), { start: 0, end: null }, GiB)).toMatchObject({ kind: "serve", status: 200 });
+    expect(checkOrigin(null, answer(200, { "content-length": "1000", "accept-ranges": "bytes" }), { start: 0, end: null }, GiB)).toMatchObject({ kind: "serve", first: 0, last: 999 });
     expect(checkOrigin(null, answer(200, { "content-length": "1000" }), { start: 0, end: null }, GiB)).toEqual({ kind: "no_ranges" });
     // A 200 to a request from the middle means the range was ignored.
     expect(checkOrigin(null, answer(200, { "content-length": "1000", "accept-ranges": "bytes" }), { start: 500, end: null }, GiB)).toEqual({ kind: "no_ranges" });
@@ -31,6 +31,13 @@ describe("an origin's answer to a range request", () => {
     expect(checkOrigin(facts, answer(206, { "content-range": "bytes 500-999/1000", etag: '"v2"' }), at, GiB)).toMatchObject({ kind: "changed", why: expect.stringMatching(/ETag/) });
     expect(checkOrigin(facts, answer(206, { "content-range": "bytes 500-999/1000", "last-modified": "Wed, 25 Nov 2026 10:00:00 GMT" }), at, GiB)).toMatchObject({ kind: "changed", why: expect.stringMatching(/Last-Modified/) });
     expect(checkOrigin(facts, answer(206, { "content-range": "bytes 500-999/1000", etag: '"v1"' }), at, GiB)).toMatchObject({ kind: "serve" });
+  });
+
+  it("answers ffmpeg with the range it asked for, clipped to the input, or 416 past its end", () => {
+    expect(answerHead({ start: 100, end: null }, 1000)).toEqual({ status: 206, first: 100, last: 999, headers: { "accept-ranges": "bytes", "content-type": "application/octet-stream", "content-length": "900", "content-range": "bytes 100-999/1000" } });
+    expect(answerHead({ start: 0, end: 5000 }, 1000)).toMatchObject({ status: 206, last: 999 });
+    expect(answerHead(null, 1000)).toMatchObject({ status: 200, first: 0, last: 999, headers: { "content-length": "1000" } });
+    expect(answerHead({ start: 1000, end: null }, 1000)).toMatchObject({ status: 416, headers: { "content-range": "bytes */1000" } });
   });
 
   it("passes a request past the end on as 416, and refuses an input over the size limit", () => {

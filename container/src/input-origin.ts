@@ -1,0 +1,163 @@
+import type { IncomingMessage } from "node:http";
+import { ended, JobEnded } from "./job-ended.ts";
+import { checkOrigin, type ByteRange, type OriginFacts } from "./origin-facts.ts";
+import { FetchFailure, openUrl, safeDownload, type SafeFetchOptions } from "./safe-fetch.ts";
+
+export type OriginOptions = {
+  fetch: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs" | "trusted" | "signal">;
+  maxInputBytes: number;
+  maxCopiedInputBytes: number;
+  deadline: number;
+  canceled: AbortSignal;
+};
+
+/** How long the answer to the open waits for ffmpeg's first read before it is let go. */
+const OPENING_KEPT_MS = 10_000;
+/**
+ * A read is fetched in windows that double from the first to the largest (as rclone reads chunks):
+ * a read ffmpeg abandons early (a seek: it read a header) has cost little from the origin, and a long
+ * one soon runs in large requests. The next window is asked for once half of the current one is read,
+ * so its first byte's wait overlaps the rest of the current one, and a read abandoned early has not
+ * asked for it yet.
+ */
+export const FIRST_WINDOW_BYTES = 256 * 1024;
+export const MAX_WINDOW_BYTES = 16 * 1024 * 1024;
+
+/** Bytes `first`..`last` of the input, as the origin sends them. */
+export type OriginBody = { body: IncomingMessage; first: number; last: number };
+
+/**
+ * One streamed input's origin. `open` asks for the whole file from byte 0 before the job runs: it
+ * learns the size and validators (origin-facts.ts), fails at once on an HTTP error, copies an input
+ * whose origin ignores ranges, and keeps that first answer for ffmpeg's first read, which nearly
+ * always starts at 0 (so the open costs no extra round trip). Every later range is checked against
+ * what the first answer said.
+ */
+export type InputOrigin = {
+  readonly name: string;
+  /** What the first answer said the input is (for a copy: its size). */
+  readonly facts: () => OriginFacts | null;
+  /** Set when the origin ignores ranges: the input was copied whole to this path. */
+  readonly copiedTo: () => string | null;
+  open: () => Promise<void>;
+  /** Bytes `first`..`last`, fetched window by window, each answer checked against the first. */
+  read: (first: number, last: number, abandoned: AbortSignal) => AsyncGenerator<Buffer>;
+  /** What a failed read means for the job. */
+  failure: (err: unknown) => JobEnded;
+  /** Bytes taken from the origin so far; the server adds what it relays. */
+  originBytes: number;
+  close: () => void;
+};
+
+export function createInputOrigin(input: { name: string; url: string; trusted: boolean; copyPath: string }, opts: OriginOptions): InputOrigin {
+  let facts: OriginFacts | null = null;
+  let copiedTo: string | null = null;
+  let opening: OriginBody | null = null;
+  const { name } = input;
+
+  const failure = (err: unknown): JobEnded => {
+    if (err instanceof JobEnded) return err;
+    if (opts.canceled.aborted) return ended("CANCELED", "The job was canceled");
+    if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= opts.deadline) return ended("JOB_TIMEOUT", "The job's time limit ran out while reading an input");
+    return ended("INPUT_FETCH_FAILED", `Input "${name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`);
+  };
+
+  const request = async (range: ByteRange, abandoned: AbortSignal): Promise<IncomingMessage> => {
+    const signal = AbortSignal.any([abandoned, opts.canceled, AbortSignal.timeout(Math.max(1, opts.deadline - Date.now()))]);
+    try {
+      return await openUrl(input.url, { ...opts.fetch, trusted: input.trusted, signal }, { range: `bytes=${range.start}-${range.end ?? ""}` });
+    } catch (err) {
+      throw failure(err);
+    }
+  };
+
+  /** One window: the answer to the open when it is the one asked for, else a checked range request. */
+  const fetchWindow = async (first: number, last: number, abandoned: AbortSignal): Promise<OriginBody> => {
+    if (opening && opening.first === first && !opening.body.destroyed && opening.last <= last) {
+      const kept = opening;
+      opening = null;
+      return kept;
+    }
+    const res = await request({ start: first, end: last }, abandoned);
+    const verdict = checkOrigin(facts, res, { start: first, end: last }, opts.maxInputBytes);
+    if (verdict.kind === "serve" && verdict.last <= last) return { body: res, first: verdict.first, last: verdict.last };
+    res.destroy();
+    if (verdict.kind === "changed") throw ended("INPUT_CHANGED", `Input "${name}" changed while the job read it (${verdict.why}): run the job again`);
+    throw ended("INPUT_FETCH_FAILED", `Input "${name}" could not be read by range any more: its origin stopped serving ranges`);
+  };
+
+  const copyWhole = async (): Promise<void> => {
+    try {
+      const got = await safeDownload(input.url, input.copyPath, {
+        ...opts.fetch, trusted: input.trusted, maxBytes: opts.maxCopiedInputBytes, timeoutMs: Math.max(1, opts.deadline - Date.now()), signal: opts.canceled,
+      });
+      origin.originBytes += got.bytes;
+      copiedTo = input.copyPath;
+      facts = { size: got.bytes, etag: null, lastModified: null };
+    } catch (err) {
+      throw failure(err);
+    }
+  };
+
+  const origin: InputOrigin = {
+    name,
+    facts: () => facts,
+    copiedTo: () => copiedTo,
+    originBytes: 0,
+    failure,
+    async open() {
+      const asked = { start: 0, end: FIRST_WINDOW_BYTES - 1 };
+      const res = await request(asked, opts.canceled);
+      const verdict = checkOrigin(null, res, asked, opts.maxInputBytes);
+      if (verdict.kind === "serve") {
+        facts = verdict.facts;
+        opening = { body: res, first: verdict.first, last: verdict.last };
+        // Held for ffmpeg's first read, not longer: an origin drops an idle connection in time.
+        setTimeout(() => origin.close(), OPENING_KEPT_MS).unref();
+        return;
+      }
+      res.destroy();
+      if (verdict.kind === "too_large") throw ended("INPUT_FETCH_FAILED", `Input "${name}" could not be fetched: larger than the ${opts.maxInputBytes}-byte limit`);
+      if (verdict.kind === "past_end") facts = { size: verdict.size, etag: null, lastModified: null }; // an empty file
+      else await copyWhole();
+    },
+    async *read(first, last, abandoned) {
+      let window = FIRST_WINDOW_BYTES;
+      let next: Promise<OriginBody> | null = null;
+      const ask = (from: number) => {
+        next = fetchWindow(from, Math.min(last, from + window - 1), abandoned);
+        next.catch(() => {}); // its failure matters only once it is its turn
+        window = Math.min(window * 2, MAX_WINDOW_BYTES);
+      };
+      let current: OriginBody | null = null;
+      // A read ffmpeg abandons (or the server gives up on) lets go of what it holds at once.
+      const letGo = () => current?.body.destroy();
+      abandoned.addEventListener("abort", letGo, { once: true });
+      try {
+        ask(first);
+        while (next) {
+          current = await (next as Promise<OriginBody>);
+          next = null;
+          const after = current.last + 1;
+          const half = current.first + (current.last - current.first + 1) / 2;
+          let at = current.first;
+          for await (const chunk of current.body as AsyncIterable<Buffer>) {
+            at += chunk.length;
+            if (next === null && after <= last && at >= half) ask(after);
+            yield chunk;
+          }
+          if (next === null && after <= last) ask(after);
+        }
+      } finally {
+        abandoned.removeEventListener("abort", letGo);
+        current?.body.destroy();
+        (next as Promise<OriginBody> | null)?.then((w) => w.body.destroy(), () => {});
+      }
+    },
+    close() {
+      opening?.body.destroy();
+      opening = null;
+    },
+  };
+  return origin;
+}
