@@ -139,6 +139,13 @@ export type Job = {
     [key: string]: unknown;
   } | null;
   plannedArgs: Array<string> | null;
+  inputReads: {
+    [key: string]: {
+      bytesRead: number;
+      originBytes: number;
+      copied: boolean;
+    };
+  } | null;
   webhookUrl: string | null;
   metadata: {
     [key: string]: string;

@@ -7,6 +7,8 @@ export type OriginOptions = {
   fetch: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs" | "trusted" | "signal">;
   maxInputBytes: number;
   maxCopiedInputBytes: number;
+  /** Past `maxCopiedInputBytes`, keep that much of a copy instead of failing (a dry run's probe reads a prefix). */
+  truncateCopies?: boolean;
   deadline: number;
   canceled: AbortSignal;
 };
@@ -89,7 +91,7 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
   const copyWhole = async (): Promise<void> => {
     try {
       const got = await safeDownload(input.url, input.copyPath, {
-        ...opts.fetch, trusted: input.trusted, maxBytes: opts.maxCopiedInputBytes, timeoutMs: Math.max(1, opts.deadline - Date.now()), signal: opts.canceled,
+        ...opts.fetch, trusted: input.trusted, maxBytes: opts.maxCopiedInputBytes, truncate: opts.truncateCopies, timeoutMs: Math.max(1, opts.deadline - Date.now()), signal: opts.canceled,
       });
       origin.originBytes += got.bytes;
       copiedTo = input.copyPath;

@@ -1,13 +1,17 @@
-import type { RunnerJobRequest, RunnerProbeRequest, RunnerProbeResult } from "../../src/runner/runner-protocol.ts";
-import { createJobFolder, openJobFolder, removeJobFolder } from "./job-folder.ts";
+import type { RunnerProbeRequest, RunnerProbeResult } from "../../src/runner/runner-protocol.ts";
+import { dirname } from "node:path";
+import { createJobFolder, openJobFolder, removeJobFolder, type JobFolder } from "./job-folder.ts";
+import { startInputServer } from "./input-server.ts";
+import { JobEnded } from "./job-ended.ts";
 import { createProber, summarizeProbe } from "./probe.ts";
 import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 
 /**
- * A dry run's look at a job's inputs: each fetched under the same rules as a job's (address
- * policy, size limit, deadline) into a folder of its own, probed in the sandbox, and gone again.
- * One input's failure is reported for that input; the others are still probed.
+ * A dry run's look at a job's inputs, under the same rules as a job's (address policy, size limit,
+ * deadline): where the runner streams, ffprobe reads each by range, only what it needs; else each is
+ * copied (its first bytes) into a folder of its own; probed in the sandbox, and gone again. One
+ * input's failure is reported for that input; the others are still probed.
  */
 const MiB = 1024 * 1024;
 /**
@@ -16,30 +20,67 @@ const MiB = 1024 * 1024;
  * what ffprobe asks for is read).
  */
 export const PROBE_MAX_INPUT_BYTES = 32 * MiB;
+/** A dry run's ffprobe, reading by range, fetches at most this much of an input from its origin. */
+export const PROBE_MAX_READ_BYTES = 64 * MiB;
 
 export async function probeInputs(req: RunnerProbeRequest, settings: RunnerSettings): Promise<RunnerProbeResult> {
-  const folder = await createJobFolder(settings.workDir, { jobId: req.probeId, inputs: req.inputs, outputs: [] } as unknown as RunnerJobRequest, settings.isolation);
+  const request = { jobId: req.probeId, inputs: req.inputs, outputs: [] };
+  const streamed = new Set(settings.streamInputs ? req.inputs.map((i) => i.name) : []);
+  const folder = await createJobFolder(settings.workDir, request, settings.isolation, streamed);
   try {
-    const prober = createProber(folder, settings);
-    const results = await Promise.all(req.inputs.map(async (input) => {
-      try {
-        const fetched = await safeDownload(input.url, folder.hostPath(input.name)!, {
-          allowedPrivateHosts: req.allowedPrivateHosts, trusted: input.trusted, maxBytes: PROBE_MAX_INPUT_BYTES, truncate: true, timeoutMs: req.timeoutMs,
-          ...egressOptions(settings),
-        });
-        await openJobFolder(folder);
-        const metadata = summarizeProbe(await prober(input.name), fetched.declaredBytes ?? fetched.bytes);
-        if (!metadata) {
-          const why = fetched.truncated ? ` from its first ${PROBE_MAX_INPUT_BYTES / MiB} MiB (a dry run reads no more; a file whose index is at its end needs the whole file, which the job itself reads)` : "";
-          return [input.name, { ok: false as const, error: `ffprobe could not read it as media${why}` }] as const;
-        }
-        return [input.name, { ok: true as const, metadata, durationSeconds: metadata.durationSeconds }] as const;
-      } catch (err) {
-        return [input.name, { ok: false as const, error: `could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}` }] as const;
-      }
-    }));
+    await openJobFolder(folder);
+    const probe = settings.streamInputs ? probeByRange : probeCopy;
+    const results = await Promise.all(req.inputs.map(async (input) => [input.name, await probe(input, folder, req, settings)] as const));
     return { inputs: Object.fromEntries(results) };
   } finally {
     await removeJobFolder(folder).catch(() => {});
+  }
+}
+
+type InputProbe = RunnerProbeResult["inputs"][string];
+type ProbedInput = RunnerProbeRequest["inputs"][number];
+
+/** ffprobe reads the input by range, as a job's would: only what it asks for, within PROBE_MAX_READ_BYTES. */
+async function probeByRange(input: ProbedInput, folder: JobFolder, req: RunnerProbeRequest, settings: RunnerSettings): Promise<InputProbe> {
+  let server: Awaited<ReturnType<typeof startInputServer>> | null = null;
+  try {
+    server = await startInputServer([{ name: input.name, url: input.url, trusted: input.trusted, path: new URL(folder.visiblePath(input.name)!).pathname, copyPath: folder.hostPath(input.name)! }], {
+      fetch: { allowedPrivateHosts: req.allowedPrivateHosts, ...egressOptions(settings) },
+      maxInputBytes: settings.maxInputBytes,
+      // An origin without ranges: its first bytes, as before streaming.
+      maxCopiedInputBytes: PROBE_MAX_INPUT_BYTES,
+      truncateCopies: true,
+      maxReadBytes: PROBE_MAX_READ_BYTES,
+      originIdleMs: settings.originIdleMs,
+      deadline: Date.now() + req.timeoutMs,
+      canceled: new AbortController().signal,
+    });
+    const probe = await createProber({ ...folder, inputSocketDir: dirname(server.socketPath) }, settings)(input.name);
+    const metadata = summarizeProbe(probe, Number(probe?.format?.size ?? 0));
+    if (!metadata) return { ok: false, error: `ffprobe could not read it as media${server.failure() ? `: ${server.failure()!.outcome.errorMessage}` : ""}` };
+    return { ok: true, metadata, durationSeconds: metadata.durationSeconds };
+  } catch (err) {
+    return { ok: false, error: err instanceof JobEnded ? err.outcome.errorMessage!.replace(/^Input "[^"]*" /, "") : "could not be fetched: network error" };
+  } finally {
+    await server?.close();
+  }
+}
+
+/** The input's first PROBE_MAX_INPUT_BYTES copied, then probed (a runner that does not stream). */
+async function probeCopy(input: ProbedInput, folder: JobFolder, req: RunnerProbeRequest, settings: RunnerSettings): Promise<InputProbe> {
+  try {
+    const fetched = await safeDownload(input.url, folder.hostPath(input.name)!, {
+      allowedPrivateHosts: req.allowedPrivateHosts, trusted: input.trusted, maxBytes: PROBE_MAX_INPUT_BYTES, truncate: true, timeoutMs: req.timeoutMs,
+      ...egressOptions(settings),
+    });
+    await openJobFolder(folder);
+    const metadata = summarizeProbe(await createProber(folder, settings)(input.name), fetched.declaredBytes ?? fetched.bytes);
+    if (!metadata) {
+      const why = fetched.truncated ? ` from its first ${PROBE_MAX_INPUT_BYTES / MiB} MiB (a dry run reads no more; a file whose index is at its end needs the whole file, which the job itself reads)` : "";
+      return { ok: false, error: `ffprobe could not read it as media${why}` };
+    }
+    return { ok: true, metadata, durationSeconds: metadata.durationSeconds };
+  } catch (err) {
+    return { ok: false, error: `could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}` };
   }
 }

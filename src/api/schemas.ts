@@ -187,6 +187,12 @@ export const jobSchema = z.object({
    * raw jobs). `ffmpegArgs` is the same preset planned for a typical input (video and audio, 8-bit, progressive).
    */
   plannedArgs: z.array(z.string()).nullable(),
+  /**
+   * Per input, once the job ran: `bytesRead` the bytes its commands read, `originBytes` those fetched from
+   * the input's origin (inputs are read by range while the job runs; `copied`: downloaded whole first,
+   * for an origin without ranges or a file a filter opens). Not billed; bounded per job (docs/api.md).
+   */
+  inputReads: z.record(z.string(), z.object({ bytesRead: z.number().int(), originBytes: z.number().int(), copied: z.boolean() })).nullable(),
   webhookUrl: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
   timeoutSeconds: z.number().int(),

@@ -21,6 +21,7 @@ export function finishFromOutcome(outcome: RunnerOutcome, creditsPerSecond: numb
     stderrTail: outcome.stderrTail.slice(-MAX_STDERR_TAIL_BYTES),
     failedStep: outcome.failedStep ?? null,
     plannedArgs: outcome.plannedArgs ?? null,
+    inputReads: outcome.inputReads ?? null,
   };
 }
 

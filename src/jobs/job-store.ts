@@ -1,3 +1,4 @@
+import type { RunnerOutcome } from "../runner/runner-protocol.ts";
 import type { JobErrorCode } from "../api/error-codes.ts";
 import type { JobSpec } from "./job-request.ts";
 import { sourcesOf, type JobStatus } from "./job-states.ts";
@@ -33,6 +34,7 @@ export type JobRow = {
   /** Multi-step jobs that failed: the index of the failing step. */
   failed_step: number | null;
   planned_args_json: string | null;
+  input_reads_json: string | null;
 };
 
 export type JobFinish = {
@@ -48,6 +50,8 @@ export type JobFinish = {
   failedStep?: number | null;
   /** Preset jobs: what the runner planned from the inputs and ran. */
   plannedArgs?: string[] | null;
+  /** Bytes per input read by the job's commands and fetched from the origin. */
+  inputReads?: RunnerOutcome["inputReads"] | null;
 };
 
 export function jobSpecOf(row: JobRow): JobSpec {
@@ -98,12 +102,12 @@ export async function finishJob(
       .prepare(
         `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
            error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10, timings_json = ?11,
-           failed_step = ?12, planned_args_json = ?13, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
+           failed_step = ?12, planned_args_json = ?13, input_reads_json = ?14, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
          WHERE id = ?1 AND status IN (${guard})`,
       )
       .bind(id, finish.status, finish.exitCode, finish.runtimeSeconds, finish.creditsCharged, finish.errorCode,
         finish.errorMessage, finish.stdout, finish.stderrTail, now, finish.timings ? JSON.stringify(finish.timings) : null,
-        finish.failedStep ?? null, finish.plannedArgs ? JSON.stringify(finish.plannedArgs) : null),
+        finish.failedStep ?? null, finish.plannedArgs ? JSON.stringify(finish.plannedArgs) : null, finish.inputReads ? JSON.stringify(finish.inputReads) : null),
     db
       .prepare(
         `UPDATE accounts SET credit_balance = credit_balance - (SELECT credits_charged FROM jobs WHERE id = ?1)

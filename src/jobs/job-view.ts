@@ -6,6 +6,7 @@ import { jobSpecOf, type JobRow } from "./job-store.ts";
 import { jobSteps, jobTimeoutMs } from "./job-request.ts";
 import type { OutputRow } from "./output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
+import type { RunnerOutcome } from "../runner/runner-protocol.ts";
 
 /**
  * What download URLs are made with: presigned S3 URLs for files; for directory outputs the Worker's
@@ -67,6 +68,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     preset: spec.preset ?? null,
     params: spec.params ?? null,
     plannedArgs: row.planned_args_json ? (JSON.parse(row.planned_args_json) as string[]) : null,
+    inputReads: row.input_reads_json ? (JSON.parse(row.input_reads_json) as NonNullable<RunnerOutcome["inputReads"]>) : null,
     metadata: spec.metadata ?? {},
     timeoutSeconds: Math.round(jobTimeoutMs(spec, timeoutMaxMs) / 1000),
   };

@@ -18,6 +18,11 @@ describe("files and deletion over HTTP, with real storage", () => {
       ffmpegArgs: ["-i", "{{video}}", "-frames:v", "1", "{{thumb}}", "-vf", "fps=1", "{{frames}}"],
     });
     expect(job.status, JSON.stringify(job)).toBe("completed");
+    // The upload was read by range from storage while the job ran, not copied first.
+    const size = readFileSync(fx.clip).length;
+    expect(job.inputReads.video).toMatchObject({ copied: false, originBytes: expect.any(Number) });
+    expect(job.inputReads.video.bytesRead).toBeGreaterThan(0);
+    expect(job.inputReads.video.bytesRead).toBeLessThanOrEqual(3 * size);
     const output = (label: string) => job.outputs.find((o: any) => o.label === label);
     const urls = [output("thumb").downloadUrl, ...output("frames").files.map((f: any) => f.downloadUrl)];
     for (const url of urls) expect((await fetch(url)).status).toBe(200);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,5 +50,19 @@ describe("a dry run's probe of an input", () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     // What the server managed to push before the runner stopped reading: the prefix plus socket buffers.
     expect(served).toBeLessThan(96 * 1024 * 1024);
+  });
+
+  it("reads only what ffprobe asks for from an origin that serves ranges, even with the index at the end", async () => {
+    const before = h.media.sentBytes();
+    const res = await h.api.fetch("/probe", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ probeId: crypto.randomUUID(), inputs: [{ name: "a", url: `${h.media.url}/long.mp4`, fileName: "long.mp4", trusted: false }, { name: "b", url: `${h.media.url}/status/404`, fileName: "b.mp4", trusted: false }], allowedPrivateHosts: ["127.0.0.1"], timeoutMs: 60_000 }),
+    });
+    const body = (await res.json()) as { inputs: Record<string, { ok: boolean; durationSeconds?: number; error?: string; metadata?: { size: number } }> };
+    expect(body.inputs.a, JSON.stringify(body)).toMatchObject({ ok: true, durationSeconds: 120, metadata: { size: statSync(fx.long).size } });
+    expect(h.media.sentBytes() - before).toBeLessThan(statSync(fx.long).size / 8);
+    // One input's failure is that input's alone.
+    expect(body.inputs.b).toEqual({ ok: false, error: "could not be fetched: HTTP 404" });
   });
 });

@@ -48,6 +48,7 @@ policyRoutes.get("/", (c) => {
     },
     injected: {
       beforeEachInput: ["-protocol_whitelist", "file", "-format_whitelist", "<inputDemuxers>", "-max_pixels", String(T.MAX_PIXELS)],
+      beforeEachStreamedInput: "the same with -protocol_whitelist http,tcp -recv_buffer_size 131072: the input is read by range through the sandbox's relay (docs/security.md section 5)",
       beforeEachOutput: ["-fs", "<maxOutputBytes>"],
       global: ["-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:3"],
     },
