@@ -31,6 +31,7 @@ const configSchema = z
     PROBE_RATE_LIMIT_PER_MINUTE: intFrom(10, 1, 100_000),
     PROBE_CONCURRENCY_PER_ACCOUNT: intFrom(1, 1, 100),
     CONTAINER_RUNNER_SANDBOX: z.enum(["on", "namespaces", "off"]).default("on"),
+    CONTAINER_JOB_DISK_BYTES: intFrom(4 * 1024 ** 3, 1024 ** 2, 1024 ** 4),
     CONTAINER_PLACEMENT: z
       .string()
       .optional()
@@ -93,6 +94,8 @@ export type Config = {
   /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
   /** "on": bubblewrap, else the uid fallback; "namespaces": bubblewrap or no jobs; "off": limits only. */
   containerSandbox: "on" | "namespaces" | "off";
+  /** A container job's disk: its outputs and work files, and inputs it copies whole (RUNNER_JOB_DISK_BYTES). */
+  containerJobDiskBytes: number;
   containerPlacement: ContainerPlacement;
   /** A container with no job for this long stops (it bills like a busy one while it runs). */
   containerIdleSeconds: number;
@@ -135,6 +138,7 @@ export function loadConfig(env: Env): Config {
     probeRateLimitPerMinute: c.PROBE_RATE_LIMIT_PER_MINUTE,
     probeConcurrencyPerAccount: c.PROBE_CONCURRENCY_PER_ACCOUNT,
     containerSandbox: c.CONTAINER_RUNNER_SANDBOX,
+    containerJobDiskBytes: c.CONTAINER_JOB_DISK_BYTES,
     containerPlacement: c.CONTAINER_PLACEMENT,
     containerIdleSeconds: c.CONTAINER_IDLE_SECONDS,
     maxActiveJobsPerAccount: c.MAX_ACTIVE_JOBS_PER_ACCOUNT,

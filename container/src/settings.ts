@@ -1,7 +1,7 @@
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLOUDFLARE_INTERCEPTION_CA_FILE } from "./trust.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES } from "../../src/jobs/limits.ts";
+import { DEFAULT_MAX_COPIED_INPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "../../src/jobs/limits.ts";
 import { MIN_RUNNER_SECRET_LENGTH } from "../../src/runner/runner-secret.ts";
 import type { StallWindows } from "./stall-watch.ts";
 
@@ -93,7 +93,7 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     inputs: oneOf(env.RUNNER_INPUTS, ["stream", "copy"], "RUNNER_INPUTS"),
     streamInputs: false,
     maxInputBytes: positiveInt(env.RUNNER_MAX_INPUT_BYTES, 64 * 1024 ** 3, "RUNNER_MAX_INPUT_BYTES"),
-    maxCopiedInputBytes: positiveInt(env.RUNNER_MAX_COPIED_INPUT_BYTES, 2 * 1024 ** 3, "RUNNER_MAX_COPIED_INPUT_BYTES"),
+    maxCopiedInputBytes: positiveInt(env.RUNNER_MAX_COPIED_INPUT_BYTES, DEFAULT_MAX_COPIED_INPUT_BYTES, "RUNNER_MAX_COPIED_INPUT_BYTES"),
     maxReadBytes: positiveInt(env.RUNNER_MAX_READ_BYTES, 100 * 1024 ** 3, "RUNNER_MAX_READ_BYTES"),
     originIdleMs: positiveInt(env.RUNNER_ORIGIN_IDLE_SECONDS, 30, "RUNNER_ORIGIN_IDLE_SECONDS") * 1000,
     maxStdoutBytes: 256 * 1024,

@@ -75,7 +75,7 @@ async function main() {
       }),
     );
   }
-  const passThrough = ["RUNNER_POLL_INTERVAL_MS", "STALLED_JOB_SECONDS", "JOB_TIMEOUT_SECONDS", "CREDITS_PER_SECOND", "CONTAINER_RUNNER_SANDBOX", "CONTAINER_PLACEMENT"];
+  const passThrough = ["RUNNER_POLL_INTERVAL_MS", "STALLED_JOB_SECONDS", "JOB_TIMEOUT_SECONDS", "CREDITS_PER_SECOND", "CONTAINER_RUNNER_SANDBOX", "CONTAINER_PLACEMENT", "CONTAINER_JOB_DISK_BYTES"];
   const vars: Record<string, string> = {
     ...(containers
       ? { RUNNER_MODE: "container", EGRESS_RESOLVER_URL: resolver!.url }

@@ -22,5 +22,7 @@ export const MAX_STDERR_TAIL_BYTES = 16 * 1024;
 export const MAX_WAIT_SECONDS = 60;
 /** The runner's largest output file unless RUNNER_MAX_OUTPUT_BYTES says otherwise (and what a dry run shows as -fs). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 ** 3;
+/** An input the runner must copy whole (no ranges at its origin, a file a filter opens) lands on the disk: at most this. */
+export const DEFAULT_MAX_COPIED_INPUT_BYTES = 2 * 1024 ** 3;
 /** How long a dry run's probe may spend fetching an input. */
 export const DRY_RUN_PROBE_TIMEOUT_MS = 30_000;

@@ -1,6 +1,7 @@
 import { Container, type OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../env.ts";
 import { loadConfig } from "../config.ts";
+import { DEFAULT_MAX_COPIED_INPUT_BYTES } from "../jobs/limits.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
 import { egressRefusal, mergeScopes, staleScopeKeys, type EgressScope } from "./egress-scope.ts";
 import { isNotifyRequest, jobIdOfNotifyPath, pokeCoordinator } from "./runner-notify.ts";
@@ -35,6 +36,9 @@ export class FfmpegContainer extends Container<Env> {
       RUNNER_PORT: String(RUNNER_PORT),
       RUNNER_CONCURRENCY: "1",
       RUNNER_SANDBOX: loadConfig(env).containerSandbox,
+      // Inputs read by range never touch the disk; copied ones, outputs and work files share it.
+      RUNNER_JOB_DISK_BYTES: String(loadConfig(env).containerJobDiskBytes),
+      RUNNER_MAX_COPIED_INPUT_BYTES: String(Math.min(DEFAULT_MAX_COPIED_INPUT_BYTES, loadConfig(env).containerJobDiskBytes)),
       // Every connection goes through Cloudflare's sidecar to jobEgress (container/src/settings.ts).
       RUNNER_EGRESS: "cloudflare",
       // A rollout's SIGTERM lets the job it runs finish (wrangler.toml: rollout_active_grace_period).

@@ -20,6 +20,8 @@ import { assertLocal, startTestHosts, TEST_HOSTS, type TestHosts } from "./test-
  * inputs are named by host name, on hosts with public addresses in a namespace of the suite's own.
  */
 const JOB_TIMEOUT_SECONDS = 15;
+/** A job's disk in these containers: smaller than long.mp4, which a job still reads whole (by range). */
+const JOB_DISK_BYTES = 16 * 1024 * 1024;
 const skipReason = await labOrReason();
 const fx = mediaFixtures();
 let stack: DevStack;
@@ -53,7 +55,7 @@ describe.skipIf(skipReason)("the production container path (real containers from
   beforeAll(async () => {
     hosts = await startTestHosts(fx.dir);
     elsewhere = await startStaticServer(fx.dir, { host: HOSTS.elsewhere, port: 80 });
-    stack = await startContainerStack({ JOB_TIMEOUT_SECONDS: String(JOB_TIMEOUT_SECONDS), NODE_EXTRA_CA_CERTS: hosts.caFile });
+    stack = await startContainerStack({ JOB_TIMEOUT_SECONDS: String(JOB_TIMEOUT_SECONDS), NODE_EXTRA_CA_CERTS: hosts.caFile, CONTAINER_JOB_DISK_BYTES: String(JOB_DISK_BYTES) });
     api = apiClient(stack.baseUrl, stack.apiKey);
   });
   afterAll(async () => {
@@ -151,6 +153,19 @@ describe.skipIf(skipReason)("the production container path (real containers from
     expect(labDocker(["exec", container, "node", "--input-type=module", "-e", probe, `${media.url}/tone.wav`]).trim()).toBe("403 refused");
   });
 
+  it("reads an input bigger than the container's job disk by range while the job runs, never storing it", async () => {
+    const size = readFileSync(fx.long).length;
+    expect(size).toBeGreaterThan(JOB_DISK_BYTES);
+    const id = await createJob({ inputs: { a: { type: "url", url: `${media.url}/long.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-c", "copy", "-f", "null", "-"] });
+    const job = await api.waitUntil(id, isFinished, 60_000);
+    expect(job, stack.logs().slice(-3000)).toMatchObject({ status: "completed", inputReads: { a: { copied: false } } });
+    // All of it was read (the index at its end, and the runner's own duration probe, read parts twice).
+    expect(job.inputReads.a.bytesRead).toBeGreaterThanOrEqual(size);
+    expect(job.inputReads.a.originBytes).toBeGreaterThanOrEqual(size);
+    // In ranges through the Worker's egress, not one whole download.
+    expect(hosts.requests(TEST_HOSTS.media.name).filter((r) => r.endsWith("GET /long.mp4")).length).toBeGreaterThan(3);
+  });
+
   it("runs an ffprobe job on a URL input and returns its JSON", async () => {
     const id = await createJob({ binary: "ffprobe", input: [{ type: "url", url: `${secureMedia.url}/clip.mp4` }], ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_format", "{{input0}}"] });
     await api.waitUntil(id, isFinished);
@@ -246,7 +261,8 @@ describe.skipIf(skipReason)("the production container path (real containers from
     // The setting applies when a container is created: no warm one may serve this job.
     for (const name of runningRunnerContainers()) labDocker(["rm", "-f", name]);
     try {
-      const id = await createJob(endlessJob());
+      // Inputs are copied here (no network namespace for a relay), and JOB_DISK_BYTES bounds a copy: a small one, looped.
+      const id = await createJob({ inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } }, ffmpegArgs: ["-re", "-stream_loop", "100", "-i", "{{a}}", "-f", "null", "-"] });
       expect((await runningWithProgress(id)).status, stack.logs().slice(-3000)).toBe("running");
       const container = await theRunnerContainer();
       const health = `const r = await fetch("http://127.0.0.1:8080/healthz"); console.log(JSON.stringify(await r.json()));`;
