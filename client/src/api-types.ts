@@ -208,6 +208,8 @@ export type CreateFileRequest = {
   fileName: string;
   contentType?: string;
   size?: number;
+  multipart?: boolean;
+  partSizeBytes?: number;
 };
 
 export type Asset = {
@@ -227,7 +229,34 @@ export type Asset = {
       [key: string]: string;
     };
     expiresAt: string;
+  } | {
+    method: "multipart";
+    partSizeBytes: number;
+    partCount: number;
+    headers: {
+      [key: string]: string;
+    };
   };
+};
+
+export type PartUrlsRequest = {
+  partNumbers: Array<number>;
+};
+
+export type PartUrls = {
+  parts: Array<{
+    url: string;
+    method: "PUT";
+    expiresAt: string;
+    partNumber: number;
+  }>;
+};
+
+export type CompleteUploadRequest = {
+  parts: Array<{
+    partNumber: number;
+    etag: string;
+  }>;
 };
 
 export type AssetList = {

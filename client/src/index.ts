@@ -3,6 +3,7 @@ import type {
   PresetJobRequest, WebhookSecret, WebhookTestResult,
 } from "./api-types.ts";
 import { readEvents } from "./events.ts";
+import { MULTIPART_THRESHOLD_BYTES, partsOfStream, uploadInParts, type ReadPart } from "./multipart-upload.ts";
 
 export type * from "./api-types.ts";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.ts";
@@ -102,11 +103,26 @@ export function createClient(options: ClientOptions) {
      * Uploads a file (a path, in Node; a Blob; or a stream with its size) and returns the asset, ready
      * to use as `{ type: "asset", assetId }`. `onProgress` is told the bytes sent so far.
      */
-    async uploadFile(source: string | Blob | { stream: ReadableStream<Uint8Array>; size: number }, opts: { fileName?: string; contentType?: string; onProgress?: (sent: number, total: number) => void } = {}): Promise<Asset> {
-      const { body, size, name } = await uploadSource(source);
+    async uploadFile(
+      source: string | Blob | { stream: ReadableStream<Uint8Array>; size: number },
+      opts: { fileName?: string; contentType?: string; onProgress?: (sent: number, total: number) => void; multipartThresholdBytes?: number; partSizeBytes?: number } = {},
+    ): Promise<Asset> {
+      const { body, size, name, readPart } = await uploadSource(source);
       const fileName = opts.fileName ?? name;
       if (!fileName) throw new Error("uploadFile needs a fileName for a Blob or a stream");
-      const slot = await client.createFile({ fileName, ...(opts.contentType ? { contentType: opts.contentType } : {}), size });
+      const multipart = size > (opts.multipartThresholdBytes ?? MULTIPART_THRESHOLD_BYTES);
+      const slot = await client.createFile({
+        fileName, ...(opts.contentType ? { contentType: opts.contentType } : {}), size, ...(multipart ? { multipart: true, ...(opts.partSizeBytes ? { partSizeBytes: opts.partSizeBytes } : {}) } : {}),
+      });
+      if (slot.upload.method === "multipart") {
+        // A path or a Blob is read part by part (a part can be sent again); a stream once, in order.
+        if (readPart) await body.cancel();
+        return uploadInParts({ id: slot.id, upload: slot.upload }, size, readPart ?? partsOfStream(body), {
+          partUrls: (id, partNumbers) => json("POST", `/v1/files/${id}/parts`, { body: { partNumbers } }),
+          complete: (id, parts) => json("POST", `/v1/files/${id}/complete`, { body: { parts } }),
+          put: (url, part) => doFetch(url, { method: "PUT", body: part as BodyInit }),
+        }, opts.onProgress);
+      }
       const counted = opts.onProgress ? countBytes(body, size, opts.onProgress) : body;
       const put = await doFetch(slot.upload.url, { method: "PUT", headers: { ...slot.upload.headers, "Content-Length": String(size) }, body: counted, duplex: "half" } as RequestInit);
       if (!put.ok) throw new FfjobsError(put.status, { error: `storage refused the upload (HTTP ${put.status})`, code: "UPLOAD_FAILED" });
@@ -131,18 +147,47 @@ export function createClient(options: ClientOptions) {
 
 export type FfjobsClient = ReturnType<typeof createClient>;
 
-async function uploadSource(source: string | Blob | { stream: ReadableStream<Uint8Array>; size: number }) {
+/** An upload's bytes: as one stream, and (a path or a Blob) by part, for an upload in parts. */
+async function uploadSource(source: string | Blob | { stream: ReadableStream<Uint8Array>; size: number }): Promise<{ body: ReadableStream<Uint8Array>; size: number; name?: string; readPart?: ReadPart }> {
   if (typeof source === "string") {
-    // Node only: a path on disk, streamed, not read into memory.
-    const { stat } = await import("node:fs/promises");
+    // Node only: a path on disk, streamed, not read into memory (a part at a time for an upload in parts).
+    const { stat, open } = await import("node:fs/promises");
     const { createReadStream } = await import("node:fs");
     const { Readable } = await import("node:stream");
     const { basename } = await import("node:path");
     const { size } = await stat(source);
-    return { body: Readable.toWeb(createReadStream(source)) as unknown as ReadableStream<Uint8Array>, size, name: basename(source) };
+    const readPart: ReadPart = async (start, end) => {
+      const file = await open(source, "r");
+      try {
+        const bytes = new Uint8Array(end - start);
+        const { bytesRead } = await file.read(bytes, 0, bytes.length, start);
+        if (bytesRead !== bytes.length) throw new Error(`${source} changed while it was uploaded`);
+        return bytes;
+      } finally {
+        await file.close();
+      }
+    };
+    const body = () => Readable.toWeb(createReadStream(source)) as unknown as ReadableStream<Uint8Array>;
+    return { body: lazyStream(body), size, name: basename(source), readPart };
   }
-  if (source instanceof Blob) return { body: source.stream(), size: source.size, name: source instanceof File ? source.name : undefined };
+  if (source instanceof Blob) return { body: source.stream(), size: source.size, name: source instanceof File ? source.name : undefined, readPart: async (start, end) => source.slice(start, end) };
   return { body: source.stream, size: source.size, name: undefined };
+}
+
+/** A stream opened only when first read (an upload in parts never opens the whole-file one). */
+function lazyStream(open: () => ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      reader ??= open().getReader();
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await reader?.cancel();
+    },
+  });
 }
 
 function countBytes(body: ReadableStream<Uint8Array>, total: number, onProgress: (sent: number, total: number) => void): ReadableStream<Uint8Array> {

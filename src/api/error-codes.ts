@@ -9,6 +9,7 @@ export const API_ERRORS = {
   JOB_NOT_FINISHED: { status: 409, description: "The job's result was asked for, or its deletion, before it reached a terminal state." },
   JOB_ALREADY_FINISHED: { status: 409, description: "The job is already in a terminal state, so it cannot be canceled." },
   FILE_IN_USE: { status: 409, description: "The file is an input of a job that has not finished; it cannot be deleted yet." },
+  UPLOAD_NOT_IN_PROGRESS: { status: 409, description: "The file is not a multipart upload in progress (a single-PUT upload, or one already completed or deleted)." },
   IDEMPOTENCY_KEY_REUSED: { status: 409, description: "The Idempotency-Key was already used with a different request body." },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, description: "A request with this Idempotency-Key is still running (or just failed); retry shortly." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is over the limit (1 MiB)." },

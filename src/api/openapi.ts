@@ -154,6 +154,18 @@ export function buildOpenApiDocument(serverUrl: string) {
           responses: { 204: { description: "Deleted" } }, errors: { 404: ["NOT_FOUND"], 409: ["FILE_IN_USE"] },
         }),
       },
+      "/v1/files/{id}/parts": {
+        post: op({
+          id: "getUploadPartUrls", summary: "Presigned PUT URLs for parts of a multipart upload (again for a part that failed)", params: [idParam], request: "PartUrlsRequest",
+          responses: { 200: body("PartUrls", "The parts' URLs") }, errors: { 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["UPLOAD_NOT_IN_PROGRESS"] },
+        }),
+      },
+      "/v1/files/{id}/complete": {
+        post: op({
+          id: "completeUpload", summary: "Complete a multipart upload from its parts' ETags; the file is then ready", params: [idParam], request: "CompleteUploadRequest",
+          responses: { 200: body("Asset", "The uploaded file") }, errors: { 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["UPLOAD_NOT_IN_PROGRESS"] },
+        }),
+      },
       "/v1/policy": {
         get: op({ id: "getPolicy", summary: "The argument policy and limits (allowed/refused options, formats, filters, injected options)", responses: { 200: body("FreeForm", "The policy") } }),
       },

@@ -82,8 +82,28 @@ export type PresetJobRequest = z.infer<typeof presetJobSchema>;
 
 /** An upload slot; `contentType` defaults from the file name's extension, as for outputs. */
 export const createFileSchema = z
-  .object({ fileName, contentType: contentType.optional(), size: z.number().int().min(0).max(L.MAX_UPLOAD_BYTES).optional() })
+  .object({
+    fileName,
+    contentType: contentType.optional(),
+    size: z.number().int().min(0).max(L.MAX_UPLOAD_BYTES).optional(),
+    /** Upload in parts (S3 multipart): needed above 5 GiB, and resumable part by part. */
+    multipart: z.boolean().optional(),
+    partSizeBytes: z.number().int().min(L.MIN_PART_BYTES).max(L.MAX_PART_BYTES).optional(),
+  })
+  .strict()
+  .refine((b) => !b.multipart || b.size !== undefined, { path: ["size"], message: "a multipart upload needs the file's size" })
+  .refine((b) => b.multipart === true || (b.size ?? 0) <= L.MAX_SINGLE_PUT_BYTES, { path: ["multipart"], message: `a file over ${L.MAX_SINGLE_PUT_BYTES} bytes is uploaded in parts: set "multipart": true` })
+  .refine((b) => b.partSizeBytes === undefined || b.multipart === true, { path: ["partSizeBytes"], message: "only a multipart upload has parts" })
+  .refine((b) => b.partSizeBytes === undefined || Math.ceil((b.size ?? 0) / b.partSizeBytes) <= L.MAX_PARTS, { path: ["partSizeBytes"], message: `at most ${L.MAX_PARTS} parts: choose larger parts` });
+
+export const partUrlsRequestSchema = z
+  .object({ partNumbers: z.array(z.number().int().min(1).max(L.MAX_PARTS)).min(1).max(L.MAX_PART_URLS_PER_REQUEST) })
   .strict();
+
+export const completeUploadSchema = z
+  .object({ parts: z.array(z.object({ partNumber: z.number().int().min(1).max(L.MAX_PARTS), etag: z.string().min(1).max(256) }).strict()).min(1).max(L.MAX_PARTS) })
+  .strict();
+
 
 export const listFilesQuerySchema = z
   .object({
@@ -231,10 +251,20 @@ export const assetSchema = z.object({
   createdAt: timestamp,
   /** When retention deletes its bytes (UPLOAD_RETENTION_DAYS, OUTPUT_RETENTION_DAYS). */
   expiresAt: timestamp.nullable(),
+  /**
+   * Only when the slot is created: one presigned PUT, or for a multipart upload the plan of its parts
+   * (part URLs from `POST /v1/files/{id}/parts`, then `POST /v1/files/{id}/complete`).
+   */
   upload: z
-    .object({ url: z.string(), method: z.literal("PUT"), headers: z.record(z.string(), z.string()), expiresAt: timestamp })
+    .union([
+      z.object({ url: z.string(), method: z.literal("PUT"), headers: z.record(z.string(), z.string()), expiresAt: timestamp }),
+      z.object({ method: z.literal("multipart"), partSizeBytes: z.number().int(), partCount: z.number().int(), headers: z.record(z.string(), z.string()) }),
+    ])
     .optional(),
 });
+
+const presignedPut = z.object({ url: z.string(), method: z.literal("PUT"), expiresAt: timestamp });
+export const partUrlsSchema = z.object({ parts: z.array(presignedPut.extend({ partNumber: z.number().int() })) });
 
 export const jobListSchema = z.object({ data: z.array(jobSchema), nextCursor: z.string().nullable() });
 export const accountSchema = z.object({

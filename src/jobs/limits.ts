@@ -12,7 +12,18 @@ export const MAX_METADATA_VALUE_CHARS = 512;
 export const MAX_STEPS = 8;
 export const MAX_URL_LENGTH_CHARS = 2048;
 export const MAX_FILE_NAME_CHARS = 255;
-export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024 * 1024;
+/** The largest upload: inputs are read by range, so what a user sends, not the runner's disk, bounds it. */
+export const MAX_UPLOAD_BYTES = 64 * 1024 ** 3;
+/** R2 takes at most this in one PUT; larger files are uploaded in parts (S3 multipart). */
+export const MAX_SINGLE_PUT_BYTES = 5 * 1024 ** 3;
+/** S3 multipart rules R2 keeps: parts of 5 MiB to 5 GiB (the last may be smaller), at most 10,000 of them. */
+export const MIN_PART_BYTES = 5 * 1024 ** 2;
+export const MAX_PART_BYTES = 5 * 1024 ** 3;
+export const MAX_PARTS = 10_000;
+/** Parts are 16 MiB unless the file needs larger ones to stay within MAX_PARTS (or the client asks). */
+export const DEFAULT_PART_BYTES = 16 * 1024 ** 2;
+/** Part URLs handed out per request (`POST /v1/files/{id}/parts`). */
+export const MAX_PART_URLS_PER_REQUEST = 100;
 export const UPLOAD_URL_TTL_SECONDS = 3600;
 export const DOWNLOAD_URL_TTL_SECONDS = 3600;
 export const RUNNER_IO_URL_TTL_SECONDS = 6 * 3600;

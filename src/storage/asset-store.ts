@@ -15,18 +15,21 @@ export type AssetRow = {
   expires_at: string | null;
   /** When its bytes were deleted (retention); the record stays, as `expired`. */
   expired_at: string | null;
+  /** A pending upload filled in parts: its S3 multipart upload, and the size of its parts. */
+  multipart_upload_id?: string | null;
+  part_size?: number | null;
 };
 
 export async function insertUploadAsset(
   db: D1Database,
-  a: { id: string; accountId: string; fileName: string; contentType: string; size: number | null; objectKey: string; now: string; expiresAt: string },
+  a: { id: string; accountId: string; fileName: string; contentType: string; size: number | null; objectKey: string; now: string; expiresAt: string; multipart?: { uploadId: string; partSize: number } },
 ): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO assets (id, account_id, origin, file_name, content_type, size, status, object_key, created_at, expires_at)
-       VALUES (?1, ?2, 'upload', ?3, ?4, ?5, 'pending', ?6, ?7, ?8)`,
+      `INSERT INTO assets (id, account_id, origin, file_name, content_type, size, status, object_key, created_at, expires_at, multipart_upload_id, part_size)
+       VALUES (?1, ?2, 'upload', ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10)`,
     )
-    .bind(a.id, a.accountId, a.fileName, a.contentType, a.size, a.objectKey, a.now, a.expiresAt)
+    .bind(a.id, a.accountId, a.fileName, a.contentType, a.size, a.objectKey, a.now, a.expiresAt, a.multipart?.uploadId ?? null, a.multipart?.partSize ?? null)
     .run();
 }
 
@@ -57,6 +60,11 @@ export async function refreshUploadStatus(db: D1Database, bucket: R2Bucket, asse
     .bind(asset.id, head.size)
     .run();
   return { ...asset, status: "ready", size: head.size };
+}
+
+/** A multipart upload that storage completed: the file is ready, at its real size. */
+export async function markUploadComplete(db: D1Database, id: string, size: number): Promise<void> {
+  await db.prepare("UPDATE assets SET status = 'ready', size = ?2, multipart_upload_id = NULL WHERE id = ?1 AND status = 'pending'").bind(id, size).run();
 }
 
 /** An account's files, newest first (keyset pages); `origin` narrows to uploads or outputs. */

@@ -1,7 +1,10 @@
 import { assetPrefix, deletePrefix } from "./delete-objects.ts";
+import type { AssetRow } from "./asset-store.ts";
+import { abortMultipart } from "./multipart-upload.ts";
 
-/** Deletes an asset's bytes (its whole folder: a directory output's files too), then its records. */
-export async function deleteAsset(db: D1Database, bucket: R2Bucket, asset: { id: string; object_key: string }): Promise<void> {
+/** Deletes an asset's bytes (its whole folder: a directory output's files too; an upload's parts in progress), then its records. */
+export async function deleteAsset(db: D1Database, bucket: R2Bucket, asset: AssetRow): Promise<void> {
+  await abortMultipart(bucket, asset);
   await deletePrefix(bucket, assetPrefix(asset));
   await db.batch([
     db.prepare("DELETE FROM job_outputs WHERE asset_id = ?1").bind(asset.id),

@@ -6,7 +6,8 @@ export type PresignedUrl = { url: string; expiresAt: string };
 
 /** Presigned S3-style URLs for R2 objects: clients and the runner move bytes without the Worker. */
 export interface Presigner {
-  presign(method: "GET" | "PUT", objectKey: string, ttlSeconds: number, opts?: { downloadName?: string }): Promise<PresignedUrl>;
+  /** `query`: signed into the URL too (a multipart part's `partNumber` and `uploadId`). */
+  presign(method: "GET" | "PUT", objectKey: string, ttlSeconds: number, opts?: { downloadName?: string; query?: Record<string, string> }): Promise<PresignedUrl>;
 }
 
 export function createPresigner(storage: Config["storage"], now: () => Date = () => new Date()): Presigner {
@@ -23,6 +24,7 @@ export function createPresigner(storage: Config["storage"], now: () => Date = ()
         return { url: await localDownloadUrl(storage, s3Endpoint, objectKey, expiresAtMs, opts.downloadName), expiresAt: new Date(expiresAtMs).toISOString() };
       }
       const url = new URL(`${base}/${bucketName}/${objectKey.split("/").map(encodeURIComponent).join("/")}`);
+      for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
       url.searchParams.set("X-Amz-Expires", String(ttlSeconds));
       if (opts.downloadName) {
         url.searchParams.set("response-content-disposition", `attachment; filename="${opts.downloadName}"`);

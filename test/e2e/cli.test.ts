@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -105,6 +105,20 @@ describe("the ffjobs CLI, end to end with real files", () => {
     expect(readFileSync(join(dir, "parts.m3u8"), "utf8")).toMatch(/part00\.ts/);
     expect(Number(ffprobeJson(join(dir, "parts.m3u8")).format.duration)).toBeCloseTo(3, 0);
   }, 90_000);
+
+  it("uploads a file over 100 MiB in parts, with progress part by part, and probes it remotely", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    execFileSync("ffmpeg", ["-v", "error", "-stream_loop", "3", "-i", fx.long, "-c", "copy", join(dir, "big.mp4")]);
+    const size = statSync(join(dir, "big.mp4")).size;
+    expect(size).toBeGreaterThan(100 * 1024 * 1024);
+    const r = await ffjobs(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "big.mp4"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Number(r.stdout)).toBeCloseTo(480, 0);
+    // Progress moves a 16 MiB part at a time (one PUT would report every chunk).
+    const percents = [...r.stderr.matchAll(/uploading [^:]+: (\d+)%/g)].map((m) => Number(m[1]));
+    expect(percents[0]).toBe(Math.floor(((16 * 1024 * 1024) / size) * 100));
+    expect(percents.at(-1)).toBe(100);
+  }, 120_000);
 
   it("prints what ffprobe prints", async () => {
     const r = await ffjobs(["ffprobe", "-v", "error", "-print_format", "json", "-show_streams", fx.clip]);

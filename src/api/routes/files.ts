@@ -1,10 +1,11 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { idempotent } from "../idempotency.ts";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../api-error.ts";
-import { createFileSchema, idParamSchema, listFilesQuerySchema } from "../schemas.ts";
+import { completeUploadSchema, createFileSchema, idParamSchema, listFilesQuerySchema, partUrlsRequestSchema } from "../schemas.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { getAsset, insertUploadAsset, isInputOfActiveJob, listAssets, refreshUploadStatus, type AssetRow } from "../../storage/asset-store.ts";
+import { getAsset, insertUploadAsset, isInputOfActiveJob, listAssets, markUploadComplete, refreshUploadStatus, type AssetRow } from "../../storage/asset-store.ts";
+import { completeMultipart, partPlan, partUrls, pendingMultipart, startMultipart } from "../../storage/multipart-upload.ts";
 import { createPresigner, objectKeys } from "../../storage/presigner.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
@@ -21,7 +22,10 @@ function assetView(a: AssetRow) {
   };
 }
 
-/** Creates an upload slot: the client PUTs the bytes straight to storage with the presigned URL. */
+/**
+ * Creates an upload slot: the client PUTs the bytes straight to storage with the presigned URL, or for
+ * a multipart upload PUTs each part with URLs from `/:id/parts` and then calls `/:id/complete`.
+ */
 fileRoutes.post("/", requireJsonBody, idempotent("files.create"), validate("json", createFileSchema), async (c) => {
   const body = c.req.valid("json");
   const config = loadConfig(c.env);
@@ -33,9 +37,42 @@ fileRoutes.post("/", requireJsonBody, idempotent("files.create"), validate("json
     id, account_id: c.get("account").id, origin: "upload", job_id: null, file_name: body.fileName, content_type: contentType, size: body.size ?? null,
     status: "pending", object_key: objectKey, created_at: now.toISOString(), expires_at: new Date(now.getTime() + config.uploadRetentionMs).toISOString(), expired_at: null,
   };
-  await insertUploadAsset(c.env.DB, { id, accountId: row.account_id, fileName: row.file_name, contentType, size: row.size, objectKey, now: row.created_at, expiresAt: row.expires_at! });
+  const asset = { id, accountId: row.account_id, fileName: row.file_name, contentType, size: row.size, objectKey, now: row.created_at, expiresAt: row.expires_at! };
+  if (body.multipart) {
+    const plan = partPlan(body.size!, body.partSizeBytes);
+    const uploadId = await startMultipart(c.env.BUCKET, objectKey, contentType);
+    await insertUploadAsset(c.env.DB, { ...asset, multipart: { uploadId, partSize: plan.partSizeBytes } });
+    return c.json({ ...assetView(row), upload: { method: "multipart" as const, ...plan, headers: {} } }, 201);
+  }
+  await insertUploadAsset(c.env.DB, asset);
   const upload = await createPresigner(config.storage).presign("PUT", objectKey, UPLOAD_URL_TTL_SECONDS);
   return c.json({ ...assetView(row), upload: { url: upload.url, method: "PUT" as const, headers: { "Content-Type": contentType }, expiresAt: upload.expiresAt } }, 201);
+});
+
+/** The multipart upload in progress of one of the account's files, or the reason there is none. */
+async function uploadInProgress(c: Context<AppEnv>, id: string) {
+  const asset = await getAsset(c.env.DB, id, c.get("account").id);
+  if (!asset) throw new ApiError("NOT_FOUND", "No file with this id");
+  const upload = pendingMultipart(asset);
+  if (!upload) throw new ApiError("UPLOAD_NOT_IN_PROGRESS", asset.status === "ready" ? "This file's upload is complete" : "This file is uploaded with one PUT, not in parts");
+  return { asset, upload };
+}
+
+/** Presigned PUT URLs for parts of a multipart upload: the first time, or again for a part that failed. */
+fileRoutes.post("/:id/parts", validate("param", idParamSchema), requireJsonBody, validate("json", partUrlsRequestSchema), async (c) => {
+  const { upload } = await uploadInProgress(c, c.req.valid("param").id);
+  const got = await partUrls(createPresigner(loadConfig(c.env).storage), upload, c.req.valid("json").partNumbers);
+  if ("problem" in got) throw invalidRequest([{ path: ["partNumbers"], message: got.problem, code: "custom" }]);
+  return c.json({ parts: got.urls });
+});
+
+/** Completes a multipart upload from its parts' ETags; the file is then ready. */
+fileRoutes.post("/:id/complete", validate("param", idParamSchema), requireJsonBody, validate("json", completeUploadSchema), async (c) => {
+  const { asset, upload } = await uploadInProgress(c, c.req.valid("param").id);
+  const done = await completeMultipart(c.env.BUCKET, upload, c.req.valid("json").parts);
+  if ("problem" in done) throw invalidRequest([{ path: ["parts"], message: done.problem, code: "custom" }]);
+  await markUploadComplete(c.env.DB, asset.id, done.size);
+  return c.json(assetView({ ...asset, status: "ready", size: done.size }));
 });
 
 fileRoutes.get("/", validate("query", listFilesQuerySchema), async (c) => {

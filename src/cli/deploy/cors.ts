@@ -1,6 +1,7 @@
 // The bucket's CORS rule. The dashboard (served by the Worker at /dashboard/) uploads with a presigned
-// PUT straight to R2 and previews outputs from presigned GETs: both are cross-origin requests from the
-// Worker's origin to <account>.r2.cloudflarestorage.com, which R2 answers only if a rule allows them.
+// PUT straight to R2 (a large file part by part, reading each part's ETag to complete the upload) and
+// previews outputs from presigned GETs: cross-origin requests from the Worker's origin to
+// <account>.r2.cloudflarestorage.com, which R2 answers only if a rule allows them.
 
 /** How long a browser may cache the preflight answer. */
 const PREFLIGHT_CACHE_SECONDS = 3600;

@@ -1,0 +1,90 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createClient, type FfjobsClient } from "../../client/src/index.ts";
+import { useLocalStack } from "../support/local-stack.ts";
+
+/**
+ * Uploads in parts (S3 multipart) on the local stack: the Worker starts and completes them with the
+ * R2 binding, the client PUTs each part to the S3 endpoint with presigned URLs, as in production.
+ */
+const { fx, local } = useLocalStack();
+const MiB = 1024 * 1024;
+let client: FfjobsClient;
+beforeAll(() => {
+  client = createClient({ baseUrl: local.stack.baseUrl, apiKey: local.stack.apiKey });
+});
+
+/** Per-packet checksums of a file (ffmpeg's framemd5): the same media, byte for byte in its packets. */
+const framemd5 = (path: string) => execFileSync("ffmpeg", ["-v", "error", "-i", path, "-map", "0", "-c", "copy", "-f", "framemd5", "-"], { encoding: "utf8" }).replace(/^#.*\n/gm, "");
+
+async function packetsOfUpload(assetId: string): Promise<string> {
+  const job = await local.runToEnd({ inputs: { in: { type: "asset", assetId } }, outputs: { sums: { fileName: "sums.txt" } }, ffmpegArgs: ["-i", "{{in}}", "-map", "0", "-c", "copy", "-f", "framemd5", "{{sums}}"] });
+  expect(job.status, JSON.stringify(job)).toBe("completed");
+  return (await (await fetch(job.outputs[0].downloadUrl)).text()).replace(/^#.*\n/gm, "");
+}
+
+describe("uploads in parts", () => {
+  it("uploads a file in 5 MiB parts with progress, completes it, and a job reads it whole and right", async () => {
+    const size = statSync(fx.long).size;
+    const seen: number[] = [];
+    const asset = await client.uploadFile(fx.long, { multipartThresholdBytes: 1, partSizeBytes: 5 * MiB, onProgress: (sent) => seen.push(sent) });
+    expect(asset).toMatchObject({ status: "ready", size, fileName: "long.mp4" });
+    expect(seen.length).toBe(Math.ceil(size / (5 * MiB)));
+    expect(seen.at(-1)).toBe(size);
+    expect(await packetsOfUpload(asset.id)).toBe(framemd5(fx.long));
+  });
+
+  it("sends a part again, with a fresh URL, when its PUT drops, and the file is still whole", async () => {
+    let dropped = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (init?.method === "PUT" && new URL(url).searchParams.get("partNumber") === "2" && dropped === 0) {
+        dropped++;
+        throw new TypeError("fetch failed (connection reset)");
+      }
+      return fetch(input, init);
+    };
+    const flakyClient = createClient({ baseUrl: local.stack.baseUrl, apiKey: local.stack.apiKey, fetch: flaky });
+    const asset = await flakyClient.uploadFile(fx.long, { multipartThresholdBytes: 1, partSizeBytes: 5 * MiB });
+    expect(dropped).toBe(1);
+    expect(asset).toMatchObject({ status: "ready", size: statSync(fx.long).size });
+    expect(await packetsOfUpload(asset.id)).toBe(framemd5(fx.long));
+  });
+
+  it("completes only with every part, once; keeps nothing that does not add up to the declared size; and says when there is nothing to complete", async () => {
+    const bytes = readFileSync(fx.long).subarray(0, 11 * MiB);
+    const slot = await client.createFile({ fileName: "part.bin", size: bytes.length + 1, multipart: true, partSizeBytes: 5 * MiB });
+    expect(slot.upload).toEqual({ method: "multipart", partSizeBytes: 5 * MiB, partCount: 3, headers: {} });
+    const { parts } = (await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1, 2, 3] })).body;
+    const etags: { partNumber: number; etag: string }[] = [];
+    for (const p of parts) {
+      const res = await fetch(p.url, { method: "PUT", body: bytes.subarray((p.partNumber - 1) * 5 * MiB, p.partNumber * 5 * MiB) });
+      expect(res.status).toBe(200);
+      etags.push({ partNumber: p.partNumber, etag: res.headers.get("etag")! });
+    }
+    const past = await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [4] });
+    expect(past).toMatchObject({ status: 400, body: { details: [{ message: "part 4 is past the last part (3)" }] } });
+    const missing = await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: etags.slice(0, 2) });
+    expect(missing).toMatchObject({ status: 400, body: { details: [{ message: expect.stringMatching(/^part 3 is missing/) }] } });
+    // One byte short of what the slot declared: storage assembles it, the service does not keep it.
+    const short = await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: etags });
+    expect(short).toMatchObject({ status: 400, body: { details: [{ message: `the parts add up to ${bytes.length} bytes, but the upload declared ${bytes.length + 1}; the file was not kept` }] } });
+    expect((await local.api.call("GET", `/v1/files/${slot.id}`)).body).toMatchObject({ status: "pending" });
+
+    const single = await client.createFile({ fileName: "one.bin", size: 10 });
+    const notParts = await local.api.call("POST", `/v1/files/${single.id}/parts`, { partNumbers: [1] });
+    expect(notParts).toMatchObject({ status: 409, body: { code: "UPLOAD_NOT_IN_PROGRESS" } });
+    const huge = await local.api.call("POST", "/v1/files", { fileName: "huge.mov", size: 6 * 1024 ** 3 });
+    expect(huge).toMatchObject({ status: 400, body: { details: [{ path: ["multipart"] }] } });
+  });
+
+  it("aborts an upload in parts when its file is deleted", async () => {
+    const slot = await client.createFile({ fileName: "gone.bin", size: 6 * MiB, multipart: true, partSizeBytes: 5 * MiB });
+    const { parts } = (await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1] })).body;
+    expect((await fetch(parts[0].url, { method: "PUT", body: new Uint8Array(5 * MiB) })).status).toBe(200);
+    expect((await local.api.call("DELETE", `/v1/files/${slot.id}`)).status).toBe(204);
+    // The upload is gone: its part URL no longer takes a part.
+    expect((await fetch(parts[0].url, { method: "PUT", body: new Uint8Array(5 * MiB) })).status).toBeGreaterThanOrEqual(400);
+  });
+});
