@@ -83,7 +83,7 @@ export async function startInputServer(inputs: StreamedInput[], opts: InputServe
           origin.originBytes += chunk.length;
           if (originBytes() > opts.maxReadBytes) throw ended("LIMIT_EXCEEDED", `The job read more than ${opts.maxReadBytes} bytes from its inputs' origins and was stopped`);
         }
-        if (!res.write(part)) await new Promise((r) => res.once("drain", r).once("close", r));
+        if (!res.write(part)) await drainedOrClosed(res);
       }
       if (left > 0 && !res.destroyed) throw ended("INPUT_FETCH_FAILED", `Input "${origin.name}" could not be fetched: its origin ended the body ${left} bytes short`);
       res.end();
@@ -117,4 +117,17 @@ async function withinIdle<T>(next: Promise<T>, idleMs: number, stalled: () => Er
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Once ffmpeg's side takes more (or is gone): both listeners removed, so a long read does not pile them up. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
