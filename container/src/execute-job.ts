@@ -23,9 +23,10 @@ export type JobHooks = {
 
 /**
  * The inputs' duration (for progress percent) is probed only once a job has run this long, and
- * beside it, not before it: short jobs never pay for the extra ffprobe.
+ * beside it, not before it: short jobs never pay for the extra ffprobe, which reads the inputs again
+ * (from their origin, for streamed ones) while the job itself reads them.
  */
-const DURATION_PROBE_DELAY_MS = 300;
+const DURATION_PROBE_DELAY_MS = 2000;
 
 /** Fetch inputs, check the arguments, run the binary sandboxed, store declared outputs, clean up. Never throws. */
 export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings, hooks: JobHooks): Promise<RunnerOutcome> {

@@ -18,21 +18,27 @@ describe("streamed inputs (real sandboxed ffmpeg, ranges from a loopback origin)
     return (await h.api.waitFor(req.jobId, (s) => s.state === "finished", 60_000)).outcome!;
   };
 
+  // Against bare ffmpeg on the same URL, bytes are compared in bench/big-remote.ts, on a link of capped speed:
+  // on an unlimited loopback the windows asked ahead arrive at once, which says nothing of a real origin.
   it("probes a file whose index is at its end by reading a small part of it", async () => {
+    const args = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "{{in}}"];
     const before = h.media.sentBytes();
-    const done = await run({ binary: "ffprobe", args: ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "{{in}}"], inputs: [at("/long.mp4")] });
+    const done = await run({ binary: "ffprobe", args, inputs: [at("/long.mp4")] });
     expect(done, done.errorMessage ?? "").toMatchObject({ status: "completed", stdout: expect.stringMatching(/^120\.0/) });
     const origin = h.media.sentBytes() - before;
     expect(origin).toBeLessThan(longBytes / 8);
-    expect(done.inputReads!.in).toMatchObject({ copied: false });
-    expect(done.inputReads!.in.originBytes).toBeLessThan(longBytes / 8);
+    // What the runner took from the origin: no less than it gave ffmpeg, no more than the origin sent.
+    const reads = done.inputReads!.in;
+    expect(reads.copied).toBe(false);
+    expect(reads.originBytes).toBeGreaterThanOrEqual(reads.bytesRead);
+    expect(reads.originBytes).toBeLessThanOrEqual(origin);
   });
 
   it("seeks into the middle for one frame (-ss before -i) without reading the rest, and shows the paths ffmpeg was given as /job paths", async () => {
     const before = h.media.sentBytes();
     const done = await run({ args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"], inputs: [at("/long.mp4")], outputs: [output("out", "frame.png", "image/png")] });
     expect(done, done.errorMessage ?? "").toMatchObject({ status: "completed", outputs: [{ name: "out", metadata: { streams: [{ codec: "png" }] } }] });
-    expect(h.media.sentBytes() - before).toBeLessThan(longBytes / 5);
+    expect(h.media.sentBytes() - before).toBeLessThan(longBytes / 3);
     expect(done.stderrTail).not.toContain("127.0.0.1");
     // Three reads at least: the start, the index at the end, the frame in the middle.
     expect(h.media.requests.filter((r) => r.startsWith("/long.mp4 bytes=")).length).toBeGreaterThanOrEqual(3);
