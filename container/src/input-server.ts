@@ -19,7 +19,7 @@ export type InputServerOptions = OriginOptions & {
 };
 
 export type InputServer = {
-  /** The Unix socket the sandbox's relay connects to (container/bin/input-relay.py). */
+  /** The Unix socket the sandbox's relay connects to (container/bin/input-relay.pl). */
   socketPath: string;
   failure: () => JobEnded | null;
   reads: () => InputReads;

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { STREAMED_INPUT_ORIGIN } from "../../src/jobs/job-paths.ts";
 import { chownSync } from "node:fs";
 import { childEnvironment } from "./command.ts";
 import type { JobFolder } from "./job-folder.ts";
@@ -71,7 +72,11 @@ function dropTo(account: { uid: number; gid: number }, workDir: string): void {
 
 /** The command line that runs a job's binary under the chosen isolation. */
 export function isolatedCommand(settings: RunnerSettings, folder: JobFolder, binary: string, argv: string[], limits: Limits): { file: string; args: string[]; env: Record<string, string> } {
-  if (settings.isolation === "namespaces") return { ...sandboxedCommand(binary, argv, folder.root, limits, settings.bwrapPath, folder.inputSocketDir), env: {} };
+  if (settings.isolation === "namespaces") {
+    // The relay only for a command that reads a streamed input (an output's probe reads none).
+    const readsStreamed = folder.inputSocketDir !== null && argv.some((a) => a.startsWith(STREAMED_INPUT_ORIGIN));
+    return { ...sandboxedCommand(binary, argv, folder.root, limits, settings.bwrapPath, readsStreamed ? folder.inputSocketDir : null), env: {} };
+  }
   if (settings.isolation === "uid" && folder.uid !== null) return { ...uidIsolatedCommand(binary, argv, folder.uid, limits), env: uidIsolatedEnv(folder.root) };
   if (settings.isolation === "none") return { ...limitedCommand(binary, argv, limits), env: childEnvironment(folder.root) };
   throw new Error(`no isolation to run ${binary} with`);

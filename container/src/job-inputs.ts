@@ -8,7 +8,8 @@ import { startInputServer, type InputReads } from "./input-server.ts";
 import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 
-const PYTHON = "/usr/bin/python3";
+/** The sandbox's input relay runs on Perl (perl-base: Essential in Debian, so on every host and image). */
+const PERL = "/usr/bin/perl";
 
 /** How a job's inputs reach its commands, for as long as the job runs. */
 export type JobInputs = {
@@ -24,7 +25,7 @@ export function inputStreaming(settings: Pick<RunnerSettings, "inputs">, isolati
   const copied = "copied whole before each job";
   if (settings.inputs === "copy") return { on: false, description: `${copied} (RUNNER_INPUTS=copy)` };
   if (isolation !== "namespaces") return { on: false, description: `${copied}: reading by range needs the namespace sandbox (a network namespace of the job's own)` };
-  if (!existsSync(PYTHON)) return { on: false, description: `${copied}: ${PYTHON}, the sandbox's input relay, is missing` };
+  if (!existsSync(PERL)) return { on: false, description: `${copied}: ${PERL}, which runs the sandbox's input relay, is missing` };
   return { on: true, description: "read by range while each job runs (only the bytes ffmpeg asks for)" };
 }
 

@@ -17,8 +17,8 @@ const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
 /** The unprivileged user ffmpeg runs as inside the sandbox. */
 const NOBODY = "65534";
 /** Carries ffmpeg's reads of streamed inputs from the sandbox's loopback to the runner (input-server.ts). */
-export const INPUT_RELAY = resolve(import.meta.dirname, "../bin/input-relay.py");
-const PYTHON = "/usr/bin/python3";
+export const INPUT_RELAY = resolve(import.meta.dirname, "../bin/input-relay.pl");
+const PERL = "/usr/bin/perl";
 
 /**
  * The command that runs ffmpeg/ffprobe sandboxed: prlimit sets the resource limits, bubblewrap
@@ -31,8 +31,8 @@ const PYTHON = "/usr/bin/python3";
  */
 export function sandboxedCommand(binary: string, argv: string[], jobDir: string, limits: Limits, bwrapPath: string, inputSocketDir: string | null = null): { file: string; args: string[] } {
   const binds = READ_ONLY_HOST_PATHS.filter((p) => existsSync(p)).flatMap((p) => ["--ro-bind", p, p]);
-  const relay = inputSocketDir === null ? [] : ["--bind", inputSocketDir, "/job/io", "--ro-bind", INPUT_RELAY, "/job/relay.py"];
-  const command = inputSocketDir === null ? [] : [PYTHON, "-I", "-S", "/job/relay.py", "/job/io/in.sock", String(STREAMED_INPUT_PORT)];
+  const relay = inputSocketDir === null ? [] : ["--bind", inputSocketDir, "/job/io", "--ro-bind", INPUT_RELAY, "/job/relay.pl"];
+  const command = inputSocketDir === null ? [] : [PERL, "/job/relay.pl", "/job/io/in.sock", String(STREAMED_INPUT_PORT)];
   return {
     file: "/usr/bin/prlimit",
     args: [

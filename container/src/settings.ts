@@ -14,7 +14,7 @@ export type RunnerSettings = {
   /**
    * "stream" (default): ffmpeg reads URL and uploaded inputs by range through the runner while it runs
    * (job-inputs.ts), where the sandbox has a network namespace of its own to carry them (namespaces
-   * isolation, python3 for the relay); "copy": every input is downloaded whole first.
+   * isolation, Perl for the relay); "copy": every input is downloaded whole first.
    */
   inputs: "stream" | "copy";
   /** Whether inputs are streamed here: `inputs` as this host allows (resolved at start, like `isolation`). */

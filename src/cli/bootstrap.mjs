@@ -58,13 +58,12 @@ function ensureDependencies(node) {
   writeFileSync(stamp, want);
 }
 
-// The runner needs ffmpeg, and on Linux bubblewrap and python3 (its sandbox: without it the runner refuses
-// jobs unless RUNNER_SANDBOX=off is set explicitly); the tests also drive pages in headless Chromium.
+// The runner needs ffmpeg, and on Linux bubblewrap (its sandbox: without it the runner refuses jobs
+// unless RUNNER_SANDBOX=off is set explicitly); the tests also drive pages in headless Chromium.
 function ensureFfmpeg(cmd) {
   if (cmd === "keys" || cmd === "deploy" || cmd === "smoke" || cmd === "ffjobs") return;
   const tools = { ffmpeg: "ffmpeg", ffprobe: "ffmpeg" };
-  // python3: the sandbox's input relay (container/bin/input-relay.py), through which ffmpeg reads inputs by range.
-  if (process.platform === "linux" && process.env.RUNNER_SANDBOX !== "off") Object.assign(tools, { bwrap: "bubblewrap", python3: "python3" });
+  if (process.platform === "linux" && process.env.RUNNER_SANDBOX !== "off") tools.bwrap = "bubblewrap";
   if (cmd === "test") tools.chromium = "chromium";
   const missing = Object.keys(tools).filter((bin) => !has(bin));
   if (missing.length === 0) return;
