@@ -124,7 +124,8 @@ function inStep(err: JobEnded, k: number, runtimeBeforeMs: number): JobEnded {
  */
 function inputFirst(err: JobEnded, inputs: JobInputs | null): JobEnded {
   const failure = inputs?.failure();
-  if (!failure || err.outcome.errorCode === "CANCELED") return err;
+  // A cancel or the deadline also ends the reads in flight: their breaking is not the cause.
+  if (!failure || err.outcome.errorCode === "CANCELED" || err.outcome.errorCode === "JOB_TIMEOUT") return err;
   const { status, errorCode, errorMessage } = failure.outcome;
   return new JobEnded({ ...err.outcome, status, errorCode, errorMessage });
 }

@@ -13,6 +13,8 @@ export type OriginOptions = {
   canceled: AbortSignal;
 };
 
+/** Within this of the job's deadline, a read that breaks is taken to have been ended by it. */
+const DEADLINE_SLACK_MS = 1000;
 /** How long the answer to the open waits for ffmpeg's first read before it is let go. */
 const OPENING_KEPT_MS = 10_000;
 /**
@@ -62,7 +64,8 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
   const failure = (err: unknown): JobEnded => {
     if (err instanceof JobEnded) return err;
     if (opts.canceled.aborted) return ended("CANCELED", "The job was canceled");
-    if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= opts.deadline) return ended("JOB_TIMEOUT", "The job's time limit ran out while reading an input");
+    // The deadline's own timer may fire a moment before the runner's kill: near it, a broken read is the deadline's.
+    if (Date.now() >= opts.deadline - DEADLINE_SLACK_MS) return ended("JOB_TIMEOUT", "The job's time limit ran out while reading an input");
     return ended("INPUT_FETCH_FAILED", `Input "${name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`);
   };
 
