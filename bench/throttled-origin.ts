@@ -41,17 +41,21 @@ export async function startThrottledOrigin(dir: string, opts: { bytesPerSecond: 
       res.writeHead(m ? 206 : 200, { "content-length": end - start + 1, ...(m ? { "content-range": `bytes ${start}-${end}/${size}` } : {}), ...validators });
       const body = createReadStream(path, { start, end, highWaterMark: 64 * 1024 });
       res.on("close", () => body.destroy());
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        await take(chunk.length);
-        if (res.destroyed) return;
-        sent += chunk.length;
-        if (!res.write(chunk)) {
-          await new Promise<void>((resolve) => {
-            const done = () => (res.off("drain", done), res.off("close", done), resolve());
-            res.on("drain", done).on("close", done);
-          });
+      try {
+        for await (const chunk of body as AsyncIterable<Buffer>) {
+          await take(chunk.length);
+          if (res.destroyed) return;
+          sent += chunk.length;
+          if (!res.write(chunk)) {
+            await new Promise<void>((resolve) => {
+              const done = () => (res.off("drain", done), res.off("close", done), resolve());
+              res.on("drain", done).on("close", done);
+            });
+          }
+          if (res.destroyed) return;
         }
-        if (res.destroyed) return;
+      } catch {
+        return; // the reader went away mid-body (ffmpeg seeks): its stream was closed under the loop
       }
       res.end();
     }, opts.firstByteMs);
