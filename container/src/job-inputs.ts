@@ -7,9 +7,8 @@ import type { JobFolder } from "./job-folder.ts";
 import { startInputServer, type InputReads } from "./input-server.ts";
 import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
+import { PERL } from "./sandbox.ts";
 
-/** The sandbox's input relay runs on Perl (perl-base: Essential in Debian, so on every host and image). */
-const PERL = "/usr/bin/perl";
 
 /** How a job's inputs reach its commands, for as long as the job runs. */
 export type JobInputs = {

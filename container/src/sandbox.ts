@@ -18,7 +18,8 @@ const SANDBOX_TMP_BYTES = 64 * 1024 * 1024;
 const NOBODY = "65534";
 /** Carries ffmpeg's reads of streamed inputs from the sandbox's loopback to the runner (input-server.ts). */
 export const INPUT_RELAY = resolve(import.meta.dirname, "../bin/input-relay.pl");
-const PERL = "/usr/bin/perl";
+/** The relay runs on Perl (perl-base: Essential in Debian, so on every host and image). */
+export const PERL = "/usr/bin/perl";
 
 /**
  * The command that runs ffmpeg/ffprobe sandboxed: prlimit sets the resource limits, bubblewrap

@@ -1,6 +1,7 @@
 import { resolvePlaceholders, type PathOf } from "./placeholders.ts";
 import { walkArguments } from "./policy/argument-policy.ts";
 import { INPUT_FORMAT_WHITELIST, MAX_PIXELS } from "./policy/option-tables.ts";
+import { STREAMED_INPUT_ORIGIN } from "./job-paths.ts";
 
 /**
  * The argv the runner executes: the client's arguments with placeholders resolved, plus the
@@ -33,7 +34,7 @@ export function buildArgv(binary: "ffmpeg" | "ffprobe", args: string[], pathOf: 
  * input http over the sandbox's loopback, job-paths.ts), the media demuxers, the pixel bound.
  */
 export function inputSafetyOptions(path: string): string[] {
-  const streamed = path.startsWith("http://127.0.0.1:");
+  const streamed = path.startsWith(STREAMED_INPUT_ORIGIN);
   // A streamed input's socket buffer is kept small: what it holds was fetched, and a seek throws it away.
   const reading = streamed ? ["-protocol_whitelist", "http,tcp", "-recv_buffer_size", String(STREAMED_INPUT_BUFFER_BYTES)] : ["-protocol_whitelist", "file"];
   return [...reading, "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS)];
