@@ -126,6 +126,8 @@ function inputFirst(err: JobEnded, inputs: JobInputs | null): JobEnded {
   const failure = inputs?.failure();
   // A cancel or the deadline also ends the reads in flight: their breaking is not the cause.
   if (!failure || err.outcome.errorCode === "CANCELED" || err.outcome.errorCode === "JOB_TIMEOUT") return err;
+  // Already said (a step's failure carries it, named by its step).
+  if (err.outcome.errorCode === failure.outcome.errorCode) return err;
   const { status, errorCode, errorMessage } = failure.outcome;
   return new JobEnded({ ...err.outcome, status, errorCode, errorMessage });
 }

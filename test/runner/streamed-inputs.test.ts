@@ -65,6 +65,16 @@ describe("streamed inputs (real sandboxed ffmpeg, ranges from a loopback origin)
     expect(done.errorMessage).toMatch(/^Input "in" changed while the job read it \(its ETag went from "v1" to "v2"\)/);
   });
 
+  it("names the step in which a multi-step job's input changed", async () => {
+    const done = await run({
+      steps: [{ binary: "ffprobe", args: ["-v", "error", "-show_format", "{{in}}"] }, { binary: "ffmpeg", args: ["-i", "{{in}}", "-t", "1", "-f", "null", "-"] }],
+      // A path of its own: the origin counts requests per path, and an earlier test used /changes-after/1/.
+      inputs: [at("/changes-after/2/long.mp4")],
+    });
+    expect(done).toMatchObject({ status: "failed", errorCode: "INPUT_CHANGED", failedStep: 0 });
+    expect(done.errorMessage).toMatch(/^steps\[0\]: Input "in" changed while the job read it/);
+  });
+
   it("fails an origin that stalls mid-body within its idle window, with a message naming the input", async () => {
     const started = Date.now();
     const done = await run({ args: ["-i", "{{in}}", "-f", "null", "-"], inputs: [at("/stall-after/200000/long.mp4")] });
