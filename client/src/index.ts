@@ -8,6 +8,7 @@ import { MULTIPART_THRESHOLD_BYTES, partsOfStream, uploadInParts, type ReadPart 
 export type * from "./api-types.ts";
 export { verifyWebhook, WebhookVerificationError } from "./webhooks.ts";
 export { readEvents, type ServerEvent } from "./events.ts";
+export { MULTIPART_THRESHOLD_BYTES } from "./multipart-upload.ts";
 
 export type ClientOptions = { baseUrl: string; apiKey: string; fetch?: typeof fetch };
 export type JobRequest = CreateJobRequest | PresetJobRequest;

@@ -1,7 +1,7 @@
 // The ffjobs dashboard: a page of the Worker's static assets, talking to the API with the typed client
 // (client/, built into ./client/ by `npm run dev`, `npm test` and `npm run deploy`). The API key is kept
 // in sessionStorage: for this tab only. Views are chosen by the URL's hash (#/jobs, #/jobs/<id>, …).
-import { createClient, FfjobsError, isFinished } from "./client/index.js";
+import { createClient, FfjobsError, isFinished, MULTIPART_THRESHOLD_BYTES } from "./client/index.js";
 
 const main = document.getElementById("main");
 const KEY = "ffjobs.apiKey";
@@ -158,9 +158,17 @@ async function newJobView() {
     e.preventDefault();
     try {
       const f = file.files[0];
-      const slot = await client.createFile({ fileName: f.name.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._-]+/, "") || "input" });
-      await putWithProgress(slot.upload, f, (p) => (upload.value = p));
-      const asset = { type: "asset", assetId: slot.id };
+      const fileName = f.name.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._-]+/, "") || "input";
+      let assetId;
+      if (f.size > MULTIPART_THRESHOLD_BYTES) {
+        // A large file goes up in parts (resumable part by part; the only way above 5 GiB), as the typed client does it.
+        assetId = (await client.uploadFile(f, { fileName, onProgress: (sent, total) => (upload.value = Math.round((sent / total) * 100)) })).id;
+      } else {
+        const slot = await client.createFile({ fileName });
+        await putWithProgress(slot.upload, f, (p) => (upload.value = p));
+        assetId = slot.id;
+      }
+      const asset = { type: "asset", assetId };
       const hook = webhook.value ? { webhookUrl: webhook.value } : {};
       let body;
       if (kind.value === "raw") {
