@@ -2,9 +2,9 @@
 // coordinator drives it (the runner protocol over HTTP), against `xargs -P2` of the same bare
 // commands on the same machine in the same run. The control plane (workerd) is measured apart
 // (`npm run bench:cpu`): on two shared cores it would price itself into this figure.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
 import { startPutReceiver } from "../test/support/put-receiver.ts";
 import { startRunner } from "../test/support/runner-process.ts";
 import { startStaticServer } from "../test/support/static-server.ts";
@@ -13,23 +13,31 @@ import { jobRequest, runnerApi } from "../test/runner/runner-client.ts";
 
 export type DataPlaneOp = { name: string; binary: "ffmpeg" | "ffprobe"; input: string; output?: string; args: string[] };
 
-/** `jobs` runs of `op`: seconds for bare `xargs -P2`, seconds through the runner at its concurrency. */
-export async function dataPlaneThroughput(dir: string, op: DataPlaneOp, jobs: number): Promise<{ bareMs: number; runnerMs: number }> {
+export type DataPlaneFigures = { bareMs: number; runnerMs: number; bareCpuMsPerJob: number; runnerCpuMsPerJob: number };
+
+/**
+ * `jobs` runs of `op`: wall ms for bare `xargs -P2` and through the runner at its concurrency, and the
+ * CPU each used per job (bare: xargs and its ffmpegs; the runner: its own and its sandboxes' processes).
+ */
+export async function dataPlaneThroughput(dir: string, op: DataPlaneOp, jobs: number): Promise<DataPlaneFigures> {
   const media = await startStaticServer(dir);
   const storage = await startPutReceiver();
   const runner = await startRunner(await freePort(), { RUNNER_CONCURRENCY: String(availableParallelism()) });
   const api = runnerApi(runner);
   try {
-    const bareArgv = (i: number) => op.args.map((a) => (a === "{{in}}" ? join(dir, op.input) : a === "{{out}}" ? `/tmp/ffjobs-dp-${i}-${op.output}` : a));
+    const bareArgv = (i: number) => op.args.map((a) => (a === "{{in}}" ? `${media.url}/${op.input}` : a === "{{out}}" ? `/tmp/ffjobs-dp-${i}-${op.output}` : a));
     const commands = Array.from({ length: jobs }, (_, i) => [op.binary, ...(op.binary === "ffmpeg" ? ["-y", "-v", "error"] : []), ...bareArgv(i)].map((a) => `'${a}'`).join(" "));
+    const bareCpuBefore = cpuMs("self", true);
     const t0 = performance.now();
-    execFileSync("xargs", ["-P2", "-I{}", "sh", "-c", "{}"], { input: commands.join("\n"), stdio: ["pipe", "ignore", "inherit"] });
+    await xargs(commands);
     const bareMs = performance.now() - t0;
+    const bareCpuMsPerJob = (cpuMs("self", true) - bareCpuBefore) / jobs;
     const requests = Array.from({ length: jobs }, () => jobRequest({
       binary: op.binary, args: op.args, timeoutMs: 120_000,
       inputs: [{ name: "in", url: `${media.url}/${op.input}`, fileName: op.input, trusted: false }],
       outputs: op.output ? [{ name: "out", fileName: op.output, contentType: "application/octet-stream", uploadUrl: `${storage.url}/${crypto.randomUUID()}` }] : [],
     }));
+    const runnerCpuBefore = cpuMs(runner.child.pid!);
     const t1 = performance.now();
     // All handed over at once, as coordinators would; the runner queues beyond its concurrency.
     for (const req of requests) await api.submit(req);
@@ -37,10 +45,27 @@ export async function dataPlaneThroughput(dir: string, op: DataPlaneOp, jobs: nu
       const done = await api.waitFor(req.jobId, (s) => s.state === "finished", 600_000);
       if (done.outcome?.status !== "completed") throw new Error(`${op.name}: ${JSON.stringify(done.outcome).slice(0, 300)}`);
     }
-    return { bareMs, runnerMs: performance.now() - t1 };
+    const runnerMs = performance.now() - t1;
+    return { bareMs, runnerMs, bareCpuMsPerJob, runnerCpuMsPerJob: (cpuMs(runner.child.pid!) - runnerCpuBefore) / jobs };
   } finally {
     runner.stop();
     await media.close();
     await storage.close();
   }
+}
+
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+
+/** A process's CPU ms from /proc: its own and its waited-for children's (or only the children's). */
+function cpuMs(pid: number | "self", childrenOnly = false): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const [utime, stime, cutime, cstime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 15).map(Number);
+  return (childrenOnly ? cutime + cstime : utime + stime + cutime + cstime) * TICK_MS;
+}
+
+/** `xargs -P2` of the commands, without blocking this process (it serves their input). */
+function xargs(commands: string[]): Promise<void> {
+  const child = spawn("xargs", ["-P2", "-I{}", "sh", "-c", "{}"], { stdio: ["pipe", "ignore", "inherit"] });
+  child.stdin.end(commands.join("\n"));
+  return new Promise((resolve, reject) => child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`xargs exited ${code}`)))));
 }

@@ -1,7 +1,11 @@
-import { mkdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { promisify } from "node:util";
+import { dirname, join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MULTIPART_THRESHOLD_BYTES } from "../../client/src/index.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -36,6 +40,19 @@ async function accessibilityProblems(p: Page): Promise<string[]> {
   return (result.violations as { id: string; impact: string; help: string }[]).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`);
 }
 
+/** The dashboard signed in with the stack's key (a test run alone has not been through the sign-in test). */
+async function signedIn(p: Page): Promise<void> {
+  await p.goto(`${local.stack.baseUrl}/dashboard/`);
+  const key = p.getByLabel("API key");
+  // exact: the page's own heading, "ffjobs", contains "jobs" too
+  const jobs = p.getByRole("heading", { name: "Jobs", exact: true });
+  await key.or(jobs).first().waitFor();
+  if (await jobs.isVisible()) return;
+  await key.fill(local.stack.apiKey);
+  await p.getByRole("button", { name: "Sign in" }).click();
+  await jobs.waitFor();
+}
+
 describe("the dashboard in a real browser", () => {
   it("is served with a strict CSP and may not be framed: an injected inline script does not run", async () => {
     for (const path of ["/dashboard/", "/dashboard/app.js"]) {
@@ -65,7 +82,7 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("alert").waitFor();
     await page.getByLabel("API key").fill(local.stack.apiKey);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Jobs" }).waitFor();
+    await page.getByRole("heading", { name: "Jobs", exact: true }).waitFor();
     await page.screenshot({ path: join(artifacts, "jobs.png") });
 
     await page.getByRole("link", { name: "New job" }).click();
@@ -111,6 +128,51 @@ describe("the dashboard in a real browser", () => {
     await video.waitFor();
     expect(await video.evaluate((el: any) => new Promise((ok) => (el.readyState >= 1 ? ok(el.videoWidth) : el.addEventListener("loadedmetadata", () => ok(el.videoWidth)))))).toBe(160);
   }, 90_000);
+
+  it("uploads a file over the multipart threshold in parts, with progress, and runs a job on it", async () => {
+    // 34 raw 1080p frames in NUT: 101 MiB of real media, made in a moment (no encoding).
+    const big = join(mkdtempSync(join(tmpdir(), "ffjobs-dashboard-")), "big-input.nut");
+    await promisify(execFile)("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=10", "-frames:v", "34", "-c:v", "rawvideo", "-pix_fmt", "yuv420p", "-f", "nut", big]);
+    const size = statSync(big).size;
+    expect(size).toBeGreaterThan(MULTIPART_THRESHOLD_BYTES);
+    const puts: URL[] = [];
+    const onRequest = (r: { method: () => string; url: () => string }) => void (r.method() === "PUT" && puts.push(new URL(r.url())));
+    page.on("request", onRequest);
+    try {
+      await page.setViewportSize({ width: 1200, height: 900 });
+      await signedIn(page);
+      await page.goto(`${local.stack.baseUrl}/dashboard/#/new`);
+      await page.getByLabel("Kind of job").selectOption("raw");
+      await page.getByLabel(/^Arguments/).fill("-i {{input}} -frames:v 1 -vf scale=160:-2 {{out}}");
+      await page.getByLabel("Output file name").fill("frame.jpg");
+      await page.getByLabel("Input file").setInputFiles(big);
+      // The form is replaced by the job's page once the upload ends: its bar is read as it moves.
+      await page.evaluate(`(() => {
+        window.__uploadProgress = [];
+        const bar = document.getElementById("upload-progress");
+        window.__uploadTimer = setInterval(() => window.__uploadProgress.push(bar.value), 20);
+      })()`);
+      await page.getByRole("button", { name: "Upload and run" }).click();
+      await page.waitForURL(/#\/jobs\/[0-9a-f-]{36}$/, { timeout: 90_000 });
+      await page.locator("#job-status", { hasText: "completed" }).waitFor({ timeout: 60_000 });
+      const seen = (await page.evaluate("(clearInterval(window.__uploadTimer), window.__uploadProgress)")) as number[];
+      expect(seen.some((v) => v > 0 && v < 100), `progress seen: ${seen.join(",")}`).toBe(true);
+      expect(seen).toEqual([...seen].sort((a, b) => a - b));
+      const image = page.getByRole("img", { name: /^Output / });
+      await image.waitFor();
+      expect(await image.evaluate((el: any) => el.decode().then(() => el.naturalWidth))).toBe(160);
+    } finally {
+      page.off("request", onRequest);
+      rmSync(dirname(big), { recursive: true, force: true });
+    }
+    // Every byte went up as parts (UploadPart carries partNumber and uploadId), none as one PUT.
+    expect(puts.length).toBe(Math.ceil(size / (16 * 1024 ** 2)));
+    expect(puts.every((u) => u.searchParams.has("partNumber") && u.searchParams.has("uploadId"))).toBe(true);
+    const jobId = /#\/jobs\/([0-9a-f-]{36})$/.exec(page.url())![1];
+    const job = (await local.api.call("GET", `/v1/jobs/${jobId}`)).body as any;
+    const asset = (await local.api.call("GET", `/v1/files/${job.inputs.input.assetId}`)).body;
+    expect(asset).toMatchObject({ status: "ready", size, fileName: "big-input.nut" });
+  }, 180_000);
 
   it("works on a phone-sized screen, with filters and the preset catalogue", async () => {
     await page.setViewportSize({ width: 390, height: 844 });

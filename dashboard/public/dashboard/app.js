@@ -49,7 +49,7 @@ async function credits() {
   document.getElementById("credits").textContent = `Credits used: ${a.creditsUsed}${a.creditBalance === null ? "" : ` · balance ${a.creditBalance}`}`;
 }
 
-async function jobsView(params) {
+async function jobsView(params, nav) {
   const status = params.get("status") ?? "";
   const meta = params.get("meta") ?? "";
   const [mk, mv] = meta.split("=");
@@ -67,7 +67,7 @@ async function jobsView(params) {
     h("td", {}, new Date(j.createdAt).toLocaleString()),
     h("td", {}, Object.entries(j.metadata).map(([k, v]) => `${k}=${v}`).join(", "))));
   const next = page.nextCursor ? h("a", { href: `#/jobs?${new URLSearchParams({ status, meta, cursor: page.nextCursor })}` }, "Next page") : null;
-  show("Jobs", filters, h("table", {}, h("caption", { class: "muted" }, page.data.length === 1 ? "1 job" : `${page.data.length} jobs`),
+  nav.show("Jobs", filters, h("table", {}, h("caption", { class: "muted" }, page.data.length === 1 ? "1 job" : `${page.data.length} jobs`),
     h("thead", {}, h("tr", {}, ["Job", "Status", "Command", "Created", "Metadata"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows)), next);
 }
 
@@ -79,7 +79,7 @@ function outputPreview(o) {
   return null;
 }
 
-async function jobView(id) {
+async function jobView(id, nav) {
   let job = await client.getJob(id);
   const bar = h("progress", { max: 100, value: job.progress?.percent ?? 0, id: "progress", "aria-label": "Progress" });
   const state = h("p", { "aria-live": "polite", id: "job-status" });
@@ -103,10 +103,11 @@ async function jobView(id) {
     }
     details.replaceChildren(...parts);
   };
-  show(`Job ${id.slice(0, 8)}`, bar, state, details);
+  nav.show(`Job ${id.slice(0, 8)}`, bar, state, details);
   await render();
   if (!isFinished(job)) {
     for await (const e of client.events(id)) {
+      if (!nav.current()) break; // the user went elsewhere: stop following this job
       job = e.job;
       if (e.event === "progress") {
         bar.value = job.progress?.percent ?? bar.value;
@@ -117,12 +118,12 @@ async function jobView(id) {
   }
 }
 
-async function presetsView() {
+async function presetsView(nav) {
   const { data } = await client.listPresets();
-  show("Presets", h("ul", {}, data.map((p) => h("li", {}, h("strong", {}, p.name), ` — ${p.description}`))));
+  nav.show("Presets", h("ul", {}, data.map((p) => h("li", {}, h("strong", {}, p.name), ` — ${p.description}`))));
 }
 
-async function deliveriesView() {
+async function deliveriesView(nav) {
   const { data } = await client.listDeliveries({ limit: 20 });
   const rows = data.map((d) => h("tr", {},
     h("td", {}, d.eventType), h("td", {}, d.jobId ? h("a", { href: `#/jobs/${d.jobId}` }, d.jobId.slice(0, 8)) : "—"),
@@ -133,10 +134,10 @@ async function deliveriesView() {
       e.target.textContent = "Redelivery queued";
       e.target.setAttribute("aria-label", `Redelivery of ${d.eventType} ${d.id.slice(0, 8)} queued`);
     } }, "Redeliver"))));
-  show("Webhook deliveries", h("table", {}, h("thead", {}, h("tr", {}, ["Event", "Job", "Status", "Attempts", ""].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows)));
+  nav.show("Webhook deliveries", h("table", {}, h("thead", {}, h("tr", {}, ["Event", "Job", "Status", "Attempts", ""].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows)));
 }
 
-async function newJobView() {
+async function newJobView(nav) {
   const { data: presets } = await client.listPresets();
   const kind = h("select", { id: "kind", name: "kind" }, h("option", { value: "preset" }, "A preset"), h("option", { value: "raw" }, "A raw ffmpeg command"));
   const preset = h("select", { id: "preset", name: "preset" }, presets.map((p) => h("option", { value: p.name }, p.name)));
@@ -186,7 +187,7 @@ async function newJobView() {
   } },
   field("kind", "Kind of job", kind), presetFields, rawFields, field("file", "Input file", file),
   field("webhook", "Webhook URL (optional)", webhook), upload, h("button", { type: "submit" }, "Upload and run"), status);
-  show("New job", form);
+  nav.show("New job", form);
 }
 
 /** The upload's PUT with progress (fetch cannot report upload progress in browsers). */
@@ -202,20 +203,29 @@ function putWithProgress(upload, file, onProgress) {
   });
 }
 
+/**
+ * Each navigation numbers itself: a view that finishes loading after the user went elsewhere (a slow
+ * list, say, then a click on "New job") must not replace the newer view.
+ */
+let navigation = 0;
+
 async function route() {
   if (!client) return;
+  const mine = ++navigation;
+  const current = () => mine === navigation;
+  const nav = { current, show: (...args) => current() && show(...args) };
   const [path, query] = location.hash.slice(1).split("?");
   const params = new URLSearchParams(query ?? "");
   const job = /^\/jobs\/([0-9a-f-]{36})$/.exec(path ?? "");
   try {
-    if (job) await jobView(job[1]);
-    else if (path === "/new") await newJobView();
-    else if (path === "/presets") await presetsView();
-    else if (path === "/deliveries") await deliveriesView();
-    else await jobsView(params);
+    if (job) await jobView(job[1], nav);
+    else if (path === "/new") await newJobView(nav);
+    else if (path === "/presets") await presetsView(nav);
+    else if (path === "/deliveries") await deliveriesView(nav);
+    else await jobsView(params, nav);
   } catch (err) {
     if (err instanceof FfjobsError && err.status === 401) return signIn("Your key was not accepted; sign in again.");
-    main.replaceChildren(problem(err));
+    if (current()) main.replaceChildren(problem(err));
   }
 }
 
