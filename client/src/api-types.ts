@@ -2,44 +2,9 @@
 
 /** A raw job: exactly one of `ffmpegArgs` (one command) and `steps` (several). */
 export type CreateJobRequest = {
-  mode?: "raw";
-  binary?: "ffmpeg" | "ffprobe";
-  inputs?: {
-    [key: string]: {
-      type: "url";
-      url: string;
-    } | {
-      type: "asset";
-      assetId: string;
-    };
-  };
-  input?: Array<{
-    type: "url";
-    url: string;
-  } | {
-    type: "asset";
-    assetId: string;
-  }>;
-  outputs?: {
-    [key: string]: {
-      fileName: string;
-      contentType?: string;
-      kind?: "file" | "directory";
-    };
-  };
-  ffmpegArgs?: Array<string>;
-  steps?: Array<{
-    binary?: "ffmpeg" | "ffprobe";
-    ffmpegArgs: Array<string>;
-  }>;
-  scratch?: {
-    [key: string]: string;
-  };
-  webhookUrl?: string;
-  metadata?: {
-    [key: string]: string;
-  };
-  timeoutSeconds?: number;
+  ffmpegArgs: Array<unknown>;
+} | {
+  steps: Array<unknown>;
 };
 
 export type PresetJobRequest = {
@@ -192,7 +157,20 @@ export type Output = {
   contentType: string;
   kind: "file" | "directory";
   metadata: {
-    [key: string]: unknown;
+    format: string | null;
+    durationSeconds: number | null;
+    size: number;
+    bitRate: number | null;
+    streams: Array<{
+      index: number | null;
+      type: string | null;
+      codec: string | null;
+      width?: number | null;
+      height?: number | null;
+      frameRate?: number | null;
+      sampleRate?: number | null;
+      channels?: number | null;
+    }>;
   } | null;
   createdAt: string;
   downloadUrl: string;
@@ -329,6 +307,7 @@ export type DeliveryList = {
 export type ApiErrorBody = {
   error: string;
   code: string;
+  status?: string;
   details?: Array<{
     path: Array<string>;
     message: string;

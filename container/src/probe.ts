@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { inputSafetyOptions } from "../../src/jobs/command-line.ts";
+import type { OutputMetadata } from "../../src/jobs/output-metadata.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { isolatedCommand } from "./isolation.ts";
 import type { Limits } from "./sandbox.ts";
@@ -51,7 +52,7 @@ function frameRate(v: unknown): number | null {
 }
 
 /** A compact summary of a stored output: what a client needs to show or check it. */
-export function summarizeProbe(probe: ProbeJson | null, size: number) {
+export function summarizeProbe(probe: ProbeJson | null, size: number): OutputMetadata | null {
   if (!probe?.format) return null;
   const f = probe.format;
   return {

@@ -42,3 +42,6 @@ export function invalidRequest(details: ErrorDetail[], summary?: string): ApiErr
   const extra = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? "s" : ""} in details)` : "";
   return new ApiError("INVALID_REQUEST", summary ?? (first ? `Invalid request: ${where}: ${first.message}${extra}` : "The request is invalid"), { details });
 }
+
+/** A list's `cursor` that is not one this API handed out. */
+export const unknownCursor = (): ApiError => invalidRequest([{ path: ["query", "cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);

@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError } from "./api-error.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { claimKey, readKey, recordResponse, releaseKey } from "../storage/idempotency-store.ts";
 
 /** How long a key's response is kept for retries. */
@@ -10,7 +11,6 @@ const IN_FLIGHT_WAIT_MS = 10_000;
 const IN_FLIGHT_POLL_MS = 50;
 /** Longer than any request holds a key (a 60 s wait, plus creation): older unanswered claims were abandoned. */
 export const IN_FLIGHT_LEASE_MS = 2 * 60_000;
-const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * `Idempotency-Key` (IETF draft) for a create operation: the first request with a key runs and its
@@ -23,7 +23,7 @@ export const idempotent = (operation: string) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const key = c.req.header("Idempotency-Key");
     if (key === undefined) return next();
-    if (!KEY.test(key)) throw new ApiError("INVALID_REQUEST", "Idempotency-Key must be 1-255 visible ASCII characters", { details: [{ path: [], message: "bad Idempotency-Key header", code: "custom" }] });
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ApiError("INVALID_REQUEST", "Idempotency-Key must be 1-255 visible ASCII characters", { details: [{ path: ["header", "Idempotency-Key"], message: "bad Idempotency-Key header", code: "custom" }] });
     const db = c.env.DB;
     const claim = { account: c.get("account").id, operation, key, hash: await bodyHash(await c.req.text()), now: new Date(), ttlMs: IDEMPOTENCY_TTL_MS, leaseMs: IN_FLIGHT_LEASE_MS };
     if (await claimKey(db, claim)) {

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
 import { listJobsQuerySchema, METADATA_FILTER, METADATA_KEY_PATTERN } from "./schemas.ts";
 
@@ -12,10 +13,17 @@ export function parseListQuery(params: URLSearchParams) {
     const m = METADATA_FILTER.exec(name);
     if (!m) rest[name] = value;
     else if (!METADATA_KEY_PATTERN.test(m[1])) {
-      throw invalidRequest([{ path: [name], message: "metadata keys are letters, digits and _ . : -", code: "custom" }]);
+      throw invalidRequest([{ path: ["query", name], message: "metadata keys are letters, digits and _ . : -", code: "custom" }]);
     } else metadata[m[1]] = value;
   }
   const parsed = listJobsQuerySchema.safeParse(rest);
-  if (!parsed.success) throw invalidRequest(detailsFromZod(parsed.error.issues));
+  if (!parsed.success) throw invalidRequest(detailsFromZod(parsed.error.issues.map(withMetadataHint), ["query"]));
   return { query: parsed.data, metadata };
+}
+
+/** `?client=x` is how a client that ignores `style: deepObject` sends a metadata filter: say the form that works. */
+function withMetadataHint(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== "unrecognized_keys") return issue;
+  const hint = issue.keys.map((k) => `metadata[${k}]=…`).join(", ");
+  return { ...issue, message: `${issue.message} (to filter by metadata, send ${hint})` };
 }

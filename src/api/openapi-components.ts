@@ -13,6 +13,10 @@ export const SCHEMAS = {
   CreateJobRequest: () => ({
     ...jsonSchema(S.createJobSchema, "input"),
     description: "A raw job: exactly one of `ffmpegArgs` (one command) and `steps` (several).",
+    oneOf: [
+      { type: "object", required: ["ffmpegArgs"], properties: { ffmpegArgs: { type: "array" } } },
+      { type: "object", required: ["steps"], properties: { steps: { type: "array" } } },
+    ],
     example: {
       inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } },
       outputs: { small: { fileName: "small.mp4" } },

@@ -3,7 +3,7 @@ import * as S from "./schemas.ts";
 import { API_ERRORS, type ApiErrorCode } from "./error-codes.ts";
 import { componentSchemas, jsonSchema, ref, type SchemaName } from "./openapi-components.ts";
 
-type Param = { name: string; in: "path" | "query" | "header"; required?: boolean; schema: Record<string, unknown>; description?: string };
+type Param = { name: string; in: "path" | "query" | "header"; required?: boolean; schema: Record<string, unknown>; description?: string; style?: "deepObject"; explode?: boolean };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid request (`INVALID_REQUEST`: `details` says where)",
@@ -27,7 +27,7 @@ const queryParams = (s: z.ZodType): Param[] =>
   Object.entries((jsonSchema(s, "input").properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, p]) => ({ name, in: "query", schema: p }));
 const idParam: Param = { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } };
 const idempotencyKey: Param = {
-  name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 },
+  name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", pattern: S.IDEMPOTENCY_KEY_PATTERN.source },
   description: "Retries with the same key and body get the first response again (24 h)",
 };
 
@@ -48,7 +48,9 @@ function op(o: {
     required: true,
     content: { "application/json": { schema: typeof o.request === "string" ? ref(o.request) : { oneOf: o.request.oneOf.map(ref) } } },
   };
-  const errors = Object.fromEntries(Object.entries(o.errors ?? {}).map(([status, codes]) => [status, errorResponse(Number(status), codes)]));
+  // Every operation on an id answers a malformed one with a 400 (INVALID_REQUEST, at path.id).
+  const named = o.params?.includes(idParam) && !o.errors?.[400] ? { ...o.errors, 400: ["INVALID_REQUEST" as const] } : o.errors;
+  const errors = Object.fromEntries(Object.entries(named ?? {}).map(([status, codes]) => [status, errorResponse(Number(status), codes)]));
   const auth = o.public ? { security: [] } : {};
   const standard = o.public ? {} : { 401: errorResponse(401), 429: errorResponse(429), 500: errorResponse(500) };
   return {
@@ -90,7 +92,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         get: op({
           id: "listJobs",
           summary: "List jobs, newest first; `metadata[key]=value` filters by metadata",
-          params: [...queryParams(S.listJobsQuerySchema), { name: "metadata", in: "query", schema: { type: "object", additionalProperties: { type: "string" } }, description: "metadata[key]=value, any number" }],
+          params: [...queryParams(S.listJobsQuerySchema), { name: "metadata", in: "query", style: "deepObject", explode: true, schema: { type: "object", additionalProperties: { type: "string" } }, description: "metadata[key]=value, any number; all must match" }],
           responses: { 200: body("JobList", "A page of jobs") },
           errors: { 400: ["INVALID_REQUEST"] },
         }),
@@ -99,7 +101,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         post: op({
           id: "validateJob",
           summary: "Dry run: what creating this job would do, creating nothing (`?probe=true` also probes the inputs and estimates the credits)",
-          params: [{ name: "probe", in: "query", schema: { type: "boolean" } }],
+          params: [{ name: "probe", in: "query", schema: { type: "boolean" }, description: "true: also probe the inputs (1 and 0 are read as true and false; anything else is a 400)" }],
           request: { oneOf: ["CreateJobRequest", "PresetJobRequest"] },
           responses: { 200: body("DryRunResult", "The verdict: `valid: false` with the errors creation would give, or the command lines (and probes)") },
           errors: { 400: ["INVALID_REQUEST"], 413: ["PAYLOAD_TOO_LARGE"] },

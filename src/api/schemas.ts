@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DIRECTORY_FILE_PATTERN, NAME_PATTERN } from "../jobs/placeholders.ts";
 import { JOB_STATUSES } from "../jobs/job-states.ts";
 import * as L from "../jobs/limits.ts";
+import { outputMetadataSchema } from "../jobs/output-metadata.ts";
 
 /** Request and response schemas: the validators and GET /openapi.json are both built from these. */
 
@@ -13,10 +14,12 @@ const fileName = z
   .string()
   .max(L.MAX_FILE_NAME_CHARS)
   .regex(FILE_NAME_PATTERN, "a plain file name: letters, digits, . _ -, no slash, not starting with a dot");
+// The scheme as a pattern (case-insensitive by hand: JSON Schema has no flags), so the document states it too.
 const httpUrl = z
   .string()
   .max(L.MAX_URL_LENGTH_CHARS)
-  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), "must be an http or https URL");
+  .regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//, { message: "must be an http or https URL", abort: true })
+  .refine((v) => URL.canParse(v), "must be a valid URL");
 
 export const urlInputSchema = z.object({ type: z.literal("url"), url: httpUrl }).strict();
 export const assetInputSchema = z.object({ type: z.literal("asset"), assetId: uuid }).strict();
@@ -121,10 +124,16 @@ export const listJobsQuerySchema = z
   })
   .strict();
 
+/** An `Idempotency-Key` header: 1-255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
 /** `?metadata[key]=value` filters on the job list (all must match). */
 export const METADATA_FILTER = /^metadata\[([^\]]*)\]$/;
 
 export const idParamSchema = z.object({ id: uuid });
+
+/** `POST /v1/jobs/validate?probe=…`: a boolean as query strings carry one (1 and 0 read alike; anything else is refused). */
+export const validateJobQuerySchema = z.object({ probe: z.enum(["true", "false", "1", "0"]).optional() }).strict();
 
 export const getJobQuerySchema = z
   .object({ wait: z.coerce.number().int().min(0).max(L.MAX_WAIT_SECONDS).optional() })
@@ -153,7 +162,7 @@ export const outputSchema = z.object({
   label: z.string(),
   contentType: z.string(),
   kind: z.enum(["file", "directory"]),
-  metadata: z.record(z.string(), z.unknown()).nullable(),
+  metadata: outputMetadataSchema.nullable(),
   createdAt: timestamp,
   /** A directory's main file (its playlist, or the first image of a sequence). */
   downloadUrl: z.string(),
@@ -280,6 +289,8 @@ export const assetListSchema = z.object({ data: z.array(assetSchema.omit({ uploa
 export const errorSchema = z.object({
   error: z.string(),
   code: z.string(),
+  /** 409s about a job's state (JOB_NOT_FINISHED, JOB_ALREADY_FINISHED): the status it is in. */
+  status: z.string().optional(),
   details: z.array(z.object({ path: z.array(z.string()), message: z.string(), code: z.string() })).optional(),
 });
 

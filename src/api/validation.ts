@@ -5,10 +5,13 @@ import { ApiError, detailsFromZod, invalidRequest } from "./api-error.ts";
 
 type Target = "json" | "query" | "param";
 
+/** Where a problem was, as OpenAPI names the places: a body's paths start at the body, others say where. */
+const LOCATION: Record<Target, string[]> = { json: [], query: ["query"], param: ["path"] };
+
 /** zod validation whose failures become the spec's INVALID_REQUEST body. */
 export const validate = <T extends z.ZodType, Tg extends Target>(target: Tg, schema: T) =>
   zValidator(target, schema, (result) => {
-    if (!result.success) throw invalidRequest(detailsFromZod(result.error.issues));
+    if (!result.success) throw invalidRequest(detailsFromZod(result.error.issues, LOCATION[target]));
   });
 
 /** Bodies must be declared JSON: otherwise the validator would see `{}` and blame a missing field. */

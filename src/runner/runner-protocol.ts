@@ -4,6 +4,7 @@
  * exists at run time, so the container image needs no other file).
  */
 import type { JobErrorCode } from "../api/error-codes.ts";
+import type { OutputMetadata } from "../jobs/output-metadata.ts";
 
 export type RunnerInput = {
   name: string;
@@ -69,7 +70,7 @@ export type RunnerOutcome = {
   stdout: string;
   stderrTail: string;
   /** A directory output's size is its files' total; `files` lists them and `mainFile` is the one its URL opens. */
-  outputs: { name: string; size: number; metadata: unknown; files?: { path: string; size: number }[]; mainFile?: string }[];
+  outputs: { name: string; size: number; metadata: OutputMetadata | null; files?: { path: string; size: number }[]; mainFile?: string }[];
   /** Preset jobs: the arguments the runner planned from the inputs and ran (null before planning). */
   plannedArgs?: string[];
   /** Bytes per input: given to the job's commands, and fetched from its origin (`copied`: downloaded whole first). */
@@ -98,7 +99,7 @@ export type RunnerJobStatus = {
 export type RunnerProbeRequest = { probeId: string; inputs: RunnerInput[]; allowedPrivateHosts: string[]; timeoutMs: number };
 
 export type RunnerProbeResult = {
-  inputs: Record<string, { ok: true; metadata: unknown; durationSeconds: number | null } | { ok: false; error: string }>;
+  inputs: Record<string, { ok: true; metadata: OutputMetadata | null; durationSeconds: number | null } | { ok: false; error: string }>;
 };
 
 /** What the runner's binaries can do (`GET /capabilities`), read from them. */

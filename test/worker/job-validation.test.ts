@@ -51,7 +51,7 @@ describe("POST /v1/jobs validation", () => {
   it("refuses unsafe output file names, bad names and non-http inputs", async () => {
     await expectInvalid({ outputs: { o: { fileName: "../evil.mp4" } }, ffmpegArgs: ["{{o}}"] }, { path: ["outputs", "o", "fileName"], code: "invalid_format" });
     await expectInvalid({ inputs: { "bad-name": url }, ffmpegArgs: ["x"] }, { path: ["inputs", "bad-name"], code: "invalid_key" });
-    await expectInvalid({ inputs: { a: { type: "url", url: "file:///etc/passwd" } }, ffmpegArgs: ["{{a}}"] }, { path: ["inputs", "a", "url"], code: "custom" });
+    await expectInvalid({ inputs: { a: { type: "url", url: "file:///etc/passwd" } }, ffmpegArgs: ["{{a}}"] }, { path: ["inputs", "a", "url"], code: "invalid_format" });
     await expectInvalid({ inputs: { a: { type: "ftp", url: "x" } }, ffmpegArgs: ["{{a}}"] }, { path: ["inputs", "a", "type"], code: "invalid_union" });
   });
 
@@ -83,11 +83,11 @@ describe("POST /v1/jobs validation", () => {
   });
 
   it("rejects malformed ids in paths and unknown query parameters", async () => {
-    expect((await api(key, "GET", "/v1/jobs/not-a-uuid")).body.details[0].path).toEqual(["id"]);
-    expect((await api(key, "GET", "/v1/jobs?limit=0")).body.details[0].path).toEqual(["limit"]);
+    expect((await api(key, "GET", "/v1/jobs/not-a-uuid")).body.details[0].path).toEqual(["path", "id"]);
+    expect((await api(key, "GET", "/v1/jobs?limit=0")).body.details[0].path).toEqual(["query", "limit"]);
     expect((await api(key, "GET", "/v1/jobs?limit=101")).status).toBe(400);
-    expect((await api(key, "GET", "/v1/jobs?status=done")).body.details[0].path).toEqual(["status"]);
-    expect((await api(key, "GET", "/v1/jobs?cursor=garbage")).body.details[0]).toMatchObject({ path: ["cursor"], code: "custom" });
+    expect((await api(key, "GET", "/v1/jobs?status=done")).body.details[0].path).toEqual(["query", "status"]);
+    expect((await api(key, "GET", "/v1/jobs?cursor=garbage")).body.details[0]).toMatchObject({ path: ["query", "cursor"], code: "custom" });
   });
 
   it("answers unknown routes with the error envelope", async () => {

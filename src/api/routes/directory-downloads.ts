@@ -11,10 +11,31 @@ import { answerRange } from "../../storage/byte-range.ts";
  * is the authorization, like a presigned URL's). Playlists stay unchanged: their relative segment
  * and variant URLs resolve under the same signed prefix. Byte ranges are served for players that
  * ask for them (single-file HLS).
+ *
+ * Readable from any origin (CORS `*`): web players (hls.js, Shaka, video.js) fetch playlists and
+ * segments with XHR from the page's own origin, and the link carries its own authorization (no
+ * cookies, no API key), so allowing every origin gives a page nothing the link does not.
  */
 export const directoryDownloadRoutes = new Hono<AppEnv>();
 
-directoryDownloadRoutes.get("/:jobId{[0-9a-f-]{36}}/:name{[A-Za-z0-9_]{1,64}}/:token/:path", async (c) => {
+const FILE_PATH = "/:jobId{[0-9a-f-]{36}}/:name{[A-Za-z0-9_]{1,64}}/:token/:path";
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  // What a player reads of an answer besides its body: the length, the range it got, the validator.
+  "access-control-expose-headers": "content-length, content-range, accept-ranges, etag",
+};
+
+directoryDownloadRoutes.use(FILE_PATH, async (c, next) => {
+  await next();
+  for (const [name, value] of Object.entries(CORS_HEADERS)) c.res.headers.set(name, value);
+});
+
+/** The preflight of a request with a Range header (not a CORS-safelisted one): GET and HEAD, with Range. */
+directoryDownloadRoutes.options(FILE_PATH, (c) =>
+  c.body(null, 204, { "access-control-allow-methods": "GET, HEAD", "access-control-allow-headers": "range", "access-control-max-age": "86400" }),
+);
+
+directoryDownloadRoutes.get(FILE_PATH, async (c) => {
   const { jobId, name, token } = c.req.param();
   // Hono has decoded the path parameter once already; a name is a plain file name, so no second decode.
   const path = c.req.param("path");

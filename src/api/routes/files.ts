@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { idempotent } from "../idempotency.ts";
 import type { AppEnv } from "../app-env.ts";
-import { ApiError, invalidRequest } from "../api-error.ts";
+import { ApiError, invalidRequest, unknownCursor } from "../api-error.ts";
 import { completeUploadSchema, createFileSchema, idParamSchema, listFilesQuerySchema, partUrlsRequestSchema } from "../schemas.ts";
 import { requireJsonBody, validate } from "../validation.ts";
 import { getAsset, insertUploadAsset, isInputOfActiveJob, listAssets, markUploadComplete, refreshUploadStatus, type AssetRow } from "../../storage/asset-store.ts";
@@ -78,7 +78,7 @@ fileRoutes.post("/:id/complete", validate("param", idParamSchema), requireJsonBo
 fileRoutes.get("/", validate("query", listFilesQuerySchema), async (c) => {
   const q = c.req.valid("query");
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-  if (cursor === null) throw invalidRequest([{ path: ["cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);
+  if (cursor === null) throw unknownCursor();
   const page = await listAssets(c.env.DB, c.get("account").id, { limit: q.limit, cursor, origin: q.origin });
   return c.json({ data: page.rows.map(assetView), nextCursor: page.nextCursor });
 });

@@ -4,7 +4,8 @@ import type { AppEnv } from "../app-env.ts";
 import { ApiError } from "../api-error.ts";
 import { parseCreateJobBody } from "../create-job-validation.ts";
 import { prepareJob } from "../prepare-job.ts";
-import { requireJsonBody } from "../validation.ts";
+import { requireJsonBody, validate } from "../validation.ts";
+import { validateJobQuerySchema } from "../schemas.ts";
 import { loadConfig } from "../../config.ts";
 import { createServices } from "../../services.ts";
 import { runnerInputs } from "../../jobs/runner-inputs.ts";
@@ -24,7 +25,7 @@ const PROBE_LEASE_MARGIN_MS = 15_000;
  */
 export const jobValidateRoutes = new Hono<AppEnv>();
 
-jobValidateRoutes.post("/", requireJsonBody, async (c) => {
+jobValidateRoutes.post("/", validate("query", validateJobQuerySchema), requireJsonBody, async (c) => {
   const raw: unknown = await c.req.json().catch(() => {
     throw new HTTPException(400, { message: "Malformed JSON in request body" });
   });
@@ -40,7 +41,8 @@ jobValidateRoutes.post("/", requireJsonBody, async (c) => {
   const s = createServices(c.env);
   const inputs = await runnerInputs(s, spec, account.id);
   const verdict = { valid: true, mode: spec.mode ?? "raw", binary: spec.binary, commands: dryRunCommands(spec, inputs, DEFAULT_MAX_OUTPUT_BYTES) };
-  if (c.req.query("probe") !== "true") return c.json(verdict);
+  const { probe } = c.req.valid("query");
+  if (probe !== "true" && probe !== "1") return c.json(verdict);
   // Probes hold a runner and are not billed (docs/api.md): each account gets a small budget of them.
   const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(`probes:${account.id}`));
   const budget = await limiter.take(config.probeRateLimitPerMinute, "probe");

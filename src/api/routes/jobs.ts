@@ -3,7 +3,7 @@ import { parseListQuery } from "../list-jobs-query.ts";
 import { prepareJob } from "../prepare-job.ts";
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { ApiError, invalidRequest } from "../api-error.ts";
+import { ApiError, unknownCursor } from "../api-error.ts";
 import { getJobQuerySchema, idParamSchema } from "../schemas.ts";
 import { validateCreateJob } from "../create-job-validation.ts";
 import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
@@ -57,7 +57,7 @@ jobRoutes.post("/", requireJsonBody, idempotent("jobs.create"), validateCreateJo
 jobRoutes.get("/", async (c) => {
   const { query: q, metadata } = parseListQuery(new URL(c.req.url).searchParams);
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-  if (cursor === null) throw invalidRequest([{ path: ["cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);
+  if (cursor === null) throw unknownCursor();
   const page = await listJobs(c.env.DB, c.get("account").id, { limit: q.limit, cursor, status: q.status, metadata });
   const outputs = await listOutputs(c.env.DB, page.rows.map((r) => r.id));
   const links = linksOf(c);

@@ -1,9 +1,8 @@
 import { Hono } from "hono";
-import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
-import { ApiError, invalidRequest } from "../api-error.ts";
+import { ApiError, unknownCursor } from "../api-error.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { listDeliveriesQuerySchema, webhookTestSchema } from "../schemas.ts";
+import { idParamSchema, listDeliveriesQuerySchema, webhookTestSchema } from "../schemas.ts";
 import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
 import { attemptsOf, getDelivery, insertDelivery, listDeliveries, recordAttempt, reopenDelivery, type AttemptRow, type DeliveryRow } from "../../webhooks/delivery-store.ts";
@@ -64,13 +63,13 @@ webhookRoutes.post("/test", requireJsonBody, validate("json", webhookTestSchema)
 webhookRoutes.get("/deliveries", validate("query", listDeliveriesQuerySchema), async (c) => {
   const q = c.req.valid("query");
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-  if (cursor === null) throw invalidRequest([{ path: ["cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);
+  if (cursor === null) throw unknownCursor();
   const page = await listDeliveries(c.env.DB, c.get("account").id, { limit: q.limit, jobId: q.jobId, cursor });
   return c.json({ data: page.rows.map((d) => deliveryView(d, page.attempts)), nextCursor: page.nextCursor });
 });
 
 /** Sends a delivery again under the same event id (and so the same webhook-id). */
-webhookRoutes.post("/deliveries/:id/redeliver", validate("param", z.object({ id: z.uuid() })), async (c) => {
+webhookRoutes.post("/deliveries/:id/redeliver", validate("param", idParamSchema), async (c) => {
   const delivery = await getDelivery(c.env.DB, c.req.valid("param").id, c.get("account").id);
   if (!delivery) throw new ApiError("NOT_FOUND", "No delivery with this id");
   await reopenDelivery(c.env.DB, delivery.id, new Date().toISOString());
