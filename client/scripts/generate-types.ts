@@ -15,7 +15,10 @@ const quote = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(
 export function toType(s: Schema, indent = ""): string {
   if (s.$ref) return tsName(s.$ref.split("/").pop());
   const nullable = (t: string) => (s.nullable ? `${t} | null` : t);
-  if (s.oneOf || s.anyOf) return nullable((s.oneOf ?? s.anyOf).map((x: Schema) => toType(x, indent)).join(" | "));
+  const alternatives = s.oneOf ?? s.anyOf;
+  // An object with alternatives beside its properties (CreateJobRequest: ffmpegArgs or steps): both hold.
+  if (alternatives && s.properties) return nullable(`${toType({ ...s, oneOf: undefined, anyOf: undefined, nullable: false }, indent)} & (${alternatives.map((x: Schema) => toType(x, indent)).join(" | ")})`);
+  if (alternatives) return nullable(alternatives.map((x: Schema) => toType(x, indent)).join(" | "));
   if (s.allOf) return nullable(s.allOf.map((x: Schema) => toType(x, indent)).join(" & "));
   if (s.enum) return nullable(s.enum.map((v: unknown) => JSON.stringify(v)).join(" | "));
   switch (s.type) {

@@ -2,10 +2,49 @@
 
 /** A raw job: exactly one of `ffmpegArgs` (one command) and `steps` (several). */
 export type CreateJobRequest = {
+  mode?: "raw";
+  binary?: "ffmpeg" | "ffprobe";
+  inputs?: {
+    [key: string]: {
+      type: "url";
+      url: string;
+    } | {
+      type: "asset";
+      assetId: string;
+    };
+  };
+  input?: Array<{
+    type: "url";
+    url: string;
+  } | {
+    type: "asset";
+    assetId: string;
+  }>;
+  outputs?: {
+    [key: string]: {
+      fileName: string;
+      contentType?: string;
+      kind?: "file" | "directory";
+    };
+  };
+  ffmpegArgs?: Array<string>;
+  steps?: Array<{
+    binary?: "ffmpeg" | "ffprobe";
+    ffmpegArgs: Array<string>;
+  }>;
+  scratch?: {
+    [key: string]: string;
+  };
+  webhookUrl?: string;
+  metadata?: {
+    [key: string]: string;
+  };
+  timeoutSeconds?: number;
+} & ({
   ffmpegArgs: Array<unknown>;
 } | {
   steps: Array<unknown>;
-};
+});
 
 export type PresetJobRequest = {
   mode: "preset";

@@ -17,6 +17,8 @@ if (!COMMANDS[command]) fail(`usage: bootstrap.mjs ${Object.keys(COMMANDS).join(
 
 const node = ensureNode();
 ensureDependencies(node);
+// The tests' external clients (a generator on TypeScript 5's API) are a package of their own.
+if (command === "test") ensureDependencies(node, join(root, "test/external-clients"));
 ensureFfmpeg(command);
 const result = spawnSync(node, [join(root, COMMANDS[command]), ...args], {
   stdio: "inherit",
@@ -46,14 +48,15 @@ function ensureNode() {
   return local;
 }
 
-function ensureDependencies(node) {
-  const lock = join(root, "package-lock.json");
-  const stamp = join(root, "node_modules", ".ffjobs-install-stamp");
-  const want = hash(readFileSync(join(root, "package.json"), "utf8") + (existsSync(lock) ? readFileSync(lock, "utf8") : ""));
+/** `npm install` in `dir` (the project, or a package of its own) whenever its package.json or lockfile changed. */
+function ensureDependencies(node, dir = root) {
+  const lock = join(dir, "package-lock.json");
+  const stamp = join(dir, "node_modules", ".ffjobs-install-stamp");
+  const want = hash(readFileSync(join(dir, "package.json"), "utf8") + (existsSync(lock) ? readFileSync(lock, "utf8") : ""));
   if (existsSync(stamp) && readFileSync(stamp, "utf8") === want) return;
-  log("Installing dependencies (npm install) ...");
+  log(`Installing dependencies (npm install${dir === root ? "" : ` in ${dir.slice(root.length + 1)}`}) ...`);
   // npm install, not npm ci: the lockfile lacks other platforms' workerd builds (docs/operations.md).
-  run("npm", ["install", "--no-audit", "--no-fund"], { PATH: `${dirname(node)}:${process.env.PATH}` });
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefix", dir], { PATH: `${dirname(node)}:${process.env.PATH}` });
   mkdirSync(dirname(stamp), { recursive: true });
   writeFileSync(stamp, want);
 }
