@@ -9,7 +9,7 @@ import { runRemote } from "./run-remote.ts";
 import { runPreset } from "./run-preset.ts";
 
 const USAGE = `usage: ffjobs ffmpeg <ffmpeg arguments> | ffprobe <ffprobe arguments>
-       ffjobs jobs list|get <id>|wait <id>|cancel <id>
+       ffjobs jobs list|get <id>|wait <id>|cancel <id>|command <id>   (command: a script that reruns it locally)
        ffjobs presets
        ffjobs run <preset> [--param key=value ...] -i <input> ... [-o <output> ...]
 settings: FFJOBS_URL and FFJOBS_API_KEY (or ~/.config/ffjobs/config.json)`;
@@ -33,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
       else if (sub === "get" && id) print(await client.getJob(id));
       else if (sub === "wait" && id) print(await client.waitForJob(id));
       else if (sub === "cancel" && id) print(await client.cancelJob(id));
+      else if (sub === "command" && id) process.stdout.write(await client.getJobCommand(id));
       else throw new Error(USAGE);
       return 0;
     }

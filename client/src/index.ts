@@ -81,6 +81,8 @@ export function createClient(options: ClientOptions) {
       return json<JobList>("GET", `/v1/jobs${query({ limit: q.limit, cursor: q.cursor, status: q.status, ...filters })}`);
     },
     getResult: (id: string) => json<JobResult>("GET", `/v1/jobs/${id}/result`),
+    /** A shell script that runs the job again with a local ffmpeg (inputs fetched with curl). */
+    getJobCommand: async (id: string) => (await request("GET", `/v1/jobs/${id}/command`)).text(),
     cancelJob: (id: string) => json<Job>("POST", `/v1/jobs/${id}/cancel`),
     deleteJob: async (id: string) => void (await request("DELETE", `/v1/jobs/${id}`)),
     /** The job's Server-Sent Events (`status`, `progress`), each with the full job, until it is finished. */

@@ -132,6 +132,15 @@ export function buildOpenApiDocument(serverUrl: string) {
       "/v1/jobs/{id}/result": {
         get: op({ id: "getJobResult", summary: "A finished job's result", params: [idParam], responses: { 200: body("JobResult", "The result") }, errors: { 404: ["NOT_FOUND"], 409: ["JOB_NOT_FINISHED"] } }),
       },
+      "/v1/jobs/{id}/command": {
+        get: op({
+          id: "getJobCommand",
+          summary: "A shell script that runs the job again with a local ffmpeg: inputs fetched with curl, each step's resolved command, outputs named as in the job",
+          params: [idParam],
+          responses: { 200: { description: "The script (POSIX sh)", content: { "text/x-shellscript": { schema: { type: "string" } } } } },
+          errors: { 404: ["NOT_FOUND"] },
+        }),
+      },
       "/v1/jobs/{id}/cancel": {
         post: op({ id: "cancelJob", summary: "Cancel a queued or running job", params: [idParam], responses: { 200: body("Job", "The canceled job") }, errors: { 404: ["NOT_FOUND"], 409: ["JOB_ALREADY_FINISHED"] } }),
       },

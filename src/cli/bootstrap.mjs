@@ -67,7 +67,7 @@ function ensureFfmpeg(cmd) {
   if (cmd === "keys" || cmd === "deploy" || cmd === "smoke" || cmd === "ffjobs") return;
   const tools = { ffmpeg: "ffmpeg", ffprobe: "ffmpeg" };
   if (process.platform === "linux" && process.env.RUNNER_SANDBOX !== "off") tools.bwrap = "bubblewrap";
-  if (cmd === "test") tools.chromium = "chromium";
+  if (cmd === "test") Object.assign(tools, { chromium: "chromium", curl: "curl" });
   const missing = Object.keys(tools).filter((bin) => !has(bin));
   if (missing.length === 0) return;
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;

@@ -29,7 +29,7 @@ export function jobLayout(inputs: PathInput[], outputs: PathOutput[], scratch: {
 
 /**
  * Where a sandboxed command reads a streamed input: the relay inside its network namespace
- * (container/bin/input-relay.py), which carries the request to the runner's input server. The path
+ * (container/bin/input-relay.pl), which carries the request to the runner's input server. The path
  * mirrors the folder's: `http://127.0.0.1:8080/in/video.mp4` for `/job/in/video.mp4`.
  */
 export const STREAMED_INPUT_PORT = 8080;

@@ -10,7 +10,10 @@ import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
 import { jobEventStream, withPushedProgress } from "./job-events.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { getJob, insertJob, listJobs, type JobRow } from "../../jobs/job-store.ts";
+import { getJob, insertJob, jobSpecOf, listJobs, type JobRow } from "../../jobs/job-store.ts";
+import { reproduceScript } from "../../jobs/reproduce-script.ts";
+import { runnerInputs } from "../../jobs/runner-inputs.ts";
+import { RUNNER_IO_URL_TTL_SECONDS } from "../../jobs/limits.ts";
 import { canceledFinish, endJob } from "../../jobs/end-job.ts";
 import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
@@ -95,6 +98,16 @@ jobRoutes.get("/:id/result", validate("param", idParamSchema), async (c) => {
     throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}; its result exists once it finishes`, { extra: { status: job.status } });
   }
   return c.json(await jobResultView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
+});
+
+/** A shell script that runs the job again with a local ffmpeg (src/jobs/reproduce-script.ts). */
+jobRoutes.get("/:id/command", validate("param", idParamSchema), async (c) => {
+  const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
+  const spec = jobSpecOf(job);
+  const inputs = await runnerInputs(createServices(c.env), spec, job.account_id, { skipMissing: true });
+  const expires = new Date(Date.now() + RUNNER_IO_URL_TTL_SECONDS * 1000).toISOString();
+  const script = reproduceScript({ id: job.id, status: job.status, createdAt: job.created_at, plannedArgs: job.planned_args_json ? JSON.parse(job.planned_args_json) : null }, spec, inputs, expires);
+  return c.body(script, 200, { "content-type": "text/x-shellscript; charset=utf-8", "content-disposition": `inline; filename="ffjobs-${job.id}.sh"`, "cache-control": "no-store" });
 });
 
 jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
