@@ -20,9 +20,10 @@ const listed = await api.GET("/v1/jobs", { params: { query: { metadata: { client
 const result = await api.GET("/v1/jobs/{id}/result", { params: { path: { id } } });
 // A documented conflict: the error body is typed, `status` included.
 const conflict = await api.POST("/v1/jobs/{id}/cancel", { params: { path: { id } } });
+// `binary` left out, as most requests do (ffmpeg is the default): the generated type must allow that.
 const dryRun = await api.POST("/v1/jobs/validate", {
   params: { query: { probe: true } },
-  body: { binary: "ffprobe", inputs: { clip: { type: "url", url: inputUrl } }, ffmpegArgs: ["{{clip}}"] },
+  body: { inputs: { clip: { type: "url", url: inputUrl } }, ffmpegArgs: ["-i", "{{clip}}", "-f", "null", "-"] },
 });
 const malformed = await api.GET("/v1/files/{id}", { params: { path: { id: "not-a-uuid" } } });
 
