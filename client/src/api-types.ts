@@ -434,6 +434,11 @@ export interface components {
                     /** @enum {string} */
                     type: "asset";
                     assetId: string;
+                } | {
+                    /** @enum {string} */
+                    type: "job";
+                    jobId: string;
+                    output: string;
                 };
             };
             input?: ({
@@ -444,6 +449,11 @@ export interface components {
                 /** @enum {string} */
                 type: "asset";
                 assetId: string;
+            } | {
+                /** @enum {string} */
+                type: "job";
+                jobId: string;
+                output: string;
             })[];
             outputs?: {
                 [key: string]: {
@@ -500,6 +510,11 @@ export interface components {
                     /** @enum {string} */
                     type: "asset";
                     assetId: string;
+                } | {
+                    /** @enum {string} */
+                    type: "job";
+                    jobId: string;
+                    output: string;
                 };
             };
             input?: ({
@@ -510,6 +525,11 @@ export interface components {
                 /** @enum {string} */
                 type: "asset";
                 assetId: string;
+            } | {
+                /** @enum {string} */
+                type: "job";
+                jobId: string;
+                output: string;
             })[];
             params?: {
                 [key: string]: unknown;
@@ -540,6 +560,7 @@ export interface components {
          *       "binary": "ffmpeg",
          *       "mode": "raw",
          *       "status": "completed",
+         *       "queuedReason": null,
          *       "runtimeSeconds": 3,
          *       "creditsCharged": 3,
          *       "attempts": 1,
@@ -602,6 +623,7 @@ export interface components {
             mode: "preset" | "raw";
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed" | "canceled" | "rejected";
+            queuedReason: string | null;
             runtimeSeconds: number;
             creditsCharged: number;
             attempts: number;
@@ -642,6 +664,11 @@ export interface components {
                     /** @enum {string} */
                     type: "asset";
                     assetId: string;
+                } | {
+                    /** @enum {string} */
+                    type: "job";
+                    jobId: string;
+                    output: string;
                 };
             };
             outputDeclarations: {

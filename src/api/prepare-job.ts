@@ -7,6 +7,7 @@ import { toJobSpec, type JobSpec } from "../jobs/job-request.ts";
 import { checkJobRequest } from "../jobs/check-job-request.ts";
 import { privateUrlIssues, unreachableUrlIssues } from "../jobs/url-input-checks.ts";
 import { checkAssetInputs } from "../jobs/asset-inputs.ts";
+import { checkChainedInputs } from "../jobs/chained-inputs.ts";
 import { webhookUrlProblem } from "../webhooks/webhook-url.ts";
 
 /**
@@ -31,6 +32,7 @@ export async function prepareJob(env: Env, config: Config, accountId: string, bo
     ...unreachableUrlIssues(req, config.runnerMode),
     ...privateUrlIssues(req, config.allowedPrivateHosts),
     ...(await checkAssetInputs(env.DB, env.BUCKET, accountId, req, spec)),
+    ...(await checkChainedInputs(env.DB, accountId, spec, (name) => (req.input ? ["input", name.slice("input".length)] : ["inputs", name]))),
   ];
   if (body.timeoutSeconds && body.timeoutSeconds * 1000 > config.jobTimeoutMs) {
     issues.push({ path: ["timeoutSeconds"], message: `at most ${config.jobTimeoutMs / 1000} (the operator's JOB_TIMEOUT_SECONDS)` });

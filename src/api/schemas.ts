@@ -23,7 +23,9 @@ const httpUrl = z
 
 export const urlInputSchema = z.object({ type: z.literal("url"), url: httpUrl }).strict();
 export const assetInputSchema = z.object({ type: z.literal("asset"), assetId: uuid }).strict();
-export const jobInputSchema = z.discriminatedUnion("type", [urlInputSchema, assetInputSchema]);
+/** Another job's file output (the account's own job): this job waits until that one has completed. */
+export const jobOutputInputSchema = z.object({ type: z.literal("job"), jobId: uuid, output: name }).strict();
+export const jobInputSchema = z.discriminatedUnion("type", [urlInputSchema, assetInputSchema, jobOutputInputSchema]);
 /**
  * An output: one file, or a directory (HLS, image sequences) whose `fileName` is its main file and
  * may be an ffmpeg pattern (`frame_%04d.png`); every file the command writes there is stored.
@@ -190,6 +192,8 @@ export const jobSchema = z.object({
   binary: z.enum(["ffmpeg", "ffprobe"]),
   mode: z.enum(["preset", "raw"]),
   status: z.enum(JOB_STATUSES),
+  /** A queued job that waits on something besides capacity: the jobs whose outputs it reads (job chains). */
+  queuedReason: z.string().nullable(),
   runtimeSeconds: z.number().int(),
   creditsCharged: z.number().int(),
   attempts: z.number().int(),

@@ -3,10 +3,11 @@ import { objectKeys } from "../storage/presigner.ts";
 import { RunnerBusy } from "../runner/runner-client.ts";
 import type { RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
-import { getJob, jobSpecOf, type JobRow } from "./job-store.ts";
+import { getJob, jobSpecOf, setQueuedReason, type JobRow } from "./job-store.ts";
+import { CHAIN_CHECK_MS, chainState, chainedInputs } from "./chained-inputs.ts";
 import { claimForDispatch, unclaimDispatch, whyNotClaimed } from "./attempt-store.ts";
 import { endJob } from "./end-job.ts";
-import { rejection } from "./billing.ts";
+import { failure, rejection } from "./billing.ts";
 import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
 import { loseAttempt, type DriveStep } from "./drive-job.ts";
 import { notifyUrlFor } from "../runner/runner-notify.ts";
@@ -23,6 +24,8 @@ import { presetForRunner } from "../presets/expand-preset.ts";
  */
 export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> {
   const jobId = job.id;
+  const waits = await waitForChainedInputs(s, job);
+  if (waits) return waits;
   const limits = { maxActive: s.config.maxActiveJobsPerAccount, creditsPerSecond: s.config.creditsPerSecond };
   const now = s.now().toISOString();
   if (!(await claimForDispatch(s.db, jobId, now, limits))) return notClaimed(s, (await getJob(s.db, jobId)) ?? job);
@@ -40,6 +43,23 @@ export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> 
     console.error(`job ${jobId}: hand-over to the runner failed (attempt ${claimed.attempts})`, err);
     return loseAttempt(s, claimed, "RUNNER_UNAVAILABLE", "No runner could be reached to run the job");
   }
+}
+
+/**
+ * A job that reads other jobs' outputs waits, queued with its reason, until they have completed
+ * (checked every CHAIN_CHECK_MS), and fails with INPUT_JOB_FAILED as soon as one cannot make its output.
+ */
+async function waitForChainedInputs(s: Services, job: JobRow): Promise<DriveStep | null> {
+  const spec = jobSpecOf(job);
+  if (chainedInputs(spec).length === 0) return null;
+  const chain = await chainState(s.db, job, spec);
+  if (chain.kind === "failed") {
+    await endJob(s, job.id, failure("INPUT_JOB_FAILED", chain.message));
+    return { done: true };
+  }
+  const reason = chain.kind === "waiting" ? chain.reason : null;
+  if ((job.queued_reason ?? null) !== reason) await setQueuedReason(s.db, job.id, reason);
+  return chain.kind === "waiting" ? { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CHAIN_CHECK_MS } : null;
 }
 
 async function notClaimed(s: Services, job: JobRow): Promise<DriveStep> {

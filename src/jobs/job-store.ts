@@ -35,6 +35,8 @@ export type JobRow = {
   failed_step: number | null;
   planned_args_json: string | null;
   input_reads_json: string | null;
+  /** Why a queued job waits (the jobs whose outputs it reads); null otherwise. */
+  queued_reason?: string | null;
 };
 
 export type JobFinish = {
@@ -128,4 +130,9 @@ export function listJobs(db: D1Database, accountId: string, q: { limit: number; 
   // Keys are [A-Za-z0-9_.:-] (checked by the caller), so the quoted JSON path cannot be escaped.
   const conditions = Object.entries(q.metadata ?? {}).map(([k, v]) => ({ sql: "json_extract(metadata_json, ?) = ?", params: [`$."${k}"`, v] }));
   return keysetPage<JobRow>(db, { table: "jobs", filters, conditions, limit: q.limit, cursor: q.cursor });
+}
+
+/** Records why a queued job waits (or that it no longer does): only while queued, only when it changed. */
+export async function setQueuedReason(db: D1Database, jobId: string, reason: string | null): Promise<void> {
+  await db.prepare("UPDATE jobs SET queued_reason = ?2 WHERE id = ?1 AND status = 'queued' AND queued_reason IS NOT ?2").bind(jobId, reason).run();
 }

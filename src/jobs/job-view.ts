@@ -47,6 +47,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     binary: row.binary,
     mode: row.mode,
     status: row.status,
+    queuedReason: row.status === "queued" ? (row.queued_reason ?? null) : null,
     runtimeSeconds: row.runtime_seconds,
     creditsCharged: row.credits_charged,
     attempts: row.attempts,

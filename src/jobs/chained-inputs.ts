@@ -1,0 +1,70 @@
+import { getJob, jobSpecOf, type JobRow } from "./job-store.ts";
+import { listOutputs } from "./output-store.ts";
+import type { JobSpec, RequestIssue } from "./job-request.ts";
+import { isTerminal } from "./job-states.ts";
+
+/**
+ * Inputs that are another job's output (`{ type: "job", jobId, output }`): a chain runs without a
+ * round trip through the client. The job waits, queued, until every job it reads from has completed,
+ * and fails with INPUT_JOB_FAILED if one ends any other way (or is deleted) instead. Only the
+ * account's own jobs can be read: another account's job id is answered as one that does not exist.
+ */
+/** How often a waiting job looks at the jobs it reads from: a child starts at most this long after its parent ends. */
+export const CHAIN_CHECK_MS = 2_000;
+
+export type ChainedInput = { name: string; jobId: string; output: string };
+
+export function chainedInputs(spec: Pick<JobSpec, "inputs">): ChainedInput[] {
+  return Object.entries(spec.inputs).flatMap(([name, i]) => (i.type === "job" ? [{ name, jobId: i.jobId, output: i.output }] : []));
+}
+
+/** At creation: each job read from exists in this account, declares that file output, and can still make it. */
+export async function checkChainedInputs(db: D1Database, accountId: string, spec: JobSpec, pathOf: (name: string) => string[]): Promise<RequestIssue[]> {
+  const issues: RequestIssue[] = [];
+  for (const input of chainedInputs(spec)) {
+    const path = [...pathOf(input.name), "jobId"];
+    const parent = await getJob(db, input.jobId, accountId);
+    if (!parent) {
+      issues.push({ path, message: `job ${input.jobId} does not exist` });
+      continue;
+    }
+    const declared = jobSpecOf(parent).outputs[input.output];
+    if (!declared) issues.push({ path: [...pathOf(input.name), "output"], message: `job ${input.jobId} has no output "${input.output}"` });
+    else if (declared.kind === "directory") issues.push({ path: [...pathOf(input.name), "output"], message: `output "${input.output}" of job ${input.jobId} is a directory: only a file output can be an input` });
+    else if (isTerminal(parent.status) && parent.status !== "completed") issues.push({ path, message: `job ${input.jobId} ${parent.status} (${parent.error_code}): it will not make "${input.output}"` });
+  }
+  return issues;
+}
+
+export type ChainState =
+  | { kind: "ready" }
+  | { kind: "waiting"; reason: string }
+  | { kind: "failed"; message: string };
+
+/** Whether a queued job's inputs from other jobs are there to read, will be, or never will. */
+export async function chainState(db: D1Database, job: Pick<JobRow, "account_id">, spec: JobSpec): Promise<ChainState> {
+  const waiting: string[] = [];
+  for (const input of chainedInputs(spec)) {
+    const parent = await getJob(db, input.jobId, job.account_id);
+    if (!parent) return { kind: "failed", message: `Input "${input.name}": job ${input.jobId} was deleted before it could be read` };
+    if (!isTerminal(parent.status)) waiting.push(`job ${input.jobId} (${parent.status})`);
+    else if (parent.status !== "completed") {
+      return { kind: "failed", message: `Input "${input.name}": job ${input.jobId} ${parent.status} (${parent.error_code}: ${parent.error_message ?? ""}), so it made no "${input.output}"` };
+    } else if (!(await outputFiles(db, [input])).has(input.name)) {
+      return { kind: "failed", message: `Input "${input.name}": output "${input.output}" of job ${input.jobId} is no longer stored` };
+    }
+  }
+  return waiting.length ? { kind: "waiting", reason: `waiting for ${waiting.join(", ")} to complete` } : { kind: "ready" };
+}
+
+/** The stored file of each chained input whose job completed: its object key and file name. */
+export async function outputFiles(db: D1Database, inputs: ChainedInput[]): Promise<Map<string, { objectKey: string; fileName: string }>> {
+  const found = new Map<string, { objectKey: string; fileName: string }>();
+  if (inputs.length === 0) return found;
+  const outputs = await listOutputs(db, [...new Set(inputs.map((i) => i.jobId))]);
+  for (const input of inputs) {
+    const output = outputs.find((o) => o.job_id === input.jobId && o.label === input.output);
+    if (output) found.set(input.name, { objectKey: output.object_key, fileName: output.file_name });
+  }
+  return found;
+}

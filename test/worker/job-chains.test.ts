@@ -1,0 +1,61 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, createAccount, insertQueuedJob, waitForJob } from "./helpers.ts";
+
+/**
+ * Job chains at creation and while waiting (the run itself, reading the stored output, is in
+ * test/e2e/job-chains.test.ts). Parents are queued jobs written straight to D1, so they stay queued.
+ */
+let owner: { accountId: string; key: string };
+let stranger: { accountId: string; key: string };
+beforeAll(async () => {
+  owner = await createAccount();
+  stranger = await createAccount();
+});
+
+const child = (jobId: string, output = "small") => ({ inputs: { video: { type: "job", jobId, output } }, binary: "ffprobe", ffmpegArgs: ["{{video}}"] });
+const parentSpec = { outputs: { small: { fileName: "small.mp4", contentType: "video/mp4" }, hls: { fileName: "index.m3u8", contentType: "application/vnd.apple.mpegurl", kind: "directory" } } };
+
+describe("an input that is another job's output", () => {
+  it("is refused at creation when the job is another account's, lacks the output, or has a directory there", async () => {
+    const parent = await insertQueuedJob(owner.accountId, parentSpec);
+    const theirs = await api(stranger.key, "POST", "/v1/jobs", child(parent));
+    expect(theirs.status).toBe(400);
+    // Another account's job reads as one that does not exist: nothing about it leaks.
+    expect(theirs.body.details).toEqual([{ path: ["inputs", "video", "jobId"], message: `job ${parent} does not exist`, code: "custom" }]);
+    const none = await api(owner.key, "POST", "/v1/jobs", child(crypto.randomUUID()));
+    expect(none.body.details[0].message).toMatch(/^job .* does not exist$/);
+    const undeclared = await api(owner.key, "POST", "/v1/jobs", child(parent, "big"));
+    expect(undeclared.body.details).toEqual([{ path: ["inputs", "video", "output"], message: `job ${parent} has no output "big"`, code: "custom" }]);
+    const directory = await api(owner.key, "POST", "/v1/jobs", child(parent, "hls"));
+    expect(directory.body.details[0].message).toMatch(/is a directory: only a file output can be an input/);
+  });
+
+  it("is refused when the job already ended without completing", async () => {
+    const parent = await insertQueuedJob(owner.accountId, parentSpec);
+    expect((await api(owner.key, "POST", `/v1/jobs/${parent}/cancel`)).status).toBe(200);
+    const res = await api(owner.key, "POST", "/v1/jobs", child(parent));
+    expect(res.body.details[0].message).toBe(`job ${parent} canceled (CANCELED): it will not make "small"`);
+  });
+
+  it("keeps the job queued with its reason while the job it reads runs, and fails it when that one is canceled", async () => {
+    const parent = await insertQueuedJob(owner.accountId, parentSpec);
+    const created = await api(owner.key, "POST", "/v1/jobs", child(parent));
+    expect(created.status).toBe(202);
+    const waiting = await waitForJob(owner.key, created.body.id, (j) => j.queuedReason !== null);
+    expect(waiting).toMatchObject({ status: "queued", queuedReason: `waiting for job ${parent} (queued) to complete` });
+    await api(owner.key, "POST", `/v1/jobs/${parent}/cancel`);
+    const ended = await waitForJob(owner.key, created.body.id, (j) => j.status !== "queued");
+    expect(ended).toMatchObject({ status: "failed", errorCode: "INPUT_JOB_FAILED", creditsCharged: 0, queuedReason: null });
+    expect(ended.errorMessage).toBe(`Input "video": job ${parent} canceled (CANCELED: The job was canceled), so it made no "small"`);
+  });
+
+  it("fails a waiting job whose parent is deleted", async () => {
+    const parent = await insertQueuedJob(owner.accountId, parentSpec);
+    const created = await api(owner.key, "POST", "/v1/jobs", child(parent));
+    await waitForJob(owner.key, created.body.id, (j) => j.queuedReason !== null);
+    await env.DB.prepare("DELETE FROM jobs WHERE id = ?1").bind(parent).run();
+    const ended = await waitForJob(owner.key, created.body.id, (j) => j.status !== "queued");
+    expect(ended).toMatchObject({ status: "failed", errorCode: "INPUT_JOB_FAILED", errorMessage: `Input "video": job ${parent} was deleted before it could be read` });
+  });
+});
