@@ -2,6 +2,9 @@
 // (client/, built into ./client/ by `npm run dev`, `npm test` and `npm run deploy`). The API key is kept
 // in sessionStorage: for this tab only. Views are chosen by the URL's hash (#/jobs, #/jobs/<id>, …).
 import { createClient, FfjobsError, isFinished, MULTIPART_THRESHOLD_BYTES } from "./client/index.js";
+import { commandLine } from "./command-line.js";
+import { hlsPreview } from "./hls-preview.js";
+import { timingsBar } from "./timings-bar.js";
 
 const main = document.getElementById("main");
 const KEY = "ffjobs.apiKey";
@@ -60,19 +63,26 @@ async function jobsView(params, nav) {
     e.preventDefault();
     location.hash = `#/jobs?${new URLSearchParams({ status: statusSelect.value, meta: metaInput.value })}`;
   } }, field("status-filter", "Status", statusSelect), field("meta-filter", "Metadata", metaInput), h("button", { type: "submit" }, "Filter"));
-  const rows = page.data.map((j) => h("tr", {},
-    h("td", {}, h("a", { href: `#/jobs/${j.id}` }, j.id.slice(0, 8))),
-    h("td", { class: `status-${j.status}` }, j.status),
-    h("td", {}, j.preset ? `preset ${j.preset}` : j.binary),
-    h("td", {}, new Date(j.createdAt).toLocaleString()),
-    h("td", {}, Object.entries(j.metadata).map(([k, v]) => `${k}=${v}`).join(", "))));
+  const rows = page.data.map((j) => {
+    const command = commandLine(j);
+    const running = j.status === "running" ? h("progress", { max: 100, value: j.progress?.percent ?? 0, "aria-label": `Progress of job ${j.id.slice(0, 8)}` }) : null;
+    return h("tr", {},
+      h("td", {}, h("a", { href: `#/jobs/${j.id}` }, j.id.slice(0, 8))),
+      h("td", { class: `status-${j.status}` }, j.status, running),
+      h("td", { class: "command", title: command }, h("code", {}, command.length > 90 ? `${command.slice(0, 89)}…` : command)),
+      h("td", {}, isFinished(j) ? `${j.runtimeSeconds} s` : ""),
+      h("td", {}, isFinished(j) ? String(j.creditsCharged) : ""),
+      h("td", {}, new Date(j.createdAt).toLocaleString()),
+      h("td", {}, Object.entries(j.metadata).map(([k, v]) => `${k}=${v}`).join(", ")));
+  });
   const next = page.nextCursor ? h("a", { href: `#/jobs?${new URLSearchParams({ status, meta, cursor: page.nextCursor })}` }, "Next page") : null;
   nav.show("Jobs", filters, h("table", {}, h("caption", { class: "muted" }, page.data.length === 1 ? "1 job" : `${page.data.length} jobs`),
-    h("thead", {}, h("tr", {}, ["Job", "Status", "Command", "Created", "Metadata"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows)), next);
+    h("thead", {}, h("tr", {}, ["Job", "Status", "Command", "Run time", "Credits", "Created", "Metadata"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows)), next);
 }
 
 function outputPreview(o) {
   const type = o.contentType.split("/")[0];
+  if (o.kind === "directory" && o.contentType === "application/vnd.apple.mpegurl") return hlsPreview(o.downloadUrl, `Output ${o.label}`);
   if (type === "video" && o.kind === "file") return h("video", { src: o.downloadUrl, controls: true, preload: "metadata", "aria-label": `Output ${o.label}` });
   if (type === "audio") return h("audio", { src: o.downloadUrl, controls: true, "aria-label": `Output ${o.label}` });
   if (type === "image") return h("img", { src: o.downloadUrl, alt: `Output ${o.label}` });
@@ -89,7 +99,13 @@ async function jobView(id, nav) {
     if (isFinished(job)) bar.value = job.status === "completed" ? 100 : bar.value;
     else if (job.progress?.percent != null) bar.value = job.progress.percent;
     const command = job.preset ? [h("h3", {}, "Preset"), pre({ preset: job.preset, params: job.params })] : [];
-    const parts = [...command, h("h3", {}, "Command"), pre(job.steps ?? job.ffmpegArgs), h("h3", {}, "Inputs"), pre(job.inputs)];
+    const line = commandLine(job);
+    const copy = h("button", { type: "button", class: "secondary", onclick: async () => {
+      await navigator.clipboard.writeText(line);
+      copy.textContent = "Copied";
+    } }, "Copy");
+    const timings = job.timings ? [h("h3", {}, "Where the time went"), timingsBar(job.timings)] : [];
+    const parts = [...command, h("h3", {}, "Command"), h("p", { class: "command-line" }, h("code", { id: "command-line" }, line), " ", copy), ...timings, h("h3", {}, "Inputs"), pre(job.inputs)];
     if (!isFinished(job)) parts.unshift(h("button", { type: "button", class: "secondary", onclick: async () => { job = await client.cancelJob(id); render(); } }, "Cancel job"));
     if (job.outputs.length) {
       parts.push(h("h3", {}, "Outputs"), h("ul", {}, job.outputs.map((o) => h("li", {}, h("a", { href: o.downloadUrl, class: "download" }, `${o.label} (${o.contentType})`), outputPreview(o)))));
