@@ -477,6 +477,7 @@ export interface components {
                 [key: string]: string;
             };
             timeoutSeconds?: number;
+            dependsOn?: string[];
         } & ({
             ffmpegArgs: unknown[];
         } | {
@@ -544,6 +545,7 @@ export interface components {
                 [key: string]: string;
             };
             timeoutSeconds?: number;
+            dependsOn?: string[];
         };
         JobAccepted: {
             id: string;
@@ -561,6 +563,7 @@ export interface components {
          *       "mode": "raw",
          *       "status": "completed",
          *       "queuedReason": null,
+         *       "dependsOn": [],
          *       "runtimeSeconds": 3,
          *       "creditsCharged": 3,
          *       "attempts": 1,
@@ -623,6 +626,7 @@ export interface components {
             mode: "preset" | "raw";
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed" | "canceled" | "rejected";
+            dependsOn: string[];
             queuedReason: string | null;
             runtimeSeconds: number;
             creditsCharged: number;

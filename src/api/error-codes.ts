@@ -23,6 +23,7 @@ export type ApiErrorCode = keyof typeof API_ERRORS;
 export const JOB_ERRORS = {
   INPUT_FETCH_FAILED: "An input could not be fetched (HTTP error, refused address, timeout, too large).",
   INPUT_JOB_FAILED: "An input was another job's output, and that job failed, was canceled or deleted instead of completing.",
+  DEPENDENCY_FAILED: "A job named in `dependsOn` failed, was canceled or deleted instead of completing.",
   INPUT_CHANGED: "An input's origin changed the file while the job read it (its size, ETag or Last-Modified moved).",
   INPUT_DURATION_UNKNOWN: "A time given as a percentage of an input (`{{video@50%}}`) could not be worked out: the input has no known duration.",
   INPUT_UNREADABLE: "A preset job's input is not media ffprobe can read, so the preset cannot plan its command.",

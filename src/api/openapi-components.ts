@@ -48,7 +48,7 @@ export const SCHEMAS = {
   Job: () => ({
     ...withOutputRefs(jsonSchema(S.jobSchema)),
     example: {
-      id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", queuedReason: null, runtimeSeconds: 3, creditsCharged: 3, attempts: 1,
+      id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", queuedReason: null, dependsOn: [], runtimeSeconds: 3, creditsCharged: 3, attempts: 1,
       timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 }, errorCode: null, errorMessage: null,
       createdAt: "2026-11-23T12:00:00.000Z", startedAt: "2026-11-23T12:00:00.015Z", finishedAt: "2026-11-23T12:00:03.027Z",
       outputs: [], progress: null, ffmpegArgs: ["-i", "{{video}}", "{{small}}"], steps: null, scratch: null, failedStep: null,

@@ -23,6 +23,7 @@ export async function prepareJob(env: Env, config: Config, accountId: string, bo
     apiOrigin,
     ...(body.metadata ? { metadata: body.metadata } : {}),
     ...(body.timeoutSeconds ? { timeoutSeconds: body.timeoutSeconds } : {}),
+    ...(body.dependsOn ? { dependsOn: body.dependsOn } : {}),
   };
   const spec: JobSpec = expanded
     ? { ...toJobSpec(req), mode: "preset", preset: expanded.preset, params: expanded.params, ...extra }

@@ -48,6 +48,8 @@ export const METADATA_KEY_PATTERN = /^[A-Za-z0-9_.:-]+$/;
 export const jobMetadataSchema = z
   .record(z.string().min(1).max(L.MAX_METADATA_KEY_CHARS).regex(METADATA_KEY_PATTERN, "keys are letters, digits and _ . : -"), z.string().max(L.MAX_METADATA_VALUE_CHARS))
   .refine((m) => Object.keys(m).length <= L.MAX_METADATA_ENTRIES, `at most ${L.MAX_METADATA_ENTRIES} entries`);
+/** Jobs (the account's own) that must complete before this one starts, when it reads none of their outputs. */
+const dependsOn = z.array(uuid).min(1).max(L.MAX_INPUTS).refine((ids) => new Set(ids).size === ids.length, "each job once");
 /** This job's time limit; the operator's JOB_TIMEOUT_SECONDS is the default and the most allowed. */
 const timeoutSeconds = z.number().int().min(1).max(7 * 24 * 3600);
 
@@ -65,6 +67,7 @@ export const createJobSchema = z
     webhookUrl: z.lazy(() => webhookUrlSchema).optional(),
     metadata: jobMetadataSchema.optional(),
     timeoutSeconds: timeoutSeconds.optional(),
+    dependsOn: dependsOn.optional(),
   })
   .strict();
 export type CreateJobRequest = z.infer<typeof createJobSchema>;
@@ -81,6 +84,7 @@ export const presetJobSchema = z
     webhookUrl: z.lazy(() => webhookUrlSchema).optional(),
     metadata: jobMetadataSchema.optional(),
     timeoutSeconds: timeoutSeconds.optional(),
+    dependsOn: dependsOn.optional(),
   })
   .strict();
 export type PresetJobRequest = z.infer<typeof presetJobSchema>;
@@ -193,6 +197,8 @@ export const jobSchema = z.object({
   mode: z.enum(["preset", "raw"]),
   status: z.enum(JOB_STATUSES),
   /** A queued job that waits on something besides capacity: the jobs whose outputs it reads (job chains). */
+  /** Jobs that must complete before this one starts (`dependsOn` as created; empty if none). */
+  dependsOn: z.array(uuid),
   queuedReason: z.string().nullable(),
   runtimeSeconds: z.number().int(),
   creditsCharged: z.number().int(),

@@ -5,9 +5,10 @@ import { isTerminal } from "./job-states.ts";
 
 /**
  * Inputs that are another job's output (`{ type: "job", jobId, output }`): a chain runs without a
- * round trip through the client. The job waits, queued, until every job it reads from has completed,
- * and fails with INPUT_JOB_FAILED if one ends any other way (or is deleted) instead. Only the
- * account's own jobs can be read: another account's job id is answered as one that does not exist.
+ * round trip through the client. The job waits, queued, until every job it reads from (and every job
+ * in its `dependsOn`) has completed, and fails with INPUT_JOB_FAILED (DEPENDENCY_FAILED) if one ends
+ * any other way or is deleted instead. Only the account's own jobs can be named: another account's
+ * job id is answered as one that does not exist.
  */
 /** How often a waiting job looks at the jobs it reads from: a child starts at most this long after its parent ends. */
 export const CHAIN_CHECK_MS = 2_000;
@@ -18,9 +19,22 @@ export function chainedInputs(spec: Pick<JobSpec, "inputs">): ChainedInput[] {
   return Object.entries(spec.inputs).flatMap(([name, i]) => (i.type === "job" ? [{ name, jobId: i.jobId, output: i.output }] : []));
 }
 
-/** At creation: each job read from exists in this account, declares that file output, and can still make it. */
+/** Whether the job waits on other jobs at all (reads their outputs, or names them in `dependsOn`). */
+export function waitsOnJobs(spec: Pick<JobSpec, "inputs" | "dependsOn">): boolean {
+  return chainedInputs(spec).length > 0 || (spec.dependsOn?.length ?? 0) > 0;
+}
+
+/**
+ * At creation: each job read from exists in this account, declares that file output, and can still
+ * make it; each job in `dependsOn` exists in this account and has not ended without completing.
+ */
 export async function checkChainedInputs(db: D1Database, accountId: string, spec: JobSpec, pathOf: (name: string) => string[]): Promise<RequestIssue[]> {
   const issues: RequestIssue[] = [];
+  for (const [i, jobId] of (spec.dependsOn ?? []).entries()) {
+    const other = await getJob(db, jobId, accountId);
+    if (!other) issues.push({ path: ["dependsOn", String(i)], message: `job ${jobId} does not exist` });
+    else if (isTerminal(other.status) && other.status !== "completed") issues.push({ path: ["dependsOn", String(i)], message: `job ${jobId} ${other.status} (${other.error_code}): it will never complete` });
+  }
   for (const input of chainedInputs(spec)) {
     const path = [...pathOf(input.name), "jobId"];
     const parent = await getJob(db, input.jobId, accountId);
@@ -39,22 +53,28 @@ export async function checkChainedInputs(db: D1Database, accountId: string, spec
 export type ChainState =
   | { kind: "ready" }
   | { kind: "waiting"; reason: string }
-  | { kind: "failed"; message: string };
+  | { kind: "failed"; code: "INPUT_JOB_FAILED" | "DEPENDENCY_FAILED"; message: string };
 
-/** Whether a queued job's inputs from other jobs are there to read, will be, or never will. */
+/** Whether the jobs a queued job waits on have completed (and their outputs are there to read), will, or never will. */
 export async function chainState(db: D1Database, job: Pick<JobRow, "account_id">, spec: JobSpec): Promise<ChainState> {
   const waiting: string[] = [];
+  for (const jobId of spec.dependsOn ?? []) {
+    const other = await getJob(db, jobId, job.account_id);
+    if (!other) return { kind: "failed", code: "DEPENDENCY_FAILED", message: `dependsOn: job ${jobId} was deleted before it completed` };
+    if (!isTerminal(other.status)) waiting.push(`job ${jobId} (${other.status})`);
+    else if (other.status !== "completed") return { kind: "failed", code: "DEPENDENCY_FAILED", message: `dependsOn: job ${jobId} ${other.status} (${other.error_code}: ${other.error_message ?? ""})` };
+  }
   for (const input of chainedInputs(spec)) {
     const parent = await getJob(db, input.jobId, job.account_id);
-    if (!parent) return { kind: "failed", message: `Input "${input.name}": job ${input.jobId} was deleted before it could be read` };
+    if (!parent) return { kind: "failed", code: "INPUT_JOB_FAILED", message: `Input "${input.name}": job ${input.jobId} was deleted before it could be read` };
     if (!isTerminal(parent.status)) waiting.push(`job ${input.jobId} (${parent.status})`);
     else if (parent.status !== "completed") {
-      return { kind: "failed", message: `Input "${input.name}": job ${input.jobId} ${parent.status} (${parent.error_code}: ${parent.error_message ?? ""}), so it made no "${input.output}"` };
+      return { kind: "failed", code: "INPUT_JOB_FAILED", message: `Input "${input.name}": job ${input.jobId} ${parent.status} (${parent.error_code}: ${parent.error_message ?? ""}), so it made no "${input.output}"` };
     } else if (!(await outputFiles(db, [input])).has(input.name)) {
-      return { kind: "failed", message: `Input "${input.name}": output "${input.output}" of job ${input.jobId} is no longer stored` };
+      return { kind: "failed", code: "INPUT_JOB_FAILED", message: `Input "${input.name}": output "${input.output}" of job ${input.jobId} is no longer stored` };
     }
   }
-  return waiting.length ? { kind: "waiting", reason: `waiting for ${waiting.join(", ")} to complete` } : { kind: "ready" };
+  return waiting.length ? { kind: "waiting", reason: `waiting for ${[...new Set(waiting)].join(", ")} to complete` } : { kind: "ready" };
 }
 
 /** The stored file of each chained input whose job completed: its object key and file name. */

@@ -4,7 +4,7 @@ import { RunnerBusy } from "../runner/runner-client.ts";
 import type { RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
 import { getJob, jobSpecOf, setQueuedReason, type JobRow } from "./job-store.ts";
-import { CHAIN_CHECK_MS, chainState, chainedInputs } from "./chained-inputs.ts";
+import { CHAIN_CHECK_MS, chainState, waitsOnJobs } from "./chained-inputs.ts";
 import { claimForDispatch, unclaimDispatch, whyNotClaimed } from "./attempt-store.ts";
 import { endJob } from "./end-job.ts";
 import { failure, rejection } from "./billing.ts";
@@ -46,15 +46,16 @@ export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> 
 }
 
 /**
- * A job that reads other jobs' outputs waits, queued with its reason, until they have completed
- * (checked every CHAIN_CHECK_MS), and fails with INPUT_JOB_FAILED as soon as one cannot make its output.
+ * A job that reads other jobs' outputs (or names them in `dependsOn`) waits, queued with its reason,
+ * until they have completed (checked every CHAIN_CHECK_MS), and fails with INPUT_JOB_FAILED
+ * (DEPENDENCY_FAILED) as soon as one never will.
  */
 async function waitForChainedInputs(s: Services, job: JobRow): Promise<DriveStep | null> {
   const spec = jobSpecOf(job);
-  if (chainedInputs(spec).length === 0) return null;
+  if (!waitsOnJobs(spec)) return null;
   const chain = await chainState(s.db, job, spec);
   if (chain.kind === "failed") {
-    await endJob(s, job.id, failure("INPUT_JOB_FAILED", chain.message));
+    await endJob(s, job.id, failure(chain.code, chain.message));
     return { done: true };
   }
   const reason = chain.kind === "waiting" ? chain.reason : null;

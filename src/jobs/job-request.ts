@@ -22,6 +22,8 @@ export type JobSpec = {
   webhookUrl: string | null;
   /** The client's labels (string → string). */
   metadata?: Record<string, string>;
+  /** Jobs that must complete before this one starts (ordering without data; job chains). */
+  dependsOn?: string[];
   /** The job's own time limit, when it asked for one below the operator's. */
   timeoutSeconds?: number;
   /** The API origin the job was created at: directory-output URLs in its webhooks point there. */

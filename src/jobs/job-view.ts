@@ -48,6 +48,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     mode: row.mode,
     status: row.status,
     queuedReason: row.status === "queued" ? (row.queued_reason ?? null) : null,
+    dependsOn: spec.dependsOn ?? [],
     runtimeSeconds: row.runtime_seconds,
     creditsCharged: row.credits_charged,
     attempts: row.attempts,

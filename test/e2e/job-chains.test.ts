@@ -18,13 +18,15 @@ describe("a chain of jobs", () => {
       binary: "ffprobe",
       inputs: { video: { type: "job", jobId: parent.body.id, output: "small" } },
       ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_streams", "{{video}}"],
+      // Also named for ordering alone: the same wait, and no second start.
+      dependsOn: [parent.body.id],
     });
     expect(child.status, JSON.stringify(child.body)).toBe(202);
     const waiting = await local.api.waitUntil(child.body.id, (j: any) => j.queuedReason !== null || isFinished(j), 30_000);
     expect(waiting.queuedReason).toMatch(new RegExp(`^waiting for job ${parent.body.id} \\((queued|running)\\) to complete$`));
 
     const done = await local.api.waitUntil(child.body.id, isFinished, 60_000);
-    expect(done, JSON.stringify(done)).toMatchObject({ status: "completed", queuedReason: null, inputs: { video: { type: "job", jobId: parent.body.id, output: "small" } } });
+    expect(done, JSON.stringify(done)).toMatchObject({ status: "completed", queuedReason: null, dependsOn: [parent.body.id], attempts: 1, inputs: { video: { type: "job", jobId: parent.body.id, output: "small" } } });
     const first = (await local.api.call("GET", `/v1/jobs/${parent.body.id}`)).body;
     expect(first.status).toBe("completed");
     // The child started after its parent ended, within the chain's check interval (2 s) and some slack.

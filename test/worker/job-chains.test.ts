@@ -58,4 +58,18 @@ describe("an input that is another job's output", () => {
     const ended = await waitForJob(owner.key, created.body.id, (j) => j.status !== "queued");
     expect(ended).toMatchObject({ status: "failed", errorCode: "INPUT_JOB_FAILED", errorMessage: `Input "video": job ${parent} was deleted before it could be read` });
   });
+
+  it("dependsOn: waits for the jobs named, fails DEPENDENCY_FAILED when one is canceled, refuses another account's", async () => {
+    const first = await insertQueuedJob(owner.accountId);
+    const body = { binary: "ffprobe", inputs: { v: { type: "url", url: "http://127.0.0.1:9/a.mp4" } }, ffmpegArgs: ["{{v}}"], dependsOn: [first] };
+    expect((await api(stranger.key, "POST", "/v1/jobs", body)).body.details).toEqual([{ path: ["dependsOn", "0"], message: `job ${first} does not exist`, code: "custom" }]);
+    expect((await api(owner.key, "POST", "/v1/jobs", { ...body, dependsOn: [first, first] })).status).toBe(400);
+    const created = await api(owner.key, "POST", "/v1/jobs", body);
+    expect(created.status).toBe(202);
+    const waiting = await waitForJob(owner.key, created.body.id, (j) => j.queuedReason !== null);
+    expect(waiting).toMatchObject({ status: "queued", dependsOn: [first], queuedReason: `waiting for job ${first} (queued) to complete` });
+    await api(owner.key, "POST", `/v1/jobs/${first}/cancel`);
+    const ended = await waitForJob(owner.key, created.body.id, (j) => j.status !== "queued");
+    expect(ended).toMatchObject({ status: "failed", errorCode: "DEPENDENCY_FAILED", creditsCharged: 0, errorMessage: `dependsOn: job ${first} canceled (CANCELED: The job was canceled)` });
+  });
 });
