@@ -1,6 +1,7 @@
 import { getJob, jobSpecOf, type JobRow } from "./job-store.ts";
 import { listOutputs } from "./output-store.ts";
 import type { JobSpec, RequestIssue } from "./job-request.ts";
+import type { RunnerInput } from "../runner/runner-protocol.ts";
 import { isTerminal } from "./job-states.ts";
 
 /**
@@ -46,6 +47,9 @@ export async function checkChainedInputs(db: D1Database, accountId: string, spec
     if (!declared) issues.push({ path: [...pathOf(input.name), "output"], message: `job ${input.jobId} has no output "${input.output}"` });
     else if (declared.kind === "directory") issues.push({ path: [...pathOf(input.name), "output"], message: `output "${input.output}" of job ${input.jobId} is a directory: only a file output can be an input` });
     else if (isTerminal(parent.status) && parent.status !== "completed") issues.push({ path, message: `job ${input.jobId} ${parent.status} (${parent.error_code}): it will not make "${input.output}"` });
+    else if (parent.status === "completed" && !(await outputFiles(db, [input])).has(input.name)) {
+      issues.push({ path: [...pathOf(input.name), "output"], message: `output "${input.output}" of job ${input.jobId} is no longer stored` });
+    }
   }
   return issues;
 }
@@ -87,4 +91,18 @@ export async function outputFiles(db: D1Database, inputs: ChainedInput[]): Promi
     if (output) found.set(input.name, { objectKey: output.object_key, fileName: output.file_name });
   }
   return found;
+}
+
+/**
+ * A dry run's view of chained inputs whose job has not completed yet: the file name the job declared
+ * for that output (so the command lines show where it will be), and no URL (nothing to fetch yet).
+ */
+export async function notYetStoredInputs(db: D1Database, spec: JobSpec, accountId: string, stored: RunnerInput[]): Promise<RunnerInput[]> {
+  const have = new Set(stored.map((i) => i.name));
+  const pending = chainedInputs(spec).filter((i) => !have.has(i.name));
+  return Promise.all(pending.map(async (input) => {
+    const parent = await getJob(db, input.jobId, accountId);
+    const fileName = parent ? (jobSpecOf(parent).outputs[input.output]?.fileName ?? input.output) : input.output;
+    return { name: input.name, url: "", fileName, trusted: true };
+  }));
 }

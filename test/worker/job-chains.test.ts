@@ -72,4 +72,13 @@ describe("an input that is another job's output", () => {
     const ended = await waitForJob(owner.key, created.body.id, (j) => j.status !== "queued");
     expect(ended).toMatchObject({ status: "failed", errorCode: "DEPENDENCY_FAILED", creditsCharged: 0, errorMessage: `dependsOn: job ${first} canceled (CANCELED: The job was canceled)` });
   });
+
+  it("dry-runs a job on an output that is not stored yet: where it will be, and why it is not probed", async () => {
+    const parent = await insertQueuedJob(owner.accountId, parentSpec);
+    const plain = await api(owner.key, "POST", "/v1/jobs/validate", child(parent));
+    expect(plain.status).toBe(200);
+    expect(plain.body).toMatchObject({ valid: true, commands: [{ binary: "ffprobe", argv: expect.arrayContaining(["/job/in/video.mp4"]) }] });
+    const probed = await api(owner.key, "POST", "/v1/jobs/validate?probe=true", child(parent));
+    expect(probed.body.inputs.video).toEqual({ ok: false, error: "another job's output, not stored yet: it can be probed once that job has completed" });
+  });
 });

@@ -9,6 +9,7 @@ import { validateJobQuerySchema } from "../schemas.ts";
 import { loadConfig } from "../../config.ts";
 import { createServices } from "../../services.ts";
 import { runnerInputs } from "../../jobs/runner-inputs.ts";
+import { notYetStoredInputs } from "../../jobs/chained-inputs.ts";
 import { creditEstimate, dryRunCommands } from "../../jobs/dry-run.ts";
 import { jobSteps } from "../../jobs/job-request.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, DRY_RUN_PROBE_TIMEOUT_MS } from "../../jobs/limits.ts";
@@ -39,8 +40,10 @@ jobValidateRoutes.post("/", validate("query", validateJobQuerySchema), requireJs
     throw err;
   }
   const s = createServices(c.env);
-  const inputs = await runnerInputs(s, spec, account.id);
-  const verdict = { valid: true, mode: spec.mode ?? "raw", binary: spec.binary, commands: dryRunCommands(spec, inputs, DEFAULT_MAX_OUTPUT_BYTES) };
+  const inputs = await runnerInputs(s, spec, account.id, { skipMissing: true });
+  // Another job's output that is not stored yet: shown where it will be, not probed.
+  const notYet = await notYetStoredInputs(s.db, spec, account.id, inputs);
+  const verdict = { valid: true, mode: spec.mode ?? "raw", binary: spec.binary, commands: dryRunCommands(spec, [...inputs, ...notYet], DEFAULT_MAX_OUTPUT_BYTES) };
   const { probe } = c.req.valid("query");
   if (probe !== "true" && probe !== "1") return c.json(verdict);
   // Probes hold a runner and are not billed (docs/api.md): each account gets a small budget of them.
@@ -61,7 +64,8 @@ jobValidateRoutes.post("/", validate("query", validateJobQuerySchema), requireJs
   }
   try {
     const probe = await s.runner.probe({ probeId, inputs, allowedPrivateHosts: config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS });
-    return c.json({ ...verdict, inputs: probe.inputs, estimate: creditEstimate(probe, config.creditsPerSecond, jobSteps(spec).length) });
+    const pending = Object.fromEntries(notYet.map((i) => [i.name, { ok: false as const, error: "another job's output, not stored yet: it can be probed once that job has completed" }]));
+    return c.json({ ...verdict, inputs: { ...probe.inputs, ...pending }, estimate: creditEstimate(probe, config.creditsPerSecond, jobSteps(spec).length) });
   } catch (err) {
     const busy = err instanceof RunnerBusy;
     console.error(`dry run ${probeId}: probing the inputs failed`, err);
