@@ -461,6 +461,12 @@ export interface components {
                     contentType?: string;
                     /** @enum {string} */
                     kind?: "file" | "directory";
+                    destination?: {
+                        url: string;
+                        headers?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
             ffmpegArgs?: string[];
@@ -601,6 +607,7 @@ export interface components {
          *           "contentType": "video/mp4"
          *         }
          *       },
+         *       "deliveredOutputs": [],
          *       "preset": null,
          *       "params": null,
          *       "plannedArgs": null,
@@ -678,11 +685,39 @@ export interface components {
             outputDeclarations: {
                 [key: string]: {
                     fileName: string;
-                    contentType?: string;
+                    contentType: string;
                     /** @enum {string} */
                     kind?: "file" | "directory";
+                    destination?: {
+                        url: string;
+                        headers: string[];
+                    };
                 };
             };
+            deliveredOutputs: {
+                label: string;
+                url: string;
+                contentType: string;
+                size: number;
+                sha256: string;
+                etag: string | null;
+                metadata: {
+                    format: string | null;
+                    durationSeconds: number | null;
+                    size: number;
+                    bitRate: number | null;
+                    streams: {
+                        index: number | null;
+                        type: string | null;
+                        codec: string | null;
+                        width?: number | null;
+                        height?: number | null;
+                        frameRate?: number | null;
+                        sampleRate?: number | null;
+                        channels?: number | null;
+                    }[];
+                } | null;
+            }[];
             preset: string | null;
             params: {
                 [key: string]: unknown;

@@ -133,7 +133,12 @@ async function readFirstBytes(res: http.IncomingMessage, destPath: string, limit
   return { bytes, truncated };
 }
 
-function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>): Promise<http.IncomingMessage> {
+/** One PUT of `body` under the same address checks (no redirects: storage answers a PUT itself). */
+export function putUrl(url: string, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>, body: NodeJS.ReadableStream): Promise<http.IncomingMessage> {
+  return request(new URL(url), opts, signal, headers, body);
+}
+
+function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>, body?: NodeJS.ReadableStream): Promise<http.IncomingMessage> {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("refused", "only http and https URLs are fetched");
   if (url.username || url.password) throw new FetchFailure("refused", "URLs with credentials are refused");
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
@@ -151,9 +156,10 @@ function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs"
   return new Promise((resolve, reject) => {
     const agent = url.protocol === "https:" ? opts.httpsAgent : undefined;
     const lookup = exempt ? undefined : checkedLookup(opts.viaCloudflareSidecar === true);
-    const req = client.request(url.href, { method: "GET", signal, agent, lookup, headers }, resolve);
+    const req = client.request(url.href, { method: body ? "PUT" : "GET", signal, agent, lookup, headers }, resolve);
     req.on("error", (err) => reject(asFetchFailure(err, signal)));
-    req.end();
+    if (body) body.pipe(req);
+    else req.end();
   });
 }
 

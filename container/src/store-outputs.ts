@@ -8,16 +8,18 @@ import { storeDirectory } from "./store-directory.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
+import { DestinationRefused, sendToDestination } from "./send-to-destination.ts";
 
 /**
  * Checks every declared file output first (a missing or cut-short one fails the job before anything
  * is stored), then uploads and probes them all at once: each output's probe runs while it uploads.
+ * An output with a destination goes to the user's own storage instead (send-to-destination.ts).
  * Directory outputs are stored beside them (store-directory.ts).
  */
 export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult, canceled: AbortSignal): Promise<RunnerOutcome["outputs"]> {
   const prober = createProber(folder, settings);
   const stored = await Promise.allSettled([
-    storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober, canceled),
+    storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober, canceled, req.allowedPrivateHosts),
     Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran, canceled))),
   ]);
   // A cancel during the upload ends the job canceled (charged for the run), not as an upload failure.
@@ -27,7 +29,7 @@ export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, set
   return stored.flatMap((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"]>).value);
 }
 
-async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal): Promise<RunnerOutcome["outputs"]> {
+async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[]): Promise<RunnerOutcome["outputs"]> {
   const files = await Promise.all(
     outputs.map(async (output) => {
       const path = folder.hostPath(output.name)!;
@@ -43,6 +45,14 @@ async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: 
   );
   const stored = await Promise.allSettled(
     files.map(async ({ output, path, size }) => {
+      if (output.destination) {
+        const [probe, sent] = await Promise.all([
+          prober(output.name),
+          sendToDestination(path, output, settings, allowedPrivateHosts, canceled).catch((err: unknown) => (err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"))),
+        ]);
+        if (sent instanceof DestinationRefused) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be sent to its destination: ${sent.message}`, ran);
+        return { name: output.name, size: sent.size, metadata: summarizeProbe(probe, size), delivered: { etag: sent.etag, sha256: sent.sha256 } };
+      }
       const [probe, uploaded] = await Promise.all([
         prober(output.name),
         uploadFile(path, output.uploadUrl, { "content-type": output.contentType }, trustedAgent(settings.extraCaFile), canceled).catch(() => null),

@@ -52,7 +52,7 @@ export const SCHEMAS = {
       timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 }, errorCode: null, errorMessage: null,
       createdAt: "2026-11-23T12:00:00.000Z", startedAt: "2026-11-23T12:00:00.015Z", finishedAt: "2026-11-23T12:00:03.027Z",
       outputs: [], progress: null, ffmpegArgs: ["-i", "{{video}}", "{{small}}"], steps: null, scratch: null, failedStep: null,
-      inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, outputDeclarations: { small: { fileName: "small.mp4", contentType: "video/mp4" } },
+      inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, outputDeclarations: { small: { fileName: "small.mp4", contentType: "video/mp4" } }, deliveredOutputs: [],
       preset: null, params: null, plannedArgs: null, inputReads: { video: { bytesRead: 3423505, originBytes: 3423505, copied: false } },
       webhookUrl: null, metadata: { customer: "acme" }, timeoutSeconds: 3600,
     },

@@ -30,14 +30,33 @@ export const jobInputSchema = z.discriminatedUnion("type", [urlInputSchema, asse
  * An output: one file, or a directory (HLS, image sequences) whose `fileName` is its main file and
  * may be an ffmpeg pattern (`frame_%04d.png`); every file the command writes there is stored.
  */
+/**
+ * Headers a destination may ask for: what S3, GCS and Azure presigned or SAS PUTs sign or need
+ * (`x-amz-*`, `x-goog-*`, `x-ms-blob-type`, the content headers), nothing that would change the request
+ * itself (Host, Authorization, Content-Length, Transfer-Encoding).
+ */
+export const DESTINATION_HEADER_PATTERN = /^(content-type|content-disposition|content-encoding|content-language|cache-control|content-md5|x-amz-[a-z0-9-]+|x-goog-[a-z0-9-]+|x-ms-[a-z0-9-]+)$/;
+/** Where the runner PUTs an output instead of the service's storage: a presigned (or SAS) URL of the user's bucket. */
+export const outputDestinationSchema = z
+  .object({
+    url: httpUrl,
+    headers: z
+      .record(z.string().regex(DESTINATION_HEADER_PATTERN, "a content header, or an x-amz-, x-goog- or x-ms- header, in lower case"), z.string().max(1024).regex(/^[\x20-\x7e]*$/, "visible ASCII"))
+      .refine((h) => Object.keys(h).length <= 16, "at most 16 headers")
+      .optional(),
+  })
+  .strict();
+
 export const outputDeclarationSchema = z
   .object({
     fileName: z.string().max(L.MAX_FILE_NAME_CHARS).regex(DIRECTORY_FILE_PATTERN, "a plain file name: letters, digits, . _ - (and % patterns in a directory output), no slash, not starting with a dot"),
     contentType: contentType.optional(),
     kind: z.enum(["file", "directory"]).optional(),
+    destination: outputDestinationSchema.optional(),
   })
   .strict()
-  .refine((o) => o.kind === "directory" || !o.fileName.includes("%"), { path: ["fileName"], message: "% patterns name many files: declare the output with \"kind\": \"directory\"" });
+  .refine((o) => o.kind === "directory" || !o.fileName.includes("%"), { path: ["fileName"], message: "% patterns name many files: declare the output with \"kind\": \"directory\"" })
+  .refine((o) => o.kind !== "directory" || !o.destination, { path: ["destination"], message: "a directory output is stored by the service: a destination takes one file" });
 
 const ffmpegArgs = z.array(z.string().max(L.MAX_ARG_LENGTH_CHARS)).min(1).max(L.MAX_ARGS);
 /** One command of a multi-step job; `binary` defaults to the job's. */
@@ -218,7 +237,17 @@ export const jobSchema = z.object({
   /** Multi-step jobs: the index in `steps` of the step that failed (or was running when the job ended). */
   failedStep: z.number().int().nullable(),
   inputs: z.record(z.string(), jobInputSchema),
-  outputDeclarations: z.record(z.string(), outputDeclarationSchema),
+  outputDeclarations: z.record(z.string(), z.object({
+    fileName: z.string(),
+    contentType: z.string(),
+    kind: z.enum(["file", "directory"]).optional(),
+    /** Shown without its signature: the URL without query, the headers' names. */
+    destination: z.object({ url: z.string(), headers: z.array(z.string()) }).optional(),
+  })),
+  /** Outputs sent to the client's own storage (`destination`): where, how big, their SHA-256 and the storage's ETag. */
+  deliveredOutputs: z.array(z.object({
+    label: z.string(), url: z.string(), contentType: z.string(), size: z.number().int(), sha256: z.string(), etag: z.string().nullable(), metadata: outputMetadataSchema.nullable(),
+  })),
   preset: z.string().nullable(),
   params: z.record(z.string(), z.unknown()).nullable(),
   /**

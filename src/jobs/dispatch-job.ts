@@ -90,6 +90,7 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
         const uploadUrl = directoryUploadUrl(s.config, job.id, name, job.attempts);
         return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl, kind: "directory", uploadToken, maxFiles: s.config.maxDirectoryFiles };
       }
+      if (o.destination) return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: o.destination.url, destination: { headers: o.destination.headers ?? {} } };
       const { url } = await s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS);
       return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url };
     }),

@@ -5,6 +5,7 @@ import { jobSpecOf, type JobRow } from "./job-store.ts";
 import { finishFromOutcome } from "./billing.ts";
 import { endJob } from "./end-job.ts";
 import { recordOutputsStatements } from "./output-store.ts";
+import { deliveredOutputs, recordDeliveredStatement } from "./delivered-outputs.ts";
 import { jobTimings } from "./job-timings.ts";
 import { contentTypeFor } from "../storage/content-types.ts";
 
@@ -12,10 +13,13 @@ import { contentTypeFor } from "../storage/content-types.ts";
 export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutcome): Promise<boolean> {
   const now = s.now().toISOString();
   const spec = jobSpecOf(job);
-  const outputs = outcome.status !== "completed" ? [] : recordOutputsStatements(
+  const completed = outcome.status === "completed";
+  const stored = outcome.outputs.filter((o) => !o.delivered);
+  const delivered = completed ? deliveredOutputs(spec, outcome.outputs) : [];
+  const outputs = !completed ? [] : recordOutputsStatements(
     s.db,
     { id: job.id, accountId: job.account_id },
-    outcome.outputs.map((o) => {
+    stored.map((o) => {
       const decl = spec.outputs[o.name];
       // A directory's asset is its main file (what its URL opens); the rest are listed beside it.
       const fileName = decl.kind === "directory" && o.mainFile ? o.mainFile : decl.fileName;
@@ -27,5 +31,6 @@ export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutc
     new Date(Date.parse(now) + s.config.outputRetentionMs).toISOString(),
   );
   const timings = jobTimings(job.created_at, job.started_at, outcome, now);
-  return endJob(s, job.id, { ...finishFromOutcome(outcome, s.config.creditsPerSecond), timings }, { now, alongside: outputs });
+  const deliveries = delivered.length ? [recordDeliveredStatement(s.db, job.id, delivered)] : [];
+  return endJob(s, job.id, { ...finishFromOutcome(outcome, s.config.creditsPerSecond), timings }, { now, alongside: [...outputs, ...deliveries] });
 }

@@ -4,7 +4,9 @@ import { contentTypeFor } from "../storage/content-types.ts";
 import { arrayInputName } from "./placeholders.ts";
 
 export type JobInput = z.infer<typeof jobInputSchema>;
-export type OutputDeclaration = { fileName: string; contentType: string; kind?: "directory" };
+/** Where the runner sends an output instead of the service's storage (the user's presigned PUT URL). */
+export type OutputDestination = { url: string; headers?: Record<string, string> };
+export type OutputDeclaration = { fileName: string; contentType: string; kind?: "directory"; destination?: OutputDestination };
 export type Binary = "ffmpeg" | "ffprobe";
 export type JobStep = { binary: Binary; args: string[] };
 
@@ -48,7 +50,10 @@ export function toJobSpec(req: CreateJobRequest): JobSpec {
   const outputs = Object.fromEntries(
     Object.entries(req.outputs ?? {}).map(([name, o]) => [
       name,
-      { fileName: o.fileName, contentType: o.contentType ?? contentTypeFor(o.fileName), ...(o.kind === "directory" ? { kind: "directory" as const } : {}) },
+      {
+        fileName: o.fileName, contentType: o.contentType ?? contentTypeFor(o.fileName),
+        ...(o.kind === "directory" ? { kind: "directory" as const } : {}), ...(o.destination ? { destination: o.destination } : {}),
+      },
     ]),
   );
   const multi = req.steps

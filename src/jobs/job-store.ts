@@ -35,6 +35,8 @@ export type JobRow = {
   failed_step: number | null;
   planned_args_json: string | null;
   input_reads_json: string | null;
+  /** Outputs sent to the user's own storage (delivered-outputs.ts), JSON; null if none. */
+  delivered_json?: string | null;
   /** Why a queued job waits (the jobs whose outputs it reads); null otherwise. */
   queued_reason?: string | null;
 };

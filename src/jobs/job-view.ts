@@ -3,7 +3,8 @@ import type { Config } from "../config.ts";
 import { directoryFileUrls, type DirectoryFile } from "../storage/directory-files.ts";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
 import { jobSpecOf, type JobRow } from "./job-store.ts";
-import { jobSteps, jobTimeoutMs } from "./job-request.ts";
+import { jobSteps, jobTimeoutMs, type OutputDestination } from "./job-request.ts";
+import { shownUrl, type DeliveredOutput } from "./delivered-outputs.ts";
 import type { OutputRow } from "./output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 import type { RunnerOutcome } from "../runner/runner-protocol.ts";
@@ -38,6 +39,11 @@ export async function outputView(o: OutputRow, links: Links, urlTtlSeconds = DOW
   };
 }
 
+/** A destination as the job shows it: the URL without its signature, the headers' names without their values. */
+function shownDestination(d: OutputDestination) {
+  return { url: shownUrl(d.url), headers: Object.keys(d.headers ?? {}) };
+}
+
 /** The job's full form: every spec field always present, null where it does not apply. */
 export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
   const timeoutMaxMs = links.jobTimeoutMs;
@@ -65,7 +71,8 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     scratch: spec.scratch ?? null,
     failedStep: row.failed_step ?? null,
     inputs: spec.inputs,
-    outputDeclarations: spec.outputs,
+    outputDeclarations: Object.fromEntries(Object.entries(spec.outputs).map(([name, o]) => [name, o.destination ? { ...o, destination: shownDestination(o.destination) } : o])),
+    deliveredOutputs: row.delivered_json ? (JSON.parse(row.delivered_json) as DeliveredOutput[]) : [],
     webhookUrl: spec.webhookUrl,
     preset: spec.preset ?? null,
     params: spec.params ?? null,

@@ -3,12 +3,20 @@ import type { RequestIssue } from "./job-request.ts";
 import { isLocalTarget } from "../net/public-url.ts";
 import { parseIPv4, parseIPv6 } from "../net/address-policy.ts";
 
-function urlInputs(req: CreateJobRequest) {
+type Use = "input" | "destination";
+
+/** Every URL the runner will reach for a job: its URL inputs (fetched) and its outputs' destinations (PUT to). */
+function urlInputs(req: CreateJobRequest): { url: URL; path: string[]; use: Use }[] {
   const all = req.input
     ? req.input.map((input, i) => ({ input, path: ["input", String(i), "url"] }))
     : Object.entries(req.inputs ?? {}).map(([name, input]) => ({ input, path: ["inputs", name, "url"] }));
-  return all.flatMap(({ input, path }) => (input.type === "url" && URL.canParse(input.url) ? [{ url: new URL(input.url), path }] : []));
+  const inputs = all.flatMap(({ input, path }) => (input.type === "url" && URL.canParse(input.url) ? [{ url: new URL(input.url), path, use: "input" as const }] : []));
+  const destinations = Object.entries(req.outputs ?? {}).flatMap(([name, o]) =>
+    o.destination && URL.canParse(o.destination.url) ? [{ url: new URL(o.destination.url), path: ["outputs", name, "destination", "url"], use: "destination" as const }] : []);
+  return [...inputs, ...destinations];
 }
+
+const REACHED: Record<Use, string> = { input: "inputs are fetched", destination: "outputs are sent" };
 
 /**
  * A URL input on a private or loopback address would be refused by the runner's fetch anyway: say so
@@ -16,9 +24,9 @@ function urlInputs(req: CreateJobRequest) {
  * are still caught by the runner, which checks every address it connects to).
  */
 export function privateUrlIssues(req: CreateJobRequest, allowedPrivateHosts: readonly string[]): RequestIssue[] {
-  return urlInputs(req).flatMap(({ url, path }) =>
+  return urlInputs(req).flatMap(({ url, path, use }) =>
     isLocalTarget(url, allowedPrivateHosts)
-      ? [{ path, message: `${url.hostname} is a private or local address: inputs are fetched only from public addresses (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)` }]
+      ? [{ path, message: `${url.hostname} is a private or local address: ${REACHED[use]} only ${use === "input" ? "from" : "to"} public addresses (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)` }]
       : [],
   );
 }
@@ -31,14 +39,16 @@ export function privateUrlIssues(req: CreateJobRequest, allowedPrivateHosts: rea
  */
 export function unreachableUrlIssues(req: CreateJobRequest, runnerMode: "container" | "local"): RequestIssue[] {
   if (runnerMode !== "container") return [];
-  return urlInputs(req).flatMap(({ url, path }) => {
+  return urlInputs(req).flatMap(({ url, path, use }) => {
     const { port, protocol } = url;
+    const what = use === "input" ? "inputs" : "destinations";
     if (protocol === "https:" && isIpLiteral(url.hostname)) {
-      return [{ path, message: `https inputs need a host name, not an IP address: the service's egress routes HTTPS by its server name` }];
+      return [{ path, message: `https ${what} need a host name, not an IP address: the service's egress routes HTTPS by its server name` }];
     }
     if (port === "") return [];
     const usual = protocol === "https:" ? 443 : 80;
-    return [{ path, message: `port ${port} cannot be reached: the service fetches ${protocol.slice(0, -1)} inputs only on port ${usual}` }];
+    const reaches = use === "input" ? `fetches ${protocol.slice(0, -1)} inputs` : `sends to ${protocol.slice(0, -1)} destinations`;
+    return [{ path, message: `port ${port} cannot be reached: the service ${reaches} only on port ${usual}` }];
   });
 }
 

@@ -25,6 +25,11 @@ export type RunnerOutput = {
   uploadToken?: string;
   /** A directory may hold at most this many files. */
   maxFiles?: number;
+  /**
+   * The user's own storage: `uploadUrl` is their presigned PUT URL, sent these headers, under the same
+   * address policy as URL inputs; the runner reports the answer's ETag and the file's SHA-256.
+   */
+  destination?: { headers: Record<string, string> };
 };
 
 export type RunnerStep = { binary: "ffmpeg" | "ffprobe"; args: string[] };
@@ -70,7 +75,7 @@ export type RunnerOutcome = {
   stdout: string;
   stderrTail: string;
   /** A directory output's size is its files' total; `files` lists them and `mainFile` is the one its URL opens. */
-  outputs: { name: string; size: number; metadata: OutputMetadata | null; files?: { path: string; size: number }[]; mainFile?: string }[];
+  outputs: { name: string; size: number; metadata: OutputMetadata | null; delivered?: { etag: string | null; sha256: string }; files?: { path: string; size: number }[]; mainFile?: string }[];
   /** Preset jobs: the arguments the runner planned from the inputs and ran (null before planning). */
   plannedArgs?: string[];
   /** Bytes per input: given to the job's commands, and fetched from its origin (`copied`: downloaded whole first). */

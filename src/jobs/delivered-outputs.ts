@@ -1,0 +1,34 @@
+import type { RunnerOutcome } from "../runner/runner-protocol.ts";
+import type { OutputMetadata } from "./output-metadata.ts";
+import type { JobSpec } from "./job-request.ts";
+
+/** An output the runner sent to the user's own storage (its `destination`): what the job records of it. */
+export type DeliveredOutput = {
+  label: string;
+  /** The destination's URL without its query and fragment (they hold the signature). */
+  url: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  etag: string | null;
+  metadata: OutputMetadata | null;
+};
+
+/** A destination URL as it may be shown and kept: no query (a presigned URL's signature), no fragment, no credentials. */
+export function shownUrl(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname}`;
+}
+
+export function deliveredOutputs(spec: JobSpec, outputs: RunnerOutcome["outputs"]): DeliveredOutput[] {
+  return outputs.flatMap((o) => {
+    const declared = spec.outputs[o.name];
+    if (!o.delivered || !declared?.destination) return [];
+    return [{ label: o.name, url: shownUrl(declared.destination.url), contentType: declared.contentType, size: o.size, sha256: o.delivered.sha256, etag: o.delivered.etag, metadata: o.metadata }];
+  });
+}
+
+/** Written with the job's end, in its batch: only onto a job that completed (a late or duplicate end writes nothing). */
+export function recordDeliveredStatement(db: D1Database, jobId: string, delivered: DeliveredOutput[]): D1PreparedStatement {
+  return db.prepare("UPDATE jobs SET delivered_json = ?2 WHERE id = ?1 AND status = 'completed' AND delivered_json IS NULL").bind(jobId, JSON.stringify(delivered));
+}
