@@ -3,6 +3,7 @@ import { DIRECTORY_FILE_PATTERN, NAME_PATTERN } from "../jobs/placeholders.ts";
 import { JOB_STATUSES } from "../jobs/job-states.ts";
 import * as L from "../jobs/limits.ts";
 import { outputMetadataSchema } from "../jobs/output-metadata.ts";
+import { deliveredOutputSchema } from "../jobs/delivered-outputs.ts";
 
 /** Request and response schemas: the validators and GET /openapi.json are both built from these. */
 
@@ -245,9 +246,7 @@ export const jobSchema = z.object({
     destination: z.object({ url: z.string(), headers: z.array(z.string()) }).optional(),
   })),
   /** Outputs sent to the client's own storage (`destination`): where, how big, their SHA-256 and the storage's ETag. */
-  deliveredOutputs: z.array(z.object({
-    label: z.string(), url: z.string(), contentType: z.string(), size: z.number().int(), sha256: z.string(), etag: z.string().nullable(), metadata: outputMetadataSchema.nullable(),
-  })),
+  deliveredOutputs: z.array(deliveredOutputSchema),
   preset: z.string().nullable(),
   params: z.record(z.string(), z.unknown()).nullable(),
   /**

@@ -1,18 +1,21 @@
 import type { RunnerOutcome } from "../runner/runner-protocol.ts";
-import type { OutputMetadata } from "./output-metadata.ts";
+import { z } from "zod";
+import { outputMetadataSchema } from "./output-metadata.ts";
 import type { JobSpec } from "./job-request.ts";
 
 /** An output the runner sent to the user's own storage (its `destination`): what the job records of it. */
-export type DeliveredOutput = {
-  label: string;
+export const deliveredOutputSchema = z.object({
+  label: z.string(),
   /** The destination's URL without its query and fragment (they hold the signature). */
-  url: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-  etag: string | null;
-  metadata: OutputMetadata | null;
-};
+  url: z.string(),
+  contentType: z.string(),
+  size: z.number().int(),
+  sha256: z.string(),
+  /** The storage's answer's ETag, if it gave one. */
+  etag: z.string().nullable(),
+  metadata: outputMetadataSchema.nullable(),
+});
+export type DeliveredOutput = z.infer<typeof deliveredOutputSchema>;
 
 /** A destination URL as it may be shown and kept: no query (a presigned URL's signature), no fragment, no credentials. */
 export function shownUrl(url: string): string {
