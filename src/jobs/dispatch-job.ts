@@ -24,7 +24,7 @@ import { presetForRunner } from "../presets/expand-preset.ts";
  */
 export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> {
   const jobId = job.id;
-  const waits = await waitForChainedInputs(s, job);
+  const waits = await waitForOtherJobs(s, job);
   if (waits) return waits;
   const limits = { maxActive: s.config.maxActiveJobsPerAccount, creditsPerSecond: s.config.creditsPerSecond };
   const now = s.now().toISOString();
@@ -50,7 +50,7 @@ export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> 
  * until they have completed (checked every CHAIN_CHECK_MS), and fails with INPUT_JOB_FAILED
  * (DEPENDENCY_FAILED) as soon as one never will.
  */
-async function waitForChainedInputs(s: Services, job: JobRow): Promise<DriveStep | null> {
+async function waitForOtherJobs(s: Services, job: JobRow): Promise<DriveStep | null> {
   const spec = jobSpecOf(job);
   if (!waitsOnJobs(spec)) return null;
   const chain = await chainState(s.db, job, spec);

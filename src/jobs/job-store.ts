@@ -58,6 +58,11 @@ export type JobFinish = {
   inputReads?: RunnerOutcome["inputReads"] | null;
 };
 
+/** A preset job's planned arguments, as its runner reported them (null before it ran, and for raw jobs). */
+export function plannedArgsOf(row: Pick<JobRow, "planned_args_json">): string[] | null {
+  return row.planned_args_json ? (JSON.parse(row.planned_args_json) as string[]) : null;
+}
+
 export function jobSpecOf(row: JobRow): JobSpec {
   return JSON.parse(row.request_json) as JobSpec;
 }

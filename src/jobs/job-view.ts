@@ -2,7 +2,7 @@ import type { Presigner } from "../storage/presigner.ts";
 import type { Config } from "../config.ts";
 import { directoryFileUrls, type DirectoryFile } from "../storage/directory-files.ts";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
-import { jobSpecOf, type JobRow } from "./job-store.ts";
+import { jobSpecOf, plannedArgsOf, type JobRow } from "./job-store.ts";
 import { jobSteps, jobTimeoutMs, type OutputDestination } from "./job-request.ts";
 import { shownUrl, type DeliveredOutput } from "./delivered-outputs.ts";
 import type { OutputRow } from "./output-store.ts";
@@ -76,7 +76,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     webhookUrl: spec.webhookUrl,
     preset: spec.preset ?? null,
     params: spec.params ?? null,
-    plannedArgs: row.planned_args_json ? (JSON.parse(row.planned_args_json) as string[]) : null,
+    plannedArgs: plannedArgsOf(row),
     inputReads: row.input_reads_json ? (JSON.parse(row.input_reads_json) as NonNullable<RunnerOutcome["inputReads"]>) : null,
     metadata: spec.metadata ?? {},
     timeoutSeconds: Math.round(jobTimeoutMs(spec, timeoutMaxMs) / 1000),

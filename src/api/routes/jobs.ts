@@ -10,7 +10,7 @@ import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
 import { jobEventStream, withPushedProgress } from "./job-events.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { getJob, insertJob, jobSpecOf, listJobs, type JobRow } from "../../jobs/job-store.ts";
+import { getJob, insertJob, jobSpecOf, listJobs, plannedArgsOf, type JobRow } from "../../jobs/job-store.ts";
 import { reproduceScript } from "../../jobs/reproduce-script.ts";
 import { runnerInputs } from "../../jobs/runner-inputs.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../../jobs/limits.ts";
@@ -106,7 +106,7 @@ jobRoutes.get("/:id/command", validate("param", idParamSchema), async (c) => {
   const spec = jobSpecOf(job);
   const inputs = await runnerInputs(createServices(c.env), spec, job.account_id, { skipMissing: true });
   const expires = new Date(Date.now() + RUNNER_IO_URL_TTL_SECONDS * 1000).toISOString();
-  const script = reproduceScript({ id: job.id, status: job.status, createdAt: job.created_at, plannedArgs: job.planned_args_json ? JSON.parse(job.planned_args_json) : null }, spec, inputs, expires);
+  const script = reproduceScript({ id: job.id, status: job.status, createdAt: job.created_at, plannedArgs: plannedArgsOf(job) }, spec, inputs, expires);
   return c.body(script, 200, { "content-type": "text/x-shellscript; charset=utf-8", "content-disposition": `inline; filename="ffjobs-${job.id}.sh"`, "cache-control": "no-store" });
 });
 
