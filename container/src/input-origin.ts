@@ -18,14 +18,22 @@ const DEADLINE_SLACK_MS = 1000;
 /** How long the answer to the open waits for ffmpeg's first read before it is let go. */
 const OPENING_KEPT_MS = 10_000;
 /**
- * A read is fetched in windows that double from the first to the largest (as rclone reads chunks):
- * a read ffmpeg abandons early (a seek: it read a header) has cost little from the origin, and a long
- * one soon runs in large requests. The next window is asked for once half of the current one is read
- * (as soon as a small one starts), so its first byte's wait overlaps the rest of the current one, and a
- * read abandoned early has asked for little.
+ * A read is fetched in windows, and everything asked of the origin is sent whether ffmpeg reads it
+ * or not. A read that has delivered less than SEQUENTIAL_AFTER_BYTES may be ffmpeg peeking at a
+ * header before a seek: from an origin that answers quickly its windows stay at the first's size and
+ * the next is asked for only when the current one is used up, so an abandoned read costs at most one
+ * window more than it took (eager windows read 2-3.5x bare ffprobe's bytes on a loopback origin).
+ * A read past that, or any read from an origin slow to answer (where a wait per window costs more
+ * time than a window ahead costs bytes), is a stream: windows double to the largest (as rclone reads
+ * chunks) and the next is asked for once half of the current is read (a small one: as it starts), so
+ * its first byte's wait overlaps the rest of the current one.
  */
 export const FIRST_WINDOW_BYTES = 256 * 1024;
 export const MAX_WINDOW_BYTES = 16 * 1024 * 1024;
+/** More than ffmpeg reads of a header before it seeks, and than the relay's path holds ahead of it (~0.5 MiB). */
+export const SEQUENTIAL_AFTER_BYTES = 1024 * 1024;
+/** An origin whose quickest answer so far took this long is slow to answer (loopback takes ~1 ms, a CDN 10-50). */
+export const SLOW_ANSWER_MS = 10;
 /** Windows up to this size ask for the next one as soon as they start (at 50 MiB/s, 2 MiB take 40 ms). */
 const EAGER_WINDOW_BYTES = 2 * 1024 * 1024;
 
@@ -59,6 +67,8 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
   let facts: OriginFacts | null = null;
   let copiedTo: string | null = null;
   let opening: OriginBody | null = null;
+  /** The quickest answer (request to headers) the origin has given. */
+  let quickestAnswerMs = Infinity;
   const { name } = input;
 
   const failure = (err: unknown): JobEnded => {
@@ -72,7 +82,10 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
   const request = async (range: ByteRange, abandoned: AbortSignal): Promise<IncomingMessage> => {
     const signal = AbortSignal.any([abandoned, opts.canceled, AbortSignal.timeout(Math.max(1, opts.deadline - Date.now()))]);
     try {
-      return await openUrl(input.url, { ...opts.fetch, trusted: input.trusted, signal }, { range: `bytes=${range.start}-${range.end ?? ""}` });
+      const asked = performance.now();
+      const res = await openUrl(input.url, { ...opts.fetch, trusted: input.trusted, signal }, { range: `bytes=${range.start}-${range.end ?? ""}` });
+      quickestAnswerMs = Math.min(quickestAnswerMs, performance.now() - asked);
+      return res;
     } catch (err) {
       throw failure(err);
     }
@@ -131,10 +144,11 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
     async *read(first, last, abandoned) {
       let window = FIRST_WINDOW_BYTES;
       let next: Promise<OriginBody> | null = null;
+      const isStream = (at: number) => at - first >= SEQUENTIAL_AFTER_BYTES || quickestAnswerMs >= SLOW_ANSWER_MS;
       const ask = (from: number) => {
         next = fetchWindow(from, Math.min(last, from + window - 1), abandoned);
         next.catch(() => {}); // its failure matters only once it is its turn
-        window = Math.min(window * 2, MAX_WINDOW_BYTES);
+        if (isStream(from)) window = Math.min(window * 2, MAX_WINDOW_BYTES);
       };
       let current: OriginBody | null = null;
       // A read ffmpeg abandons (or the server gives up on) lets go of what it holds at once.
@@ -146,12 +160,12 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
           current = await (next as Promise<OriginBody>);
           next = null;
           const after = current.last + 1;
-          // A small window goes by in less than the next one's first-byte wait: ask for that at once.
-          const half = current.last - current.first + 1 <= EAGER_WINDOW_BYTES ? current.first : current.first + (current.last - current.first + 1) / 2;
+          const size = current.last - current.first + 1;
+          const aheadFrom = size <= EAGER_WINDOW_BYTES ? current.first : current.first + size / 2;
           let at = current.first;
           for await (const chunk of current.body as AsyncIterable<Buffer>) {
             at += chunk.length;
-            if (next === null && after <= last && at >= half) ask(after);
+            if (next === null && after <= last && at >= aheadFrom && isStream(at)) ask(after);
             yield chunk;
           }
           if (next === null && after <= last) ask(after);

@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useRunnerHarness } from "./runner-harness.ts";
 
@@ -12,6 +13,7 @@ import { useRunnerHarness } from "./runner-harness.ts";
  * first 32 MiB; the old whole-file download ran until the probe's time limit.
  */
 const { h, fx } = useRunnerHarness();
+const execFileAsync = promisify(execFile);
 let endless: http.Server;
 let url: string;
 let served = 0;
@@ -52,17 +54,32 @@ describe("a dry run's probe of an input", () => {
     expect(served).toBeLessThan(96 * 1024 * 1024);
   });
 
-  it("reads only what ffprobe asks for from an origin that serves ranges, even with the index at the end", async () => {
-    const before = h.media.sentBytes();
-    const res = await h.api.fetch("/probe", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ probeId: crypto.randomUUID(), inputs: [{ name: "a", url: `${h.media.url}/long.mp4`, fileName: "long.mp4", trusted: false }, { name: "b", url: `${h.media.url}/status/404`, fileName: "b.mp4", trusted: false }], allowedPrivateHosts: ["127.0.0.1"], timeoutMs: 60_000 }),
-    });
-    const body = (await res.json()) as { inputs: Record<string, { ok: boolean; durationSeconds?: number; error?: string; metadata?: { size: number } }> };
-    expect(body.inputs.a, JSON.stringify(body)).toMatchObject({ ok: true, durationSeconds: 120, metadata: { size: statSync(fx.long).size } });
-    expect(h.media.sentBytes() - before).toBeLessThan(statSync(fx.long).size / 8);
-    // One input's failure is that input's alone.
-    expect(body.inputs.b).toEqual({ ok: false, error: "could not be fetched: HTTP 404" });
+  it("reads no more from an origin that serves ranges than bare ffprobe reading the same URL, even with the index at the end", async () => {
+    const url = `${h.media.url}/long.mp4`;
+    const sentDuring = async (work: () => Promise<unknown>) => {
+      const before = h.media.sentBytes();
+      await work();
+      return h.media.sentBytes() - before;
+    };
+    const probe = async () => {
+      const res = await h.api.fetch("/probe", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ probeId: crypto.randomUUID(), inputs: [{ name: "a", url, fileName: "long.mp4", trusted: false }, { name: "b", url: `${h.media.url}/status/404`, fileName: "b.mp4", trusted: false }], allowedPrivateHosts: ["127.0.0.1"], timeoutMs: 60_000 }),
+      });
+      const body = (await res.json()) as { inputs: Record<string, { ok: boolean; durationSeconds?: number; error?: string; metadata?: { size: number } }> };
+      expect(body.inputs.a, JSON.stringify(body)).toMatchObject({ ok: true, durationSeconds: 120, metadata: { size: statSync(fx.long).size } });
+      // One input's failure is that input's alone.
+      expect(body.inputs.b).toEqual({ ok: false, error: "could not be fetched: HTTP 404" });
+    };
+    // One probe's bytes swing with what socket buffers hold ahead of the reader (bare ffprobe's too,
+    // 0.5-1.9 MB of this 29 MB file), so five of each, interleaved, and their sums compared.
+    let bare = 0;
+    let probed = 0;
+    for (let i = 0; i < 5; i++) {
+      bare += await sentDuring(() => execFileAsync("ffprobe", ["-v", "error", "-show_format", "-show_streams", "-of", "json", url]));
+      probed += await sentDuring(probe);
+    }
+    expect(probed, `runner ${probed} bytes, bare ffprobe ${bare}`).toBeLessThan(bare * 1.5);
   });
 });
