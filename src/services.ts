@@ -7,6 +7,7 @@ import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
 import type { JobMessage } from "./jobs/job-message.ts";
 import type { JobStatus } from "./jobs/job-states.ts";
 import { withQueryBudget } from "./storage/d1-query-budget.ts";
+import { analyticsEngineSink, type MetricsSink } from "./metrics/analytics-engine.ts";
 
 /** Everything the job logic depends on, built once from the environment; tests build their own. */
 export type Services = {
@@ -18,6 +19,8 @@ export type Services = {
   jobsQueue: Queue<JobMessage>;
   webhooksQueue: Queue<DeliveryMessage>;
   now: () => Date;
+  /** Where metric events go besides the rollups (Analytics Engine where it is bound). */
+  metrics?: MetricsSink;
   /** Called once a job has reached a terminal state (the coordinator wakes its waiting clients). */
   onJobEnded?: (jobId: string) => void;
   /** Called with a running job's progress as its runner reported it (the coordinator hands it to event streams and GET). */
@@ -46,6 +49,7 @@ export function createServices(env: Env): Services {
     jobsQueue: env.JOBS_QUEUE,
     webhooksQueue: env.WEBHOOKS_QUEUE,
     now: () => new Date(),
+    metrics: env.METRICS ? analyticsEngineSink(env.METRICS) : undefined,
   };
 }
 

@@ -14,6 +14,7 @@ import { policyRoutes } from "./routes/policy.ts";
 import { presetRoutes } from "./routes/presets.ts";
 import { capabilityRoutes } from "./routes/capabilities.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { adminRoutes } from "./routes/admin-metrics.ts";
 import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
 import { loadConfig } from "../config.ts";
 import { LOCAL_FILES_PATH, runnerFileLimits } from "../runner/runner-files.ts";
@@ -74,6 +75,7 @@ app.route("/v1/policy", policyRoutes);
 app.route("/v1/presets", presetRoutes);
 app.route("/v1/capabilities", capabilityRoutes);
 app.route("/v1/account", accountRoutes);
+app.route("/v1/admin", adminRoutes);
 
 app.notFound(() => {
   throw new ApiError("NOT_FOUND", "No such endpoint");

@@ -5,6 +5,7 @@
 export const API_ERRORS = {
   INVALID_REQUEST: { status: 400, description: "The body, query or path is malformed; `details` says where." },
   UNAUTHORIZED: { status: 401, description: "Missing, malformed, unknown or revoked API key." },
+  FORBIDDEN: { status: 403, description: "The key's account may not do this: the operator's routes (`/v1/admin/...`) need an operator account's key." },
   NOT_FOUND: { status: 404, description: "No such resource for this account (another account's ids answer the same)." },
   JOB_NOT_FINISHED: { status: 409, description: "The job's result was asked for, or its deletion, before it reached a terminal state." },
   JOB_ALREADY_FINISHED: { status: 409, description: "The job is already in a terminal state, so it cannot be canceled." },

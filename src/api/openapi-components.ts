@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as S from "./schemas.ts";
+import { metricsReportSchema } from "../metrics/metrics-report.ts";
 
 /** A zod schema as OpenAPI 3.0 JSON Schema (`input`: what a client sends; `output`: what it gets). */
 export const jsonSchema = (s: z.ZodType, io: "input" | "output" = "output") => {
@@ -67,6 +68,7 @@ export const SCHEMAS = {
   CompleteUploadRequest: () => ({ ...jsonSchema(S.completeUploadSchema, "input"), example: { parts: [{ partNumber: 1, etag: "\"a54357aff0632cce46d942af68356b38\"" }] } }),
   AssetList: () => jsonSchema(S.assetListSchema),
   Account: () => jsonSchema(S.accountSchema),
+  MetricsReport: () => jsonSchema(metricsReportSchema),
   WebhookSecret: () => jsonSchema(S.webhookSecretSchema),
   WebhookTestRequest: () => ({ ...jsonSchema(S.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
   WebhookTestResult: () => jsonSchema(S.webhookTestResultSchema),

@@ -8,6 +8,7 @@ type Param = { name: string; in: "path" | "query" | "header"; required?: boolean
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid request (`INVALID_REQUEST`: `details` says where)",
   401: "Missing or invalid API key (`UNAUTHORIZED`)",
+  403: "The key's account may not do this (`FORBIDDEN`)",
   404: "No such resource for this account (`NOT_FOUND`)",
   409: "Conflict with the resource's state",
   413: "Body over 1 MiB (`PAYLOAD_TOO_LARGE`)",
@@ -41,7 +42,7 @@ function op(o: {
   params?: Param[];
   request?: SchemaName | { oneOf: SchemaName[] };
   responses: Record<number, unknown>;
-  errors?: Partial<Record<400 | 404 | 409 | 413, ApiErrorCode[]>>;
+  errors?: Partial<Record<400 | 403 | 404 | 409 | 413, ApiErrorCode[]>>;
   public?: boolean;
 }) {
   const request = o.request && {
@@ -182,6 +183,15 @@ export function buildOpenApiDocument(serverUrl: string) {
       },
       "/v1/account": {
         get: op({ id: "getAccount", summary: "The key's account: credit balance, credits used, jobs by status", responses: { 200: body("Account", "The account") } }),
+      },
+      "/v1/admin/metrics": {
+        get: op({
+          id: "getMetrics",
+          summary: "Operator metrics for a period: jobs by status and error code, queue wait and run time percentiles, container starts, bytes, credits, webhook outcomes, per hour or day and per account (an operator account's key)",
+          params: queryParams(S.metricsQuerySchema),
+          responses: { 200: body("MetricsReport", "The period's figures") },
+          errors: { 400: ["INVALID_REQUEST"], 403: ["FORBIDDEN"], 404: ["NOT_FOUND"] },
+        }),
       },
       "/v1/capabilities": {
         get: op({

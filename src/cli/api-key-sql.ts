@@ -19,14 +19,16 @@ export async function newKey(now = new Date(), account = SMOKE_ACCOUNT, given?: 
 
 /**
  * A new account (no credit balance: unlimited, unless `credits` sets one) or an existing one of
- * that name, and the key in it; the same key twice is stored once.
+ * that name, and the key in it; the same key twice is stored once. `operator` marks the account as
+ * one whose keys may read the whole service's metrics.
  */
-export function createKeySql(k: NewKey, credits: number | null = null): string {
+export function createKeySql(k: NewKey, credits: number | null = null, operator = false): string {
   const statements = [
     `INSERT INTO accounts (id, name, credit_balance, created_at) VALUES (${sqlString(k.accountRowId)}, ${sqlString(k.account)}, NULL, ${sqlString(k.at)}) ON CONFLICT(name) DO NOTHING;`,
     `INSERT INTO api_keys (id, account_id, key_hash, key_prefix, created_at) SELECT ${sqlString(k.keyRowId)}, id, ${sqlString(k.hash)}, ${sqlString(k.prefix)}, ${sqlString(k.at)} FROM accounts WHERE name = ${sqlString(k.account)} ON CONFLICT(key_hash) DO NOTHING;`,
   ];
   if (credits !== null) statements.push(`UPDATE accounts SET credit_balance = ${credits} WHERE name = ${sqlString(k.account)};`);
+  if (operator) statements.push(`UPDATE accounts SET operator = 1 WHERE name = ${sqlString(k.account)};`);
   return statements.join("\n");
 }
 

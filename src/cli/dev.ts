@@ -58,7 +58,8 @@ async function main() {
   const config = devConfig(localS3);
   wrangler(["d1", "migrations", "apply", "DB", ...target], { quiet: true });
   buildDashboardClient();
-  const apiKey = await createKey({ account: process.env.DEV_ACCOUNT || "dev", credits: null, target, key: process.env.DEV_API_KEY || undefined });
+  // The developer's own stack: its key is the operator's too, so the dashboard's metrics page shows.
+  const apiKey = await createKey({ account: process.env.DEV_ACCOUNT || "dev", credits: null, target, key: process.env.DEV_API_KEY || undefined, operator: true });
 
   if (containers && port !== 80) console.error(`[ffjobs] warning: PORT=${port}: containers can reach storage only on port 80; jobs with outputs or uploaded inputs will fail`);
   const labEnv = containers ? await prepareLab() : {};

@@ -35,3 +35,8 @@ export function deliveredOutputs(spec: JobSpec, outputs: RunnerOutcome["outputs"
 export function recordDeliveredStatement(db: D1Database, jobId: string, delivered: DeliveredOutput[]): D1PreparedStatement {
   return db.prepare("UPDATE jobs SET delivered_json = ?2 WHERE id = ?1 AND status = 'completed' AND delivered_json IS NULL").bind(jobId, JSON.stringify(delivered));
 }
+
+/** What a job's row holds of its delivered outputs (none before it completed). */
+export function deliveredOutputsOf(deliveredJson: string | null | undefined): DeliveredOutput[] {
+  return deliveredJson ? (JSON.parse(deliveredJson) as DeliveredOutput[]) : [];
+}

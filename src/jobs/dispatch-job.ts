@@ -1,6 +1,7 @@
 import type { Services } from "../services.ts";
 import { objectKeys } from "../storage/presigner.ts";
 import { RunnerBusy } from "../runner/runner-client.ts";
+import { containerStartStatement } from "../metrics/metric-store.ts";
 import type { RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
 import { getJob, jobSpecOf, setQueuedReason, type JobRow } from "./job-store.ts";
@@ -33,7 +34,8 @@ export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> 
   const claimed: JobRow = { ...job, attempts: job.attempts + 1, dispatched_at: now };
   const request = await buildRunnerRequest(s, claimed);
   try {
-    await s.runner.start(request);
+    const { containerStart } = await s.runner.start(request);
+    if (containerStart) await containerStartStatement(s.db, jobId, containerStart).run();
     return { state: { jobId, phase: "watch", misses: 0 }, delayMs: s.config.runnerPollIntervalMs };
   } catch (err) {
     if (err instanceof RunnerBusy) {

@@ -1,12 +1,14 @@
 import type { Services } from "../services.ts";
 import { jobEndOutboxStatement, newEventId } from "../webhooks/job-end-event.ts";
+import { recordFinishedJob } from "../metrics/metric-store.ts";
 import { finishJob, type JobFinish } from "./job-store.ts";
 
 /**
  * The one way a job reaches a terminal state: the guarded update, the charge, (for jobs with a
  * webhookUrl) the end event's outbox row and any `alongside` statements (a completed job's outputs),
  * in one D1 batch. A late or duplicate end changes and sends
- * nothing. If the queue send fails, the row is still there and the sweeper sends it.
+ * nothing. If the queue send fails, the row is still there and the sweeper sends it; the same for
+ * the job's metrics (counted once, after the end: the sweeper counts an end whose count was lost).
  */
 export async function endJob(s: Services, jobId: string, finish: JobFinish, opts: { now?: string; alongside?: D1PreparedStatement[] } = {}): Promise<boolean> {
   const ids = { deliveryId: crypto.randomUUID(), eventId: newEventId() };
@@ -17,6 +19,11 @@ export async function endJob(s: Services, jobId: string, finish: JobFinish, opts
   if (alongside[0]?.meta.changes === 1) {
     await s.webhooksQueue.send({ deliveryId: ids.deliveryId }).catch((err) => {
       console.error(`job ${jobId}: end event queued later by the sweeper (send failed)`, err);
+    });
+  }
+  if (moved) {
+    await recordFinishedJob(s.db, jobId, s.metrics).catch((err) => {
+      console.error(`job ${jobId}: metrics counted later by the sweeper`, err);
     });
   }
   return moved;

@@ -4,7 +4,7 @@ import { directoryFileUrls, type DirectoryFile } from "../storage/directory-file
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
 import { jobSpecOf, plannedArgsOf, type JobRow } from "./job-store.ts";
 import { jobSteps, jobTimeoutMs, type OutputDestination } from "./job-request.ts";
-import { shownUrl, type DeliveredOutput } from "./delivered-outputs.ts";
+import { deliveredOutputsOf, shownUrl } from "./delivered-outputs.ts";
 import type { OutputRow } from "./output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 import type { RunnerOutcome } from "../runner/runner-protocol.ts";
@@ -72,7 +72,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     failedStep: row.failed_step ?? null,
     inputs: spec.inputs,
     outputDeclarations: Object.fromEntries(Object.entries(spec.outputs).map(([name, o]) => [name, o.destination ? { ...o, destination: shownDestination(o.destination) } : o])),
-    deliveredOutputs: row.delivered_json ? (JSON.parse(row.delivered_json) as DeliveredOutput[]) : [],
+    deliveredOutputs: deliveredOutputsOf(row.delivered_json),
     webhookUrl: spec.webhookUrl,
     preset: spec.preset ?? null,
     params: spec.params ?? null,

@@ -26,7 +26,7 @@ export function containerTransport(
       const name = placement.kind === "per-job" ? jobId : await pool.acquire(jobId, placement.maxInstances);
       if (!name) throw new RunnerBusy(`all ${placement.kind === "pool" ? placement.maxInstances : 1} containers are busy`);
       known.set(jobId, name);
-      await container(name).admitJob(jobId, scope);
+      return container(name).admitJob(jobId, scope);
     },
     async fetch(jobId, path, init) {
       const name = await instanceOf(jobId);

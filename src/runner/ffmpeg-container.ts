@@ -80,11 +80,14 @@ export class FfmpegContainer extends Container<Env> {
    * runs one job at a time per instance, and one the pool took back from a job whose coordinator
    * never released it must not keep that job's URLs reachable.
    */
-  async admitJob(jobId: string, scope: EgressScope): Promise<void> {
+  /** Lets the job's requests through; says whether the container was already running (warm) or will start for it (cold). */
+  async admitJob(jobId: string, scope: EgressScope): Promise<"cold" | "warm"> {
+    const warm = this.ctx.container?.running === true;
     const stale = staleScopeKeys([...(await this.ctx.storage.list({ prefix: SCOPE_KEY_PREFIX })).keys()], SCOPE_KEY_PREFIX + jobId);
     if (stale.length) await this.ctx.storage.delete(stale);
     await this.ctx.storage.put(SCOPE_KEY_PREFIX + jobId, scope);
     await this.applyScopes();
+    return warm ? "warm" : "cold";
   }
 
   /** The job is over: its requests are refused again; `stop` also ends the instance. */

@@ -6,9 +6,12 @@ import { RUNNER_SECRET_HEADER } from "./runner-secret.ts";
  * The one seam between production and local development: how the coordinator reaches "the runner
  * for this job". Production: a container instance. Local and tests: a runner process.
  */
+/** Whether a job's container had to start ("cold") or was already running ("warm"); null for a local runner. */
+export type ContainerStart = "cold" | "warm";
+
 export interface RunnerTransport {
   /** Called before the first request of a job: lets production scope the container's egress. */
-  prepare(jobId: string, scope: EgressScope): Promise<void>;
+  prepare(jobId: string, scope: EgressScope): Promise<ContainerStart | null>;
   fetch(jobId: string, path: string, init?: RequestInit): Promise<Response>;
   /** The job is over: production revokes its egress (and ends a per-job container); locally nothing. */
   release(jobId: string): Promise<void>;
@@ -54,12 +57,12 @@ export function createRunnerClient(transport: RunnerTransport) {
   }
   const { startMs, callMs } = transport.timeouts;
   return {
-    async start(req: RunnerJobRequest): Promise<RunnerJobStatus> {
-      await transport.prepare(req.jobId, egressScopeOf(req));
+    async start(req: RunnerJobRequest): Promise<{ status: RunnerJobStatus; containerStart: ContainerStart | null }> {
+      const containerStart = await transport.prepare(req.jobId, egressScopeOf(req));
       const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(req) };
       const status = await statusFrom(await call(req.jobId, "/jobs", init, startMs));
       if (!status) throw new RunnerUnreachable("runner refused the job");
-      return status;
+      return { status, containerStart };
     },
     /** null when the runner does not know the job (it restarted, or the report was collected). */
     status: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}`, {}, callMs)),
@@ -102,7 +105,7 @@ export function createRunnerClient(transport: RunnerTransport) {
 export function localTransport(baseUrl: string, secret: string): RunnerTransport {
   const base = baseUrl.replace(/\/+$/, "");
   return {
-    prepare: async () => {},
+    prepare: async () => null,
     fetch: (_jobId, path, init) => {
       const headers = new Headers(init?.headers);
       headers.set(RUNNER_SECRET_HEADER, secret);

@@ -1,3 +1,5 @@
+import { addRollupsStatement } from "../metrics/metric-store.ts";
+import { hourOf, webhookMetricRows } from "../metrics/metric-rows.ts";
 import { keysetPage, type Cursor } from "../storage/keyset-page.ts";
 
 export type DeliveryRow = {
@@ -38,8 +40,10 @@ export async function getDelivery(db: D1Database, id: string, accountId?: string
   return stmt.first<DeliveryRow>();
 }
 
-/** Logs one attempt; `final` (succeeded/failed) ends the delivery, `pending` leaves it for a retry. */
-export async function recordAttempt(db: D1Database, deliveryId: string, r: AttemptResult, status: DeliveryRow["status"], now: string): Promise<void> {
+/** Logs one attempt (and counts it in the metrics); `final` (succeeded/failed) ends the delivery, `pending` leaves it for a retry. */
+export async function recordAttempt(db: D1Database, delivery: Pick<DeliveryRow, "id" | "account_id">, r: AttemptResult, status: DeliveryRow["status"], now: string): Promise<void> {
+  const deliveryId = delivery.id;
+  const outcome = status === "succeeded" ? "delivered" : status === "failed" ? "failed" : "retrying";
   await db.batch([
     db
       .prepare("INSERT INTO webhook_attempts (id, delivery_id, attempted_at, http_status, error_kind, latency_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
@@ -47,6 +51,7 @@ export async function recordAttempt(db: D1Database, deliveryId: string, r: Attem
     db
       .prepare("UPDATE webhook_deliveries SET status = ?2, attempt_count = attempt_count + 1, updated_at = ?3 WHERE id = ?1")
       .bind(deliveryId, status, now),
+    addRollupsStatement(db, hourOf(now), delivery.account_id, webhookMetricRows(outcome, r.latencyMs)),
   ]);
 }
 

@@ -112,7 +112,7 @@ describe("dispatch and coordination", () => {
     const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
     // What containerFetch answers when max_instances are all busy.
     const full = createRunnerClient({
-      prepare: async () => {},
+      prepare: async () => null,
       fetch: async () => new Response("There is no Container instance available at this time.", { status: 503 }),
       release: async () => {},
       timeouts: { startMs: 1000, callMs: 1000 },
@@ -133,7 +133,7 @@ describe("dispatch and coordination", () => {
     await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, now).run();
     const calls: string[] = [];
     const runner = (answer: () => Response) => createRunnerClient({
-      prepare: async () => {},
+      prepare: async () => null,
       fetch: async (_job, path, init) => (calls.push(`${init?.method ?? "GET"} ${path}`), answer()),
       release: async () => {},
       timeouts: { startMs: 1000, callMs: 1000 },
@@ -196,7 +196,7 @@ describe("dispatch and coordination", () => {
     const calls: string[] = [];
     // A test double of a runner: it answers what this test says, and records what it is asked.
     const runner = createRunnerClient({
-      prepare: async () => {},
+      prepare: async () => null,
       fetch: async (_job, path, init) => (calls.push(`${init?.method ?? "GET"} ${path}`), Response.json(answer)),
       release: async () => {},
       timeouts: { startMs: 1000, callMs: 1000 },
