@@ -230,6 +230,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator metrics for a period: jobs by status and error code, queue wait and run time percentiles, container starts, bytes, credits, webhook outcomes, per hour or day and per account (an operator account's key) */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/capabilities": {
         parameters: {
             query?: never;
@@ -905,6 +922,81 @@ export interface components {
                 [key: string]: number;
             };
         };
+        MetricsReport: {
+            /** @description Start of the period (inclusive), on the hour. */
+            since: string;
+            /** @description End of the period (exclusive), on the hour. */
+            until: string;
+            /**
+             * @description Of `series`: hours for periods up to 7 days, else days.
+             * @enum {string}
+             */
+            granularity: "hour" | "day";
+            /** @description The account the figures are limited to; null for all. */
+            account: string | null;
+            /** @description Finished jobs by terminal status. */
+            jobs: {
+                [key: string]: number;
+            };
+            /** @description Failed, canceled and rejected jobs by error code. */
+            errors: {
+                [key: string]: number;
+            };
+            /** @description Created → started, of jobs that started. */
+            queueWaitMs: {
+                count: number;
+                meanMs: number | null;
+                p50Ms: number | null;
+                p90Ms: number | null;
+                p99Ms: number | null;
+            };
+            /** @description Started → finished. */
+            runMs: {
+                count: number;
+                meanMs: number | null;
+                p50Ms: number | null;
+                p90Ms: number | null;
+                p99Ms: number | null;
+            };
+            /** @description Jobs whose container had to start, or was already running (production; none with a local runner). */
+            containerStarts: {
+                cold: number;
+                warm: number;
+            };
+            /** @description Bytes fetched from inputs' origins. */
+            bytesIn: number;
+            /** @description Bytes of outputs stored or sent to destinations. */
+            bytesOut: number;
+            credits: number;
+            /** @description Webhook attempts by outcome: `retrying` failed and will be tried again, `failed` was the last. */
+            webhookAttempts: {
+                delivered: number;
+                retrying: number;
+                failed: number;
+            };
+            /** @description One entry per hour or day of the period, empty ones included. */
+            series: {
+                /** @description Start of the hour or day. */
+                at: string;
+                jobs: {
+                    [key: string]: number;
+                };
+                credits: number;
+                queueWaitP50Ms: number | null;
+                queueWaitP90Ms: number | null;
+                runP50Ms: number | null;
+                runP90Ms: number | null;
+            }[];
+            /** @description Per account, most jobs first (at most 100). */
+            accounts: {
+                account: string;
+                jobs: number;
+                failed: number;
+                credits: number;
+                bytesIn: number;
+                bytesOut: number;
+            }[];
+        };
         WebhookSecret: {
             secret: string;
             createdAt: string;
@@ -1027,6 +1119,7 @@ export type PartUrls = components['schemas']['PartUrls'];
 export type CompleteUploadRequest = components['schemas']['CompleteUploadRequest'];
 export type AssetList = components['schemas']['AssetList'];
 export type Account = components['schemas']['Account'];
+export type MetricsReport = components['schemas']['MetricsReport'];
 export type WebhookSecret = components['schemas']['WebhookSecret'];
 export type WebhookTestRequest = components['schemas']['WebhookTestRequest'];
 export type WebhookTestResult = components['schemas']['WebhookTestResult'];
@@ -2238,6 +2331,86 @@ export interface operations {
             };
             /** @description Missing or invalid API key (`UNAUTHORIZED`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`RATE_LIMITED`; see `Retry-After`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`INTERNAL`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: {
+                since?: string;
+                until?: string;
+                account?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The period's figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsReport"];
+                };
+            };
+            /** @description Invalid request: INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's account may not do this: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this account: NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

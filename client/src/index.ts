@@ -1,6 +1,6 @@
 import type {
   Account, ApiErrorBody, Asset, AssetList, CreateFileRequest, CreateJobRequest, Delivery, DeliveryList, DryRunResult, Job, JobAccepted, JobList, JobResult,
-  PresetJobRequest, WebhookSecret, WebhookTestResult,
+  MetricsReport, PresetJobRequest, WebhookSecret, WebhookTestResult,
 } from "./api-types.ts";
 import { readEvents } from "./events.ts";
 import { MULTIPART_THRESHOLD_BYTES, partsOfStream, uploadInParts, type ReadPart } from "./multipart-upload.ts";
@@ -138,6 +138,8 @@ export function createClient(options: ClientOptions) {
     getPreset: (name: string) => json<Record<string, unknown>>("GET", `/v1/presets/${encodeURIComponent(name)}`),
     getPolicy: () => json<Record<string, unknown>>("GET", "/v1/policy"),
     getAccount: () => json<Account>("GET", "/v1/account"),
+    /** The service's figures for a period (an operator account's key; others get FORBIDDEN). */
+    getMetrics: (q: { since?: string; until?: string; account?: string } = {}) => json<MetricsReport>("GET", `/v1/admin/metrics${query(q)}`),
     getCapabilities: () => json<Record<string, unknown>>("GET", "/v1/capabilities"),
     getWebhookSecret: () => json<WebhookSecret>("GET", "/v1/webhooks/secret"),
     rotateWebhookSecret: () => json<WebhookSecret>("POST", "/v1/webhooks/secret/rotate"),

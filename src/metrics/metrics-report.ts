@@ -15,7 +15,7 @@ export const distributionSchema = z.object({
 export const metricsReportSchema = z.object({
   since: z.string().describe("Start of the period (inclusive), on the hour."),
   until: z.string().describe("End of the period (exclusive), on the hour."),
-  granularity: z.enum(["hour", "day"]).describe("Of `series`: hours for periods up to 7 days, else days."),
+  granularity: z.enum(["hour", "day"]).describe("Of `series`: hours for periods up to 8 days, else days."),
   account: z.string().nullable().describe("The account the figures are limited to; null for all."),
   jobs: z.record(z.string(), count).describe("Finished jobs by terminal status."),
   errors: z.record(z.string(), count).describe("Failed, canceled and rejected jobs by error code."),

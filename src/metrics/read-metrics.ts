@@ -3,8 +3,8 @@ import type { MetricsReport } from "./metrics-report.ts";
 
 export type MetricsPeriod = { since: Date; until: Date; accountId: string | null; accountName: string | null };
 
-/** Periods up to this long are drawn hour by hour, longer ones day by day. */
-const HOURLY_UP_TO_MS = 7 * 86_400_000;
+/** Periods up to this long are drawn hour by hour (a week asked for is 7 days and up to 2 hours once rounded to whole hours), longer ones day by day. */
+const HOURLY_UP_TO_MS = 8 * 86_400_000;
 const TOP_ACCOUNTS = 100;
 
 type Rolled = { metric: string; label: string; bucket: number; count: number; total: number };

@@ -222,6 +222,49 @@ describe("the dashboard in a real browser", () => {
     }
   }, 120_000);
 
+  it("draws the operator's metrics from real jobs: jobs per hour by outcome, wait and run time, credits per day", async () => {
+    const before = (await local.api.call("GET", "/v1/admin/metrics")).body as any;
+    const clip = `${local.media.url}/${fx.clip.split("/").pop()}`;
+    const thumb = await local.runToEnd({ inputs: { v: { type: "url", url: clip } }, outputs: { t: { fileName: "t.jpg", contentType: "image/jpeg" } }, ffmpegArgs: ["-i", "{{v}}", "-frames:v", "1", "{{t}}"] });
+    expect(thumb.status, JSON.stringify(thumb)).toBe("completed");
+    const failed = await local.runToEnd({ binary: "ffprobe", inputs: { v: { type: "url", url: `${local.media.url}/no-such-file.mp4` } }, ffmpegArgs: ["{{v}}"] });
+    expect(failed.errorCode).toBe("INPUT_FETCH_FAILED");
+    const res = await local.api.call("GET", "/v1/admin/metrics");
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const m = res.body as any;
+    expect(m.jobs.completed).toBe((before.jobs.completed ?? 0) + 1);
+    expect(m.jobs.failed).toBe((before.jobs.failed ?? 0) + 1);
+    expect(m.errors.INPUT_FETCH_FAILED).toBe((before.errors.INPUT_FETCH_FAILED ?? 0) + 1);
+    // The stored thumbnail's bytes, and what the job read of its input.
+    const stored = (await local.api.call("GET", `/v1/files/${thumb.outputs[0].assetId}`)).body as any;
+    expect(m.bytesOut - before.bytesOut).toBe(stored.size);
+    expect(m.bytesIn - before.bytesIn).toBe(thumb.inputReads.v.originBytes);
+
+    await signedIn(page);
+    await page.getByRole("link", { name: "Metrics" }).click();
+    const jobsChart = page.getByRole("img", { name: /^Jobs per hour by outcome/ });
+    await jobsChart.waitFor();
+    // The bars are the API's series: the current hour's carry its counts.
+    const hour = m.series.at(-1);
+    const label = `${hour.at.slice(11, 13)}:00`;
+    const titles = await jobsChart.locator("rect title").allTextContents();
+    for (const [outcome, n] of Object.entries(hour.jobs)) expect(titles).toContain(`${label}: ${n} ${outcome}`);
+    const times = page.getByRole("img", { name: /^Queue wait and run time per hour/ });
+    expect(await times.locator("circle title").allTextContents()).toContain(`${label}: run p50 ${hour.runP50Ms} ms`);
+    const credits = page.getByRole("img", { name: /^Credits per day/ });
+    expect(await credits.locator("rect").count()).toBeGreaterThan(0);
+    const jobsRow = await page.locator("#metrics-totals tr", { hasText: "Jobs" }).first().innerText();
+    expect(jobsRow).toContain(`completed ${m.jobs.completed}`);
+    expect(await page.locator("#metrics-accounts tbody tr").count()).toBe(m.accounts.length);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.screenshot({ path: join(artifacts, "metrics.png"), fullPage: true });
+    await page.getByRole("link", { name: "7d" }).click();
+    await page.waitForURL(/period=7d/);
+    await expect.poll(() => page.locator("strong[aria-current=page]").innerText()).toBe("7d");
+    expect(await page.getByRole("img", { name: /^Jobs per hour by outcome/ }).locator("rect").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(artifacts, "metrics-7d.png"), fullPage: true });
+  }, 120_000);
+
   it("works on a phone-sized screen, with filters and the preset catalogue", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${local.stack.baseUrl}/dashboard/#/jobs`);
@@ -229,7 +272,8 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", { name: "Filter" }).click();
     await page.waitForURL(/status=completed/);
     await page.locator("td.status-completed").first().waitFor();
-    expect(await page.locator("td.status-failed").count()).toBe(0);
+    // The unfiltered list may still be on screen for a moment (other tests ran failing jobs).
+    await expect.poll(() => page.locator("td.status-failed").count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth + 1)).toBe(true);
     await page.screenshot({ path: join(artifacts, "jobs-phone.png"), fullPage: true });
     await page.getByRole("link", { name: "Presets" }).click();

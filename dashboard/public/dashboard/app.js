@@ -4,6 +4,7 @@
 import { createClient, FfjobsError, isFinished, MULTIPART_THRESHOLD_BYTES } from "./client/index.js";
 import { commandLine } from "./command-line.js";
 import { hlsPreview } from "./hls-preview.js";
+import { metricsView } from "./metrics-view.js";
 import { timingsBar } from "./timings-bar.js";
 
 const main = document.getElementById("main");
@@ -238,6 +239,7 @@ async function route() {
     else if (path === "/new") await newJobView(nav);
     else if (path === "/presets") await presetsView(nav);
     else if (path === "/deliveries") await deliveriesView(nav);
+    else if (path === "/metrics") await metricsView(client, params, nav, h);
     else await jobsView(params, nav);
   } catch (err) {
     if (err instanceof FfjobsError && err.status === 401) return signIn("Your key was not accepted; sign in again.");
