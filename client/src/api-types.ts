@@ -479,7 +479,15 @@ export interface components {
                     /** @enum {string} */
                     kind?: "file" | "directory";
                     destination?: {
-                        url: string;
+                        url?: string;
+                        parts?: {
+                            /** @description Presigned UploadPart URLs for parts 1, 2, …, in order. */
+                            urls: string[];
+                            /** @description Every part's size but the last's: 5 MiB to 5 GiB, as S3 requires. */
+                            partSizeBytes: number;
+                            /** @description The presigned CompleteMultipartUpload (POST) URL. */
+                            completeUrl: string;
+                        };
                         headers?: {
                             [key: string]: string;
                         };
@@ -708,6 +716,10 @@ export interface components {
                     destination?: {
                         url: string;
                         headers: string[];
+                        parts?: {
+                            count: number;
+                            partSizeBytes: number;
+                        };
                     };
                 };
             };
@@ -734,6 +746,12 @@ export interface components {
                         channels?: number | null;
                     }[];
                 } | null;
+                files?: {
+                    path: string;
+                    size: number;
+                    sha256: string;
+                    etag: string | null;
+                }[];
             }[];
             preset: string | null;
             params: {
@@ -928,7 +946,7 @@ export interface components {
             /** @description End of the period (exclusive), on the hour. */
             until: string;
             /**
-             * @description Of `series`: hours for periods up to 7 days, else days.
+             * @description Of `series`: hours for periods up to 8 days, else days.
              * @enum {string}
              */
             granularity: "hour" | "day";

@@ -133,12 +133,12 @@ async function readFirstBytes(res: http.IncomingMessage, destPath: string, limit
   return { bytes, truncated };
 }
 
-/** One PUT of `body` under the same address checks (no redirects: storage answers a PUT itself). */
-export function putUrl(url: string, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>, body: NodeJS.ReadableStream): Promise<http.IncomingMessage> {
-  return request(new URL(url), opts, signal, headers, body);
+/** One PUT or POST of `body` under the same address checks (no redirects: storage answers an upload itself). */
+export function sendToUrl(method: "PUT" | "POST", url: string, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>, body: NodeJS.ReadableStream): Promise<http.IncomingMessage> {
+  return request(new URL(url), opts, signal, headers, body, method);
 }
 
-function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>, body?: NodeJS.ReadableStream): Promise<http.IncomingMessage> {
+function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>, body?: NodeJS.ReadableStream, method: "GET" | "PUT" | "POST" = body ? "PUT" : "GET"): Promise<http.IncomingMessage> {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("refused", "only http and https URLs are fetched");
   if (url.username || url.password) throw new FetchFailure("refused", "URLs with credentials are refused");
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
@@ -156,7 +156,7 @@ function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs"
   return new Promise((resolve, reject) => {
     const agent = url.protocol === "https:" ? opts.httpsAgent : undefined;
     const lookup = exempt ? undefined : checkedLookup(opts.viaCloudflareSidecar === true);
-    const req = client.request(url.href, { method: body ? "PUT" : "GET", signal, agent, lookup, headers }, resolve);
+    const req = client.request(url.href, { method, signal, agent, lookup, headers }, resolve);
     req.on("error", (err) => reject(asFetchFailure(err, signal)));
     if (body) body.pipe(req);
     else req.end();

@@ -20,7 +20,7 @@ export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, set
   const prober = createProber(folder, settings);
   const stored = await Promise.allSettled([
     storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober, canceled, req.allowedPrivateHosts),
-    Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran, canceled))),
+    Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran, canceled, req.allowedPrivateHosts))),
   ]);
   // A cancel during the upload ends the job canceled (charged for the run), not as an upload failure.
   if (canceled.aborted) throw ended("CANCELED", "The job was canceled while its outputs were being stored", ran);

@@ -37,16 +37,34 @@ export const jobInputSchema = z.discriminatedUnion("type", [urlInputSchema, asse
  * itself (Host, Authorization, Content-Length, Transfer-Encoding).
  */
 export const DESTINATION_HEADER_PATTERN = /^(content-type|content-disposition|content-encoding|content-language|cache-control|content-md5|x-amz-[a-z0-9-]+|x-goog-[a-z0-9-]+|x-ms-[a-z0-9-]+)$/;
-/** Where the runner PUTs an output instead of the service's storage: a presigned (or SAS) URL of the user's bucket. */
-export const outputDestinationSchema = z
+const destinationHeaders = z
+  .record(z.string().regex(DESTINATION_HEADER_PATTERN, "a content header, or an x-amz-, x-goog- or x-ms- header, in lower case"), z.string().max(1024).regex(/^[\x20-\x7e]*$/, "visible ASCII"))
+  .refine((h) => Object.keys(h).length <= 16, "at most 16 headers");
+/**
+ * An S3 multipart upload the client started (CreateMultipartUpload) and presigned: one UploadPart URL
+ * per part, in order, and the CompleteMultipartUpload URL. The runner cuts the output into parts of
+ * `partSizeBytes` (the last smaller), so the URLs must cover its size.
+ */
+export const destinationPartsSchema = z
   .object({
-    url: httpUrl,
-    headers: z
-      .record(z.string().regex(DESTINATION_HEADER_PATTERN, "a content header, or an x-amz-, x-goog- or x-ms- header, in lower case"), z.string().max(1024).regex(/^[\x20-\x7e]*$/, "visible ASCII"))
-      .refine((h) => Object.keys(h).length <= 16, "at most 16 headers")
-      .optional(),
+    urls: z.array(httpUrl).min(1).max(L.MAX_PARTS).describe("Presigned UploadPart URLs for parts 1, 2, …, in order."),
+    partSizeBytes: z.number().int().min(L.MIN_PART_BYTES).max(L.MAX_PART_BYTES).describe("Every part's size but the last's: 5 MiB to 5 GiB, as S3 requires."),
+    completeUrl: httpUrl.describe("The presigned CompleteMultipartUpload (POST) URL."),
   })
   .strict();
+/**
+ * Where the runner sends an output instead of the service's storage: one presigned (or SAS) PUT URL, or
+ * `parts` of an S3 multipart upload for files over 5 GiB; for a directory output, a URL prefix (its path
+ * ends in "/": an Azure container or directory SAS) each file is PUT under, with the prefix's query.
+ */
+export const outputDestinationSchema = z
+  .object({
+    url: httpUrl.optional(),
+    parts: destinationPartsSchema.optional(),
+    headers: destinationHeaders.optional(),
+  })
+  .strict()
+  .refine((d) => (d.url === undefined) !== (d.parts === undefined), { message: "give either url (one PUT) or parts (an S3 multipart upload)" });
 
 export const outputDeclarationSchema = z
   .object({
@@ -57,7 +75,15 @@ export const outputDeclarationSchema = z
   })
   .strict()
   .refine((o) => o.kind === "directory" || !o.fileName.includes("%"), { path: ["fileName"], message: "% patterns name many files: declare the output with \"kind\": \"directory\"" })
-  .refine((o) => o.kind !== "directory" || !o.destination, { path: ["destination"], message: "a directory output is stored by the service: a destination takes one file" });
+  .refine((o) => o.kind !== "directory" || !o.destination?.parts, { path: ["destination", "parts"], message: "a directory's files are each PUT under a URL prefix: give url" })
+  .refine((o) => o.kind !== "directory" || !o.destination?.url || isPrefixUrl(o.destination.url), {
+    path: ["destination", "url"], message: "a directory's destination is a URL prefix: its path ends with \"/\" (each file is PUT under it, with its query)",
+  });
+
+/** A URL whose path ends with "/": a directory destination, each of whose files is PUT under it. */
+export function isPrefixUrl(url: string): boolean {
+  return URL.canParse(url) && new URL(url).pathname.endsWith("/");
+}
 
 const ffmpegArgs = z.array(z.string().max(L.MAX_ARG_LENGTH_CHARS)).min(1).max(L.MAX_ARGS);
 /** One command of a multi-step job; `binary` defaults to the job's. */
@@ -252,7 +278,7 @@ export const jobSchema = z.object({
     contentType: z.string(),
     kind: z.enum(["file", "directory"]).optional(),
     /** Shown without its signature: the URL without query, the headers' names. */
-    destination: z.object({ url: z.string(), headers: z.array(z.string()) }).optional(),
+    destination: z.object({ url: z.string(), headers: z.array(z.string()), parts: z.object({ count: z.number().int(), partSizeBytes: z.number().int() }).optional() }).optional(),
   })),
   /** Outputs sent to the client's own storage (`destination`): where, how big, their SHA-256 and the storage's ETag. */
   deliveredOutputs: z.array(deliveredOutputSchema),

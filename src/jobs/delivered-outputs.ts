@@ -1,7 +1,7 @@
 import type { RunnerOutcome } from "../runner/runner-protocol.ts";
 import { z } from "zod";
 import { outputMetadataSchema } from "./output-metadata.ts";
-import type { JobSpec } from "./job-request.ts";
+import type { JobSpec, OutputDestination } from "./job-request.ts";
 
 /** An output the runner sent to the user's own storage (its `destination`): what the job records of it. */
 export const deliveredOutputSchema = z.object({
@@ -14,8 +14,15 @@ export const deliveredOutputSchema = z.object({
   /** The storage's answer's ETag, if it gave one. */
   etag: z.string().nullable(),
   metadata: outputMetadataSchema.nullable(),
+  /** A directory output: every file, by its path under the prefix (`sha256` and `etag` above are its main file's). */
+  files: z.array(z.object({ path: z.string(), size: z.number().int(), sha256: z.string(), etag: z.string().nullable() })).optional(),
 });
 export type DeliveredOutput = z.infer<typeof deliveredOutputSchema>;
+
+/** The URL of the object a destination makes: its PUT URL, or a multipart upload's (its completion's, whose query is the upload's id). */
+export function objectUrlOf(d: OutputDestination): string {
+  return d.url ?? d.parts!.completeUrl;
+}
 
 /** A destination URL as it may be shown and kept: no query (a presigned URL's signature), no fragment, no credentials. */
 export function shownUrl(url: string): string {
@@ -27,7 +34,8 @@ export function deliveredOutputs(spec: JobSpec, outputs: RunnerOutcome["outputs"
   return outputs.flatMap((o) => {
     const declared = spec.outputs[o.name];
     if (!o.delivered || !declared?.destination) return [];
-    return [{ label: o.name, url: shownUrl(declared.destination.url), contentType: declared.contentType, size: o.size, sha256: o.delivered.sha256, etag: o.delivered.etag, metadata: o.metadata }];
+    const files = o.delivered.files ? { files: o.delivered.files } : {};
+    return [{ label: o.name, url: shownUrl(objectUrlOf(declared.destination)), contentType: declared.contentType, size: o.size, sha256: o.delivered.sha256, etag: o.delivered.etag, metadata: o.metadata, ...files }];
   });
 }
 

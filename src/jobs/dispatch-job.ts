@@ -87,12 +87,18 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
   const inputs = await runnerInputs(s, spec, job.account_id);
   const outputs: RunnerOutput[] = await Promise.all(
     Object.entries(spec.outputs).map(async ([name, o]): Promise<RunnerOutput> => {
+      if (o.kind === "directory" && o.destination) {
+        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: o.destination.url!, kind: "directory", maxFiles: s.config.maxDirectoryFiles, destination: { headers: o.destination.headers ?? {} } };
+      }
       if (o.kind === "directory") {
         const uploadToken = await runnerWriteToken(s.config.storage, job.id, name, job.attempts, RUNNER_IO_URL_TTL_SECONDS, s.now().getTime());
         const uploadUrl = directoryUploadUrl(s.config, job.id, name, job.attempts);
         return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl, kind: "directory", uploadToken, maxFiles: s.config.maxDirectoryFiles };
       }
-      if (o.destination) return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: o.destination.url, destination: { headers: o.destination.headers ?? {} } };
+      if (o.destination) {
+        const { url, parts, headers } = o.destination;
+        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url ?? parts!.completeUrl, destination: { headers: headers ?? {}, ...(parts ? { parts } : {}) } };
+      }
       const { url } = await s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS);
       return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url };
     }),

@@ -1,11 +1,11 @@
 import type { z } from "zod";
-import type { CreateJobRequest, jobInputSchema } from "../api/schemas.ts";
+import type { CreateJobRequest, jobInputSchema, outputDestinationSchema } from "../api/schemas.ts";
 import { contentTypeFor } from "../storage/content-types.ts";
 import { arrayInputName } from "./placeholders.ts";
 
 export type JobInput = z.infer<typeof jobInputSchema>;
-/** Where the runner sends an output instead of the service's storage (the user's presigned PUT URL). */
-export type OutputDestination = { url: string; headers?: Record<string, string> };
+/** Where the runner sends an output instead of the service's storage (the user's presigned PUT URL, or an S3 multipart upload's). */
+export type OutputDestination = z.infer<typeof outputDestinationSchema>;
 export type OutputDeclaration = { fileName: string; contentType: string; kind?: "directory"; destination?: OutputDestination };
 export type Binary = "ffmpeg" | "ffprobe";
 export type JobStep = { binary: Binary; args: string[] };

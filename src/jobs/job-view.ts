@@ -4,7 +4,7 @@ import { directoryFileUrls, type DirectoryFile } from "../storage/directory-file
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
 import { jobSpecOf, plannedArgsOf, type JobRow } from "./job-store.ts";
 import { jobSteps, jobTimeoutMs, type OutputDestination } from "./job-request.ts";
-import { deliveredOutputsOf, shownUrl } from "./delivered-outputs.ts";
+import { deliveredOutputsOf, objectUrlOf, shownUrl } from "./delivered-outputs.ts";
 import type { OutputRow } from "./output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 import type { RunnerOutcome } from "../runner/runner-protocol.ts";
@@ -41,7 +41,7 @@ export async function outputView(o: OutputRow, links: Links, urlTtlSeconds = DOW
 
 /** A destination as the job shows it: the URL without its signature, the headers' names without their values. */
 function shownDestination(d: OutputDestination) {
-  return { url: shownUrl(d.url), headers: Object.keys(d.headers ?? {}) };
+  return { url: shownUrl(objectUrlOf(d)), headers: Object.keys(d.headers ?? {}), ...(d.parts ? { parts: { count: d.parts.urls.length, partSizeBytes: d.parts.partSizeBytes } } : {}) };
 }
 
 /** The job's full form: every spec field always present, null where it does not apply. */

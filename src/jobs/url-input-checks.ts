@@ -1,5 +1,5 @@
 import type { CreateJobRequest } from "../api/schemas.ts";
-import type { RequestIssue } from "./job-request.ts";
+import type { OutputDestination, RequestIssue } from "./job-request.ts";
 import { isLocalTarget } from "../net/public-url.ts";
 import { parseIPv4, parseIPv6 } from "../net/address-policy.ts";
 
@@ -11,9 +11,19 @@ function urlInputs(req: CreateJobRequest): { url: URL; path: string[]; use: Use 
     ? req.input.map((input, i) => ({ input, path: ["input", String(i), "url"] }))
     : Object.entries(req.inputs ?? {}).map(([name, input]) => ({ input, path: ["inputs", name, "url"] }));
   const inputs = all.flatMap(({ input, path }) => (input.type === "url" && URL.canParse(input.url) ? [{ url: new URL(input.url), path, use: "input" as const }] : []));
-  const destinations = Object.entries(req.outputs ?? {}).flatMap(([name, o]) =>
-    o.destination && URL.canParse(o.destination.url) ? [{ url: new URL(o.destination.url), path: ["outputs", name, "destination", "url"], use: "destination" as const }] : []);
+  const destinations = Object.entries(req.outputs ?? {}).flatMap(([name, o]) => destinationUrls(o.destination).flatMap(({ url, path }) =>
+    URL.canParse(url) ? [{ url: new URL(url), path: ["outputs", name, "destination", ...path], use: "destination" as const }] : []));
   return [...inputs, ...destinations];
+}
+
+/** A destination's URLs, at their paths in it: one, or a multipart upload's parts (one per host: they share it) and completion. */
+function destinationUrls(d: OutputDestination | undefined): { url: string; path: string[] }[] {
+  if (!d) return [];
+  if (d.url !== undefined) return [{ url: d.url, path: ["url"] }];
+  const parts = d.parts!;
+  const firstOfHost = new Map<string, number>();
+  parts.urls.forEach((u, i) => URL.canParse(u) && !firstOfHost.has(new URL(u).host) && firstOfHost.set(new URL(u).host, i));
+  return [...[...firstOfHost.values()].map((i) => ({ url: parts.urls[i], path: ["parts", "urls", String(i)] })), { url: parts.completeUrl, path: ["parts", "completeUrl"] }];
 }
 
 const REACHED: Record<Use, string> = { input: "inputs are fetched", destination: "outputs are sent" };

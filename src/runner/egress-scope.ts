@@ -27,11 +27,23 @@ export function egressScopeOf(req: RunnerJobRequest): EgressScope {
     namedHosts: namedHostsOf(req.inputs),
     allow: [
       ...req.inputs.map(inputRule),
-      // A directory output's files are PUT under its upload prefix (their names are known only after the run).
-      ...req.outputs.map((o) => ({ method: "PUT" as const, url: comparable(o.uploadUrl), ...(o.kind === "directory" ? { prefix: true as const } : {}) })),
+      ...req.outputs.flatMap(outputRules),
       ...(req.notifyUrl ? [{ method: "POST" as const, url: comparable(req.notifyUrl) }] : []),
     ],
   };
+}
+
+/**
+ * An output's requests: a PUT to the service's storage (a directory's files under its prefix: their
+ * names are known only after the run), or to the user's destination, which is a client's URL like an
+ * input's (checked where it really leads): one PUT, or a multipart upload's part PUTs and its POST.
+ */
+function outputRules(o: RunnerJobRequest["outputs"][number]): EgressRule[] {
+  const prefix = o.kind === "directory" ? { prefix: true as const } : {};
+  if (!o.destination) return [{ method: "PUT", url: comparable(o.uploadUrl), ...prefix }];
+  const parts = o.destination.parts;
+  if (!parts) return [{ method: "PUT", url: comparable(o.uploadUrl), ...prefix, external: true }];
+  return [...parts.urls.map((url): EgressRule => ({ method: "PUT", url: comparable(url), external: true })), { method: "POST", url: comparable(parts.completeUrl), external: true }];
 }
 
 /** A dry run's probe: GET its inputs, nothing else. */
@@ -68,7 +80,19 @@ export function matchingRule(scope: EgressScope | undefined, method: string, url
   const wanted = comparable(url);
   // HEAD reads no more than GET; the runner does not send it today, but a retrying client might.
   const asGet = method === "HEAD" ? "GET" : method;
-  return scope.allow.find((rule) => rule.method === asGet && (rule.prefix ? wanted.startsWith(rule.url) && !wanted.slice(rule.url.length).includes("/") : rule.url === wanted));
+  return scope.allow.find((rule) => rule.method === asGet && (rule.prefix ? underPrefix(wanted, rule.url) : rule.url === wanted));
+}
+
+/** A file right under a prefix URL (no deeper folder), with the prefix's own query (a SAS), if any. */
+function underPrefix(wanted: string, prefix: string): boolean {
+  const [base, query = ""] = splitQuery(prefix);
+  const [path, asked = ""] = splitQuery(wanted);
+  return query === asked && path.startsWith(base) && path.length > base.length && !path.slice(base.length).includes("/");
+}
+
+function splitQuery(url: string): [string, string?] {
+  const at = url.indexOf("?");
+  return at < 0 ? [url] : [url.slice(0, at), url.slice(at + 1)];
 }
 
 export function egressAllows(scope: EgressScope | undefined, method: string, url: string): boolean {

@@ -19,7 +19,8 @@ export type JobEgressDeps = {
  * own requests pass. A client's URL (an `external` rule) is checked where its real destination
  * is known: the name is resolved here and every address must be public, and the origin's
  * redirects are followed here, each hop checked again and allowed only to a host the job's
- * inputs name, so the container never sees a redirect and nothing unnamed is ever reached.
+ * inputs name, so the container never sees a redirect and nothing unnamed is ever reached. An
+ * upload to the user's destination (PUT, POST) is checked the same way and sent, never redirected.
  */
 export async function serveJobEgress(req: Request, scope: EgressScope | undefined, deps: JobEgressDeps): Promise<Response> {
   const rule = matchingRule(scope, req.method, req.url);
@@ -36,6 +37,12 @@ async function fetchExternal(first: Request, namedHosts: Set<string>, deps: JobE
   // The container's Host names the first hop; every hop's comes from its own URL.
   const headers = new Headers(first.headers);
   headers.delete("host");
+  if (first.method !== "GET" && first.method !== "HEAD") {
+    // An upload to the user's destination: its body is sent once, so a redirect is answered, not followed.
+    const refusal = await destinationRefusal(url, deps.resolve, deps.allowedPrivateHosts);
+    if (refusal) return egressRefusedBecause(`${url.host}: ${refusal}`);
+    return deps.fetch(new Request(url, { method: first.method, headers, body: first.body, redirect: "manual", duplex: "half" } as RequestInit));
+  }
   for (let hop = 0; ; hop++) {
     const refusal = await destinationRefusal(url, deps.resolve, deps.allowedPrivateHosts);
     if (refusal) return egressRefusedBecause(`${url.host}: ${refusal}`);

@@ -27,10 +27,15 @@ export type RunnerOutput = {
   maxFiles?: number;
   /**
    * The user's own storage: `uploadUrl` is their presigned PUT URL, sent these headers, under the same
-   * address policy as URL inputs; the runner reports the answer's ETag and the file's SHA-256.
+   * address policy as URL inputs; the runner reports the answer's ETag and the file's SHA-256. With
+   * `parts`, an S3 multipart upload: each part PUT to its URL, then the list POSTed to `completeUrl`
+   * (which is `uploadUrl`).
    */
-  destination?: { headers: Record<string, string> };
+  destination?: { headers: Record<string, string>; parts?: { urls: string[]; partSizeBytes: number; completeUrl: string } };
 };
+
+/** A directory output's file as sent to the user's destination. */
+export type DeliveredFile = { path: string; size: number; sha256: string; etag: string | null };
 
 export type RunnerStep = { binary: "ffmpeg" | "ffprobe"; args: string[] };
 
@@ -75,7 +80,11 @@ export type RunnerOutcome = {
   stdout: string;
   stderrTail: string;
   /** A directory output's size is its files' total; `files` lists them and `mainFile` is the one its URL opens. */
-  outputs: { name: string; size: number; metadata: OutputMetadata | null; delivered?: { etag: string | null; sha256: string }; files?: { path: string; size: number }[]; mainFile?: string }[];
+  outputs: {
+    name: string; size: number; metadata: OutputMetadata | null; files?: { path: string; size: number }[]; mainFile?: string;
+    /** Sent to the user's destination: its ETag and SHA-256 (a directory: its main file's, and each file's). */
+    delivered?: { etag: string | null; sha256: string; files?: DeliveredFile[] };
+  }[];
   /** Preset jobs: the arguments the runner planned from the inputs and ran (null before planning). */
   plannedArgs?: string[];
   /** Bytes per input: given to the job's commands, and fetched from its origin (`copied`: downloaded whole first). */

@@ -1,3 +1,4 @@
+import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import { describe, expect, it } from "vitest";
 import { parsePlacement } from "../../src/runner/container-placement.ts";
 import { acquire, instanceOf, reclaimable, release, type PoolState } from "../../src/runner/pool-state.ts";
@@ -92,6 +93,33 @@ describe("a directory output's egress", () => {
     expect(egressAllows(scope, "PUT", `${prefix}sub/seg.ts`)).toBe(false);
     expect(egressAllows(scope, "PUT", prefix.replace("/hls/", "/other/") + "seg.ts")).toBe(false);
     expect(egressAllows(scope, "GET", `${prefix}seg_0_000.ts`)).toBe(false);
+  });
+});
+
+describe("the egress of outputs sent to the user's storage", () => {
+  const request = (outputs: RunnerJobRequest["outputs"]) => egressScopeOf({ jobId: "j", binary: "ffmpeg", args: [], timeoutMs: 1, allowedPrivateHosts: [], createdAt: "", leaseMs: 1, notifyUrl: null, inputs: [], outputs });
+
+  it("is a client's URL, checked where it leads: one PUT, or a multipart upload's part PUTs and its completion POST", () => {
+    const one = request([{ name: "o", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: "https://bucket.example.com/o.mp4?X-Amz-Signature=s", destination: { headers: {} } }]);
+    expect(one.allow).toEqual([{ method: "PUT", url: "https://bucket.example.com/o.mp4?X-Amz-Signature=s", external: true }]);
+    const complete = "https://bucket.example.com/o.mp4?uploadId=u&X-Amz-Signature=c";
+    const parts = request([{ name: "o", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: complete,
+      destination: { headers: {}, parts: { urls: ["https://bucket.example.com/o.mp4?partNumber=1&uploadId=u", "https://bucket.example.com/o.mp4?partNumber=2&uploadId=u"], partSizeBytes: 5 << 20, completeUrl: complete } } }]);
+    expect(egressAllows(parts, "PUT", "https://bucket.example.com/o.mp4?partNumber=2&uploadId=u")).toBe(true);
+    expect(egressAllows(parts, "PUT", "https://bucket.example.com/o.mp4?partNumber=3&uploadId=u")).toBe(false);
+    expect(egressAllows(parts, "POST", complete)).toBe(true);
+    expect(parts.allow.every((r) => r.external)).toBe(true);
+  });
+
+  it("for a directory, PUTs of plain file names under the prefix with the prefix's own query only", () => {
+    const sas = "sv=2025-01-05&sr=c&sig=abc";
+    const dir = request([{ name: "hls", fileName: "index.m3u8", contentType: "application/vnd.apple.mpegurl", uploadUrl: `https://acct.blob.core.windows.net/media/job/?${sas}`, kind: "directory", destination: { headers: {} } }]);
+    expect(egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/seg_000.ts?${sas}`)).toBe(true);
+    expect(egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/seg_000.ts?${sas}&comp=appendblock`)).toBe(false);
+    expect(egressAllows(dir, "PUT", "https://acct.blob.core.windows.net/media/job/seg_000.ts")).toBe(false);
+    expect(egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/deeper/seg.ts?${sas}`)).toBe(false);
+    expect(egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/?${sas}`)).toBe(false);
+    expect(dir.allow[0].external).toBe(true);
   });
 });
 

@@ -95,6 +95,28 @@ describe("a job's egress at the Worker", () => {
     expect(second.fetched).toEqual(["GET http://media.example.com/a.mp4"]);
   });
 
+  it("sends an upload to the user's destination with its body once the name resolves publicly, refuses a private one, and never follows its redirect", async () => {
+    const got: string[] = [];
+    const { deps, fetched } = harness({
+      "https://media.example.com/bucket/out.mp4?X-Amz-Signature=s": (req) => (req.text().then((t) => got.push(t)), new Response(null, { status: 200, headers: { etag: '"e1"' } })),
+      "https://cdn.example.com/bucket/moved.mp4?sig=1": redirect("https://media.example.com/elsewhere.mp4"),
+    });
+    const scope: EgressScope = { allow: [
+      { method: "PUT", url: "https://media.example.com/bucket/out.mp4?X-Amz-Signature=s", external: true },
+      { method: "PUT", url: "http://sneaky.example.com/bucket/out.mp4", external: true },
+      { method: "PUT", url: "https://cdn.example.com/bucket/moved.mp4?sig=1", external: true },
+    ] };
+    const put = (url: string) => serveJobEgress(new Request(url, { method: "PUT", body: "output bytes" }), scope, deps);
+    const sent = await put("https://media.example.com/bucket/out.mp4?X-Amz-Signature=s");
+    expect(sent.headers.get("etag")).toBe('"e1"');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(got).toEqual(["output bytes"]);
+    expect(await reasonOf(await put("http://sneaky.example.com/bucket/out.mp4"))).toMatch(/resolves to 127\.0\.0\.1/);
+    // The body went once; a redirect goes back to the runner, which reports it as the destination's answer.
+    expect((await put("https://cdn.example.com/bucket/moved.mp4?sig=1")).status).toBe(302);
+    expect(fetched).toEqual(["PUT https://media.example.com/bucket/out.mp4?X-Amz-Signature=s", "PUT https://cdn.example.com/bucket/moved.mp4?sig=1"]);
+  });
+
   it("stops a redirect loop", async () => {
     const { deps, fetched } = harness({ "http://media.example.com/a": redirect("/a") });
     expect(await reasonOf(await serveJobEgress(new Request("http://media.example.com/a"), scopeFor("http://media.example.com/a"), deps))).toMatch(/more than 5 redirects/);
