@@ -151,6 +151,11 @@ describe.skipIf(skipReason)("the production container path (real containers from
     expect(noJobProcesses(container)).toBe(true);
     const probe = `const r = await fetch(process.argv[1]); console.log(r.status, r.headers.get("x-ffjobs-egress"));`;
     expect(labDocker(["exec", container, "node", "--input-type=module", "-e", probe, `${media.url}/tone.wav`]).trim()).toBe("403 refused");
+    // The operator's metrics saw it: the pool's first job started a container, later ones found it running.
+    const metrics = (await api.call("GET", "/v1/admin/metrics")).body as { containerStarts: { cold: number; warm: number }; jobs: Record<string, number> };
+    expect(metrics.containerStarts.cold, JSON.stringify(metrics)).toBeGreaterThanOrEqual(1);
+    expect(metrics.containerStarts.warm).toBeGreaterThanOrEqual(1);
+    expect(metrics.containerStarts.cold + metrics.containerStarts.warm).toBeLessThanOrEqual(Object.values(metrics.jobs).reduce((a, b) => a + b, 0));
   });
 
   it("reads an input bigger than the container's job disk by range while the job runs, never storing it", async () => {
