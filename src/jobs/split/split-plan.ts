@@ -1,0 +1,97 @@
+/**
+ * A split encode's commands (issue 22): the input's video cut into segments encoded apart, the audio
+ * encoded once over the whole input, then the segments joined without re-encoding and muxed with it.
+ *
+ * Each segment keeps the input's own timestamps (`-copyts`, the encoder on the input's time base,
+ * frames passed through as they are): its frames are exactly those with a timestamp in
+ * [start, end), cut by the `trim` filter on the frames themselves (the seek before the input only
+ * saves decoding and lands on a keyframe at or before the start), and every segment is shifted by the
+ * same SEGMENT_TS_OFFSET_SECONDS so none needs the muxer's own shift for the encoder's B-frame delay.
+ * Segments are MPEG-TS, so they join byte for byte in order (the concat protocol) with monotonic
+ * timestamps and no gap or repeat at a join. Measured on ffmpeg 5.1: the joined video's frames and
+ * timestamps equal a single encode's for constant (30000/1001) and variable frame rates, a non-zero
+ * start and one keyframe in 20 s (test/runner/split-plan.test.ts). Inputs must seek by an index
+ * (MP4/MOV, Matroska/WebM): ffmpeg's seek in MPEG-TS can land on a keyframe after the target.
+ */
+export type SplitSegment = { index: number; startSeconds: number; endSeconds: number | null };
+
+/** Added to every segment's timestamps; the join's remux takes it away again. */
+export const SEGMENT_TS_OFFSET_SECONDS = 10;
+
+/**
+ * Segments of `segmentSeconds` from the video's first timestamp; the last runs to the end and is
+ * between one and two segments long, so no segment is empty or a sliver.
+ */
+export function planSegments(video: { startSeconds: number; lengthSeconds: number }, segmentSeconds: number): SplitSegment[] {
+  const count = Math.max(1, Math.floor(video.lengthSeconds / segmentSeconds));
+  return Array.from({ length: count }, (_, index) => ({
+    index,
+    startSeconds: video.startSeconds + index * segmentSeconds,
+    endSeconds: index === count - 1 ? null : video.startSeconds + (index + 1) * segmentSeconds,
+  }));
+}
+
+/** What the job's own command asks of the video and audio (its eligibility check derives it). */
+export type SplitEncoding = {
+  /** The job's video filter chain (frame by frame), or null. */
+  videoFilters: string | null;
+  /** The video encoder and its options, as the job gave them (`-c:v libx264 -preset medium -crf 20`). */
+  videoArgs: string[];
+  /** The audio encoder and its options, or null when the job has no audio (`-an`). */
+  audioArgs: string[] | null;
+  /** Options of the final file (`-movflags +faststart`). */
+  outputArgs: string[];
+  /** The final file's muxer: the audio is encoded into one too, so its default encoder is the single run's. */
+  muxer: "mp4" | "mov" | "matroska";
+};
+
+/**
+ * The frame rate a single run of the job would make constant: ffmpeg (5.1) writes MP4 and MOV at the
+ * input's frame rate, duplicating or dropping frames of a variable-rate input, and Matroska as the
+ * frames come. A segment does the same on the same grid before its cut (`fps` ahead of `trim`), so a
+ * gap across a join is filled as one run fills it.
+ */
+export function constantRateOf(muxer: SplitEncoding["muxer"], inputFrameRate: string): string | null {
+  return muxer === "matroska" ? null : inputFrameRate;
+}
+
+/**
+ * One segment's command: `input` the input, `output` a `.ts` work file. `formatStartSeconds` is the
+ * input's start (ffmpeg seeks relative to it); `constantRate` from constantRateOf.
+ */
+export function segmentArgs(segment: SplitSegment, encoding: SplitEncoding, io: { input: string; output: string; formatStartSeconds: number; constantRate: string | null }): string[] {
+  const trim = `trim=start=${seconds(segment.startSeconds)}${segment.endSeconds === null ? "" : `:end=${seconds(segment.endSeconds)}`}`;
+  const cut = io.constantRate ? `fps=${io.constantRate},${trim}` : trim;
+  const filters = encoding.videoFilters ? `${cut},${encoding.videoFilters}` : cut;
+  return [
+    "-copyts", "-noaccurate_seek", "-ss", seconds(Math.max(0, segment.startSeconds - io.formatStartSeconds)), "-i", io.input,
+    "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filters,
+    "-enc_time_base:v", "-1", "-fps_mode", "passthrough", "-output_ts_offset", String(SEGMENT_TS_OFFSET_SECONDS),
+    ...encoding.videoArgs, "-f", "mpegts", io.output,
+  ];
+}
+
+/** The audio of the whole input, encoded once (no seams), into a file the join copies from. */
+export function audioArgs(encoding: SplitEncoding, io: { input: string; output: string }): string[] | null {
+  if (!encoding.audioArgs) return null;
+  return ["-i", io.input, "-map", "0:a:0", "-vn", "-sn", "-dn", ...encoding.audioArgs, "-f", encoding.muxer, io.output];
+}
+
+/**
+ * The join: the segments byte for byte in order (`concat:` of their paths), the audio beside, both
+ * copied. The audio keeps its place against the input's start; the video is put back where it began
+ * after it (`videoDelaySeconds`: its first timestamp less the input's start), so A/V sync is the input's.
+ */
+export function joinArgs(encoding: SplitEncoding, io: { segments: string[]; audio: string | null; output: string; videoDelaySeconds: number }): string[] {
+  const audio = io.audio ? ["-i", io.audio] : [];
+  const delay = io.videoDelaySeconds > 0 ? ["-itsoffset", seconds(io.videoDelaySeconds)] : [];
+  return [
+    ...delay, "-i", `concat:${io.segments.join("|")}`, ...audio,
+    "-map", "0:v:0", ...(io.audio ? ["-map", "1:a:0"] : []), "-c", "copy", ...encoding.outputArgs, io.output,
+  ];
+}
+
+/** Seconds as ffmpeg reads them: microseconds, no exponent. */
+function seconds(s: number): string {
+  return s.toFixed(6);
+}
