@@ -47,6 +47,7 @@ describe("which jobs a split encode can do", () => {
     expect(issues(job(["-i", "{{video}}", "-vf", "yadif,scale=-2:720", "-c:v", "libx264", "{{out}}"]))).toEqual([
       { path: ["ffmpegArgs", "3"], message: expect.stringMatching(/^filter "yadif" uses other frames or changes timing/) }]);
     expect(issues(job(["-i", "{{video}}", "-vf", "fps=24", "-c:v", "libx264", "{{out}}"]))[0].message).toMatch(/^filter "fps"/);
+    expect(issues(job(["-i", "{{video}}", "-vf", "", "-c:v", "libx264", "{{out}}"]))[0].message).toMatch(/^the filter chain is empty or could not be read/);
     expect(issues(job(["-i", "{{video}}", "-c:v", "libvpx-vp9", "{{out}}"]))).toEqual([{ path: ["ffmpegArgs", "3"], message: 'a split encode joins libx264 or libx265 segments without re-encoding: not "libvpx-vp9"' }]);
     expect(issues(job(["-ss", "10", "-i", "{{video}}", "-c:v", "libx264", "{{out}}"]))[0]).toMatchObject({ path: ["ffmpegArgs", "0"], message: expect.stringMatching(/^"-ss" is not something a split encode can do apart/) });
     expect(issues(job(["-i", "{{video}}", "{{out}}"]))).toEqual([{ path: ["ffmpegArgs"], message: "name the video encoder: -c:v libx264 or -c:v libx265" }]);

@@ -59,8 +59,11 @@ export function splitShape(spec: JobSpec): { shape: SplitShape } | { issues: Req
     } else if (target?.name === outputName && i === args.length - 1) {
       sawOutput = true;
     } else if (arg === "-vf" || arg === "-filter:v") {
-      const unfit = safeFilters(value ?? "").find((name) => !(FRAME_BY_FRAME_FILTERS as readonly string[]).includes(name));
-      if (unfit !== undefined) at(i + 1, `filter "${unfit}" ${unfit === "" ? "could not be read" : "uses other frames or changes timing"}: a split encode's filters work on each frame alone (${FRAME_BY_FRAME_FILTERS.join(", ")})`);
+      const names = filterNames(value ?? "");
+      const unfit = names?.find((name) => !(FRAME_BY_FRAME_FILTERS as readonly string[]).includes(name));
+      const alone = `a split encode's filters work on each frame alone (${FRAME_BY_FRAME_FILTERS.join(", ")})`;
+      if (!names?.length) at(i + 1, `the filter chain is empty or could not be read: ${alone}`);
+      else if (unfit !== undefined) at(i + 1, `filter "${unfit}" uses other frames or changes timing: ${alone}`);
       encoding.videoFilters = value ?? null;
       i++;
     } else if (VIDEO_CODEC.has(arg)) {
@@ -89,11 +92,11 @@ export function splitShape(spec: JobSpec): { shape: SplitShape } | { issues: Req
   return issues.length ? { issues } : { shape: { input: inputs[0], output: outputName, encoding } };
 }
 
-/** The filter names of a chain, or [""] when it does not parse. */
-function safeFilters(chain: string): string[] {
+/** The filter names of a chain, or null when it does not parse. */
+function filterNames(chain: string): string[] | null {
   try {
     return parseFilterGraph(chain).map((f) => f.name);
   } catch {
-    return [""];
+    return null;
   }
 }
