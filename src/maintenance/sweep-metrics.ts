@@ -1,5 +1,5 @@
 import { recordFinishedJob, uncountedJobIds } from "../metrics/metric-store.ts";
-import { METRICS_RETENTION_DAYS } from "../metrics/metric-rows.ts";
+import { hourOf, METRICS_RETENTION_DAYS } from "../metrics/metric-rows.ts";
 import type { Services } from "../services.ts";
 
 /** Per cron run: a burst of lost counts is caught up over a few minutes, within the run's D1 budget. */
@@ -11,6 +11,6 @@ export async function countUncountedJobs(s: Services): Promise<void> {
 }
 
 export async function expireMetrics(s: Services): Promise<void> {
-  const before = new Date(s.now().getTime() - METRICS_RETENTION_DAYS * 86_400_000).toISOString().slice(0, 13);
+  const before = hourOf(new Date(s.now().getTime() - METRICS_RETENTION_DAYS * 86_400_000).toISOString());
   await s.db.prepare("DELETE FROM metric_rollups WHERE hour < ?1").bind(before).run();
 }

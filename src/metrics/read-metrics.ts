@@ -1,4 +1,5 @@
 import { NO_BUCKET, quantileOf, type Histogram } from "./histogram.ts";
+import { hourOf } from "./metric-rows.ts";
 import type { MetricsReport } from "./metrics-report.ts";
 
 export type MetricsPeriod = { since: Date; until: Date; accountId: string | null; accountName: string | null };
@@ -13,7 +14,7 @@ type Rolled = { metric: string; label: string; bucket: number; count: number; to
 export async function readMetrics(db: D1Database, p: MetricsPeriod): Promise<MetricsReport> {
   const granularity = p.until.getTime() - p.since.getTime() <= HOURLY_UP_TO_MS ? "hour" : "day";
   const where = (t = "") => `${t}hour >= ?1 AND ${t}hour < ?2${p.accountId ? ` AND ${t}account_id = ?3` : ""}`;
-  const params = [hourKey(p.since), hourKey(p.until), ...(p.accountId ? [p.accountId] : [])];
+  const params = [hourOf(p.since.toISOString()), hourOf(p.until.toISOString()), ...(p.accountId ? [p.accountId] : [])];
   const width = granularity === "hour" ? 13 : 10;
   const [totals, series, accounts] = await db.batch<Rolled & { at?: string; account?: string }>([
     db.prepare(`SELECT metric, label, bucket, SUM(count) AS count, SUM(total) AS total FROM metric_rollups WHERE ${where()} GROUP BY metric, label, bucket`).bind(...params),
@@ -59,11 +60,6 @@ export async function readMetrics(db: D1Database, p: MetricsPeriod): Promise<Met
       };
     }).sort((a, b) => b.jobs - a.jobs || a.account.localeCompare(b.account)).slice(0, TOP_ACCOUNTS),
   };
-}
-
-/** "2026-11-25T09": the rollups' hour of a time. */
-export function hourKey(d: Date): string {
-  return d.toISOString().slice(0, 13);
 }
 
 function counts(rows: Rolled[], metric: string): Record<string, number> {

@@ -29,13 +29,11 @@ async function deliverOne(msg: Message<DeliveryMessage>, s: Services): Promise<v
     );
     const now = s.now().toISOString();
     if (result.ok) {
-      await recordAttempt(s.db, delivery, result, "succeeded", now);
-      s.metrics?.webhookAttempt(delivery.account_id, "delivered", result.latencyMs);
+      await recordAttempt(s.db, delivery, result, "succeeded", now, s.metrics);
       return msg.ack();
     }
     const delay = retryDelaySeconds(msg.attempts, s.config.webhookRetryDelaysSeconds);
-    await recordAttempt(s.db, delivery, result, delay === null ? "failed" : "pending", now);
-    s.metrics?.webhookAttempt(delivery.account_id, delay === null ? "failed" : "retrying", result.latencyMs);
+    await recordAttempt(s.db, delivery, result, delay === null ? "failed" : "pending", now, s.metrics);
     if (delay === null) msg.ack();
     else msg.retry({ delaySeconds: delay });
   } catch (err) {

@@ -1,3 +1,4 @@
+import type { MetricsSink } from "../metrics/analytics-engine.ts";
 import { addRollupsStatement } from "../metrics/metric-store.ts";
 import { hourOf, webhookMetricRows } from "../metrics/metric-rows.ts";
 import { keysetPage, type Cursor } from "../storage/keyset-page.ts";
@@ -40,8 +41,11 @@ export async function getDelivery(db: D1Database, id: string, accountId?: string
   return stmt.first<DeliveryRow>();
 }
 
-/** Logs one attempt (and counts it in the metrics); `final` (succeeded/failed) ends the delivery, `pending` leaves it for a retry. */
-export async function recordAttempt(db: D1Database, delivery: Pick<DeliveryRow, "id" | "account_id">, r: AttemptResult, status: DeliveryRow["status"], now: string): Promise<void> {
+/**
+ * Logs one attempt and counts it in the metrics (the rollups, and `sink` where there is one); `final`
+ * (succeeded/failed) ends the delivery, `pending` leaves it for a retry.
+ */
+export async function recordAttempt(db: D1Database, delivery: Pick<DeliveryRow, "id" | "account_id">, r: AttemptResult, status: DeliveryRow["status"], now: string, sink?: MetricsSink): Promise<void> {
   const deliveryId = delivery.id;
   const outcome = status === "succeeded" ? "delivered" : status === "failed" ? "failed" : "retrying";
   await db.batch([
@@ -53,6 +57,7 @@ export async function recordAttempt(db: D1Database, delivery: Pick<DeliveryRow, 
       .bind(deliveryId, status, now),
     addRollupsStatement(db, hourOf(now), delivery.account_id, webhookMetricRows(outcome, r.latencyMs)),
   ]);
+  sink?.webhookAttempt(delivery.account_id, outcome, r.latencyMs);
 }
 
 /** Marks a pending delivery failed without an attempt (its retries ran out in the queue itself). */

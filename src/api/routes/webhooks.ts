@@ -49,7 +49,7 @@ webhookRoutes.post("/test", requireJsonBody, validate("json", webhookTestSchema)
     { url, eventId: delivery.eventId, body: delivery.payload, secrets: signingSecrets(secrets) },
     { allowedPrivateHosts: s.config.allowedPrivateHosts, now: s.now },
   );
-  await recordAttempt(s.db, { id: delivery.id, account_id: accountId }, result, result.ok ? "succeeded" : "failed", s.now().toISOString());
+  await recordAttempt(s.db, { id: delivery.id, account_id: accountId }, result, result.ok ? "succeeded" : "failed", s.now().toISOString(), s.metrics);
   return c.json({
     ok: result.ok,
     status: result.httpStatus ?? 0,
