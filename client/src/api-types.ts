@@ -92,6 +92,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{id}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A split job's tasks (its segments, its audio, the join; or why it ran whole), with their state and run time; empty for other jobs and before the plan */
+        get: operations["listJobTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}/command": {
         parameters: {
             query?: never;
@@ -509,6 +526,10 @@ export interface components {
             };
             timeoutSeconds?: number;
             dependsOn?: string[];
+            parallel?: {
+                segmentSeconds: number;
+                maxWorkers: number;
+            };
         } & ({
             ffmpegArgs: unknown[];
         } | {
@@ -647,7 +668,8 @@ export interface components {
          *       "metadata": {
          *         "customer": "acme"
          *       },
-         *       "timeoutSeconds": 3600
+         *       "timeoutSeconds": 3600,
+         *       "parallel": null
          *     }
          */
         Job: {
@@ -770,6 +792,10 @@ export interface components {
                 [key: string]: string;
             };
             timeoutSeconds: number;
+            parallel: {
+                segmentSeconds: number;
+                maxWorkers: number;
+            } | null;
         };
         JobList: {
             data: components["schemas"]["Job"][];
@@ -801,6 +827,23 @@ export interface components {
                 finishMs: number;
             } | null;
             finishedAt: string | null;
+        };
+        JobTaskList: {
+            data: {
+                name: string;
+                /** @enum {string} */
+                kind: "segment" | "audio" | "join" | "whole";
+                /** @enum {string} */
+                status: "pending" | "running" | "completed" | "failed";
+                attempts: number;
+                runtimeSeconds: number;
+                startSeconds: number | null;
+                endSeconds: number | null;
+                startedAt: string | null;
+                finishedAt: string | null;
+                errorMessage: string | null;
+                reason: string | null;
+            }[];
         };
         Output: {
             id: string;
@@ -1129,6 +1172,7 @@ export type JobAccepted = components['schemas']['JobAccepted'];
 export type Job = components['schemas']['Job'];
 export type JobList = components['schemas']['JobList'];
 export type JobResult = components['schemas']['JobResult'];
+export type JobTaskList = components['schemas']['JobTaskList'];
 export type Output = components['schemas']['Output'];
 export type CreateFileRequest = components['schemas']['CreateFileRequest'];
 export type Asset = components['schemas']['Asset'];
@@ -1650,6 +1694,75 @@ export interface operations {
             };
             /** @description Conflict with the resource's state: JOB_NOT_FINISHED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`RATE_LIMITED`; see `Retry-After`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`INTERNAL`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listJobTasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tasks, in plan order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobTaskList"];
+                };
+            };
+            /** @description Invalid request: INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this account: NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -39,7 +39,7 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
   const declared = declaredNames(req.inputs.map((i) => i.name), req.outputs.map((o) => o.name), (req.scratch ?? []).map((f) => f.name), req.steps !== undefined,
     req.outputs.filter((o) => o.kind === "directory").map((o) => o.name));
   for (const [k, step] of (req.steps ?? [{ binary: req.binary, args: req.args }]).entries()) {
-    const refused = checkArguments(step.binary, step.args, declared);
+    const refused = checkArguments(step.binary, step.args, declared, { concatInputs: req.task?.kind === "join" });
     const where = req.steps ? `steps[${k}] argument` : "Argument";
     if (refused.length) return ended("ARGUMENTS_REFUSED", `${where} ${refused[0].index}: ${refused[0].message}`, req.steps ? { failedStep: k } : {}).outcome;
   }

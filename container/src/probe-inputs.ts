@@ -4,6 +4,7 @@ import { createJobFolder, openJobFolder, removeJobFolder, type JobFolder } from 
 import { startInputServer } from "./input-server.ts";
 import { JobEnded } from "./job-ended.ts";
 import { createProber, summarizeProbe } from "./probe.ts";
+import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
 import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 
@@ -58,7 +59,7 @@ async function probeByRange(input: ProbedInput, folder: JobFolder, req: RunnerPr
     const probe = await createProber({ ...folder, inputSocketDir: dirname(server.socketPath) }, settings)(input.name);
     const metadata = summarizeProbe(probe, Number(probe?.format?.size ?? 0));
     if (!metadata) return { ok: false, error: `ffprobe could not read it as media${server.failure() ? `: ${server.failure()!.outcome.errorMessage}` : ""}` };
-    return { ok: true, metadata, durationSeconds: metadata.durationSeconds };
+    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split: splitFactsOf(probe) };
   } catch (err) {
     return { ok: false, error: err instanceof JobEnded ? err.outcome.errorMessage!.replace(/^Input "[^"]*" /, "") : "could not be fetched: network error" };
   } finally {
@@ -74,12 +75,13 @@ async function probeCopy(input: ProbedInput, folder: JobFolder, req: RunnerProbe
       ...egressOptions(settings),
     });
     await openJobFolder(folder);
-    const metadata = summarizeProbe(await createProber(folder, settings)(input.name), fetched.declaredBytes ?? fetched.bytes);
+    const probe = await createProber(folder, settings)(input.name);
+    const metadata = summarizeProbe(probe, fetched.declaredBytes ?? fetched.bytes);
     if (!metadata) {
       const why = fetched.truncated ? ` from its first ${PROBE_MAX_INPUT_BYTES / MiB} MiB (a dry run reads no more; a file whose index is at its end needs the whole file, which the job itself reads)` : "";
       return { ok: false, error: `ffprobe could not read it as media${why}` };
     }
-    return { ok: true, metadata, durationSeconds: metadata.durationSeconds };
+    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split: splitFactsOf(probe) };
   } catch (err) {
     return { ok: false, error: `could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}` };
   }

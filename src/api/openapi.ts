@@ -133,6 +133,13 @@ export function buildOpenApiDocument(serverUrl: string) {
       "/v1/jobs/{id}/result": {
         get: op({ id: "getJobResult", summary: "A finished job's result", params: [idParam], responses: { 200: body("JobResult", "The result") }, errors: { 404: ["NOT_FOUND"], 409: ["JOB_NOT_FINISHED"] } }),
       },
+      "/v1/jobs/{id}/tasks": {
+        get: op({
+          id: "listJobTasks",
+          summary: "A split job's tasks (its segments, its audio, the join; or why it ran whole), with their state and run time; empty for other jobs and before the plan",
+          params: [idParam], responses: { 200: body("JobTaskList", "The tasks, in plan order") }, errors: { 404: ["NOT_FOUND"] },
+        }),
+      },
       "/v1/jobs/{id}/command": {
         get: op({
           id: "getJobCommand",

@@ -8,6 +8,7 @@ import { checkJobRequest } from "../jobs/check-job-request.ts";
 import { privateUrlIssues, unreachableUrlIssues } from "../jobs/url-input-checks.ts";
 import { checkAssetInputs } from "../jobs/asset-inputs.ts";
 import { checkChainedInputs } from "../jobs/chained-inputs.ts";
+import { splitShape } from "../jobs/split/split-eligibility.ts";
 import { webhookUrlProblem } from "../webhooks/webhook-url.ts";
 
 /**
@@ -24,6 +25,7 @@ export async function prepareJob(env: Env, config: Config, accountId: string, bo
     ...(body.metadata ? { metadata: body.metadata } : {}),
     ...(body.timeoutSeconds ? { timeoutSeconds: body.timeoutSeconds } : {}),
     ...(body.dependsOn ? { dependsOn: body.dependsOn } : {}),
+    ...("parallel" in body && body.parallel ? { parallel: body.parallel } : {}),
   };
   const spec: JobSpec = expanded
     ? { ...toJobSpec(req), mode: "preset", preset: expanded.preset, params: expanded.params, ...extra }
@@ -35,6 +37,10 @@ export async function prepareJob(env: Env, config: Config, accountId: string, bo
     ...(await checkAssetInputs(env.DB, env.BUCKET, accountId, req, spec)),
     ...(await checkChainedInputs(env.DB, accountId, spec, (name) => (req.input ? ["input", name.slice("input".length)] : ["inputs", name]))),
   ];
+  if (spec.parallel) {
+    const split = splitShape(spec);
+    if ("issues" in split) issues.push(...split.issues);
+  }
   if (body.timeoutSeconds && body.timeoutSeconds * 1000 > config.jobTimeoutMs) {
     issues.push({ path: ["timeoutSeconds"], message: `at most ${config.jobTimeoutMs / 1000} (the operator's JOB_TIMEOUT_SECONDS)` });
   }

@@ -99,6 +99,14 @@ const dependsOn = z.array(uuid).min(1).max(L.MAX_INPUTS).refine((ids) => new Set
 /** This job's time limit; the operator's JOB_TIMEOUT_SECONDS is the default and the most allowed. */
 const timeoutSeconds = z.number().int().min(1).max(7 * 24 * 3600);
 
+/** A split encode (issue 22): the video cut into segments encoded on containers of their own, then joined. */
+export const parallelSchema = z
+  .object({
+    segmentSeconds: z.number().min(L.MIN_SEGMENT_SECONDS).max(L.MAX_SEGMENT_SECONDS),
+    maxWorkers: z.number().int().min(2).max(L.MAX_SPLIT_WORKERS),
+  })
+  .strict();
+
 /** `ffmpegArgs` (one command) or `steps` (1-8 commands in one workspace): exactly one of them. */
 export const createJobSchema = z
   .object({
@@ -114,6 +122,7 @@ export const createJobSchema = z
     metadata: jobMetadataSchema.optional(),
     timeoutSeconds: timeoutSeconds.optional(),
     dependsOn: dependsOn.optional(),
+    parallel: parallelSchema.optional(),
   })
   .strict();
 export type CreateJobRequest = z.infer<typeof createJobSchema>;
@@ -298,7 +307,29 @@ export const jobSchema = z.object({
   webhookUrl: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
   timeoutSeconds: z.number().int(),
+  /** A split encode's request (`parallel` as created); null for other jobs. */
+  parallel: parallelSchema.nullable(),
 });
+
+/** A split job's task (GET /v1/jobs/{id}/tasks): a segment, the audio, the join, or the job run whole. */
+export const jobTaskSchema = z.object({
+  name: z.string(),
+  kind: z.enum(["segment", "audio", "join", "whole"]),
+  status: z.enum(["pending", "running", "completed", "failed"]),
+  /** Runner attempts: more than one when a runner was lost and the task ran again alone. */
+  attempts: z.number().int(),
+  /** The binary's run time over its attempts, billed as part of the job's. */
+  runtimeSeconds: z.number(),
+  /** A segment's cut of the video, in the input's own timestamps (`endSeconds` null: to the end). */
+  startSeconds: z.number().nullable(),
+  endSeconds: z.number().nullable(),
+  startedAt: timestamp.nullable(),
+  finishedAt: timestamp.nullable(),
+  errorMessage: z.string().nullable(),
+  /** "whole": why the job ran as one command instead of in segments. */
+  reason: z.string().nullable(),
+});
+export const jobTaskListSchema = z.object({ data: z.array(jobTaskSchema) });
 
 export const jobAcceptedSchema = jobSchema.pick({ id: true, binary: true, status: true, mode: true });
 

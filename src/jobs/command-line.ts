@@ -35,6 +35,8 @@ export function buildArgv(binary: "ffmpeg" | "ffprobe", args: string[], pathOf: 
  */
 export function inputSafetyOptions(path: string): string[] {
   const streamed = path.startsWith(STREAMED_INPUT_ORIGIN);
+  // A split job's join reads its segments' files as one stream (the policy lets only it: argument-policy.ts).
+  if (path.startsWith("concat:")) return ["-protocol_whitelist", "concat,file", "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS)];
   // A streamed input's socket buffer is kept small: what it holds was fetched, and a seek throws it away.
   const reading = streamed ? ["-protocol_whitelist", "http,tcp", "-recv_buffer_size", String(STREAMED_INPUT_BUFFER_BYTES)] : ["-protocol_whitelist", "file"];
   return [...reading, "-format_whitelist", INPUT_FORMAT_WHITELIST.join(","), "-max_pixels", String(MAX_PIXELS)];

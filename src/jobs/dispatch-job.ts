@@ -1,12 +1,10 @@
 import type { Services } from "../services.ts";
-import { objectKeys } from "../storage/presigner.ts";
 import { RunnerBusy } from "../runner/runner-client.ts";
 import { containerStartStatement } from "../metrics/metric-store.ts";
-import type { RunnerJobRequest, RunnerOutput } from "../runner/runner-protocol.ts";
-import { RUNNER_IO_URL_TTL_SECONDS } from "./limits.ts";
+import type { RunnerJobRequest } from "../runner/runner-protocol.ts";
 import { getJob, jobSpecOf, setQueuedReason, type JobRow } from "./job-store.ts";
 import { CHAIN_CHECK_MS, chainState, waitsOnJobs } from "./chained-inputs.ts";
-import { claimForDispatch, unclaimDispatch, whyNotClaimed } from "./attempt-store.ts";
+import { claimForDispatch, markStarted, unclaimDispatch, whyNotClaimed } from "./attempt-store.ts";
 import { endJob } from "./end-job.ts";
 import { failure, rejection } from "./billing.ts";
 import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
@@ -14,8 +12,7 @@ import { loseAttempt, type DriveStep } from "./drive-job.ts";
 import { notifyUrlFor } from "../runner/runner-notify.ts";
 import { jobTimeoutMs } from "./job-request.ts";
 import { runnerInputs } from "./runner-inputs.ts";
-import { directoryUploadUrl } from "../runner/runner-files.ts";
-import { runnerWriteToken } from "../storage/directory-files.ts";
+import { runnerOutputs } from "./runner-outputs.ts";
 import { presetForRunner } from "../presets/expand-preset.ts";
 
 /**
@@ -32,6 +29,11 @@ export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> 
   if (!(await claimForDispatch(s.db, jobId, now, limits))) return notClaimed(s, (await getJob(s.db, jobId)) ?? job);
   // What the claim wrote, without reading it back.
   const claimed: JobRow = { ...job, attempts: job.attempts + 1, dispatched_at: now };
+  // A split encode runs from its claim: its coordinator plans it and hands out its tasks.
+  if (jobSpecOf(job).parallel) {
+    if (await markStarted(s.db, jobId, now, now)) s.onStatus?.("running");
+    return { state: { jobId, phase: "split", misses: 0 }, delayMs: 0 };
+  }
   const request = await buildRunnerRequest(s, claimed);
   try {
     const { containerStart } = await s.runner.start(request);
@@ -85,24 +87,7 @@ async function notClaimed(s: Services, job: JobRow): Promise<DriveStep> {
 export async function buildRunnerRequest(s: Services, job: JobRow): Promise<RunnerJobRequest> {
   const spec = jobSpecOf(job);
   const inputs = await runnerInputs(s, spec, job.account_id);
-  const outputs: RunnerOutput[] = await Promise.all(
-    Object.entries(spec.outputs).map(async ([name, o]): Promise<RunnerOutput> => {
-      if (o.kind === "directory" && o.destination) {
-        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: o.destination.url!, kind: "directory", maxFiles: s.config.maxDirectoryFiles, destination: { headers: o.destination.headers ?? {} } };
-      }
-      if (o.kind === "directory") {
-        const uploadToken = await runnerWriteToken(s.config.storage, job.id, name, job.attempts, RUNNER_IO_URL_TTL_SECONDS, s.now().getTime());
-        const uploadUrl = directoryUploadUrl(s.config, job.id, name, job.attempts);
-        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl, kind: "directory", uploadToken, maxFiles: s.config.maxDirectoryFiles };
-      }
-      if (o.destination) {
-        const { url, parts, headers } = o.destination;
-        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url ?? parts!.completeUrl, destination: { headers: headers ?? {}, ...(parts ? { parts } : {}) } };
-      }
-      const { url } = await s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS);
-      return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url };
-    }),
-  );
+  const outputs = await runnerOutputs(s, job, spec);
   return {
     jobId: job.id,
     binary: spec.binary,

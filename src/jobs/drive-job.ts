@@ -1,6 +1,9 @@
 import type { Services } from "../services.ts";
 import type { JobErrorCode } from "../api/error-codes.ts";
-import { getJob, type JobRow } from "./job-store.ts";
+import { getJob, jobSpecOf, type JobRow } from "./job-store.ts";
+import { driveSplitJob } from "./split/drive-split-job.ts";
+import { releaseTasks } from "./split/end-split-job.ts";
+import { listTasks } from "./split/task-store.ts";
 import { isTerminal } from "./job-states.ts";
 import { requeueLostAttempt } from "./attempt-store.ts";
 import { endJob } from "./end-job.ts";
@@ -16,8 +19,11 @@ import { watchJob } from "./supervise-job.ts";
  */
 export type DriveState = {
   jobId: string;
-  phase: "dispatch" | "watch";
+  /** "split": a split encode's tasks (src/jobs/split/), each on a runner of its own. */
+  phase: "dispatch" | "watch" | "split";
   misses: number;
+  /** Split jobs: consecutive polls each running task's runner missed, by runner id. */
+  taskMisses?: Record<string, number>;
   /** When the running job's progress was last written to D1 (it is written at most every PROGRESS_SAVE_INTERVAL_MS). */
   progressSavedAtMs?: number;
 };
@@ -27,7 +33,8 @@ export type DriveStep = { done: true } | { done?: false; state: DriveState; dela
 /** Where a coordinator picks a job up, from what D1 says (a fresh coordinator, or one re-armed by the sweeper). */
 export function initialDriveState(job: JobRow): DriveState {
   const withRunner = job.status === "running" || job.dispatched_at !== null;
-  return { jobId: job.id, phase: withRunner ? "watch" : "dispatch", misses: 0 };
+  const split = jobSpecOf(job).parallel !== undefined;
+  return { jobId: job.id, phase: !withRunner ? "dispatch" : split ? "split" : "watch", misses: 0 };
 }
 
 /** One coordinator tick. Every branch ends the job or names the next tick: nothing waits unwatched. */
@@ -36,8 +43,11 @@ export async function driveJob(s: Services, state: DriveState): Promise<DriveSte
   if (job) s.onStatus?.(job.status);
   if (!job || isTerminal(job.status)) {
     await s.runner.release(state.jobId);
+    // A split job's ending released its tasks and work files; again here, in case it was cut short.
+    if (state.phase === "split") await releaseTasks(s, state.jobId, await listTasks(s.db, state.jobId));
     return { done: true };
   }
+  if (state.phase === "split") return driveSplitJob(s, job, state);
   return state.phase === "dispatch" ? dispatchJob(s, job) : watchJob(s, job, state);
 }
 

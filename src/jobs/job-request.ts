@@ -28,6 +28,8 @@ export type JobSpec = {
   dependsOn?: string[];
   /** The job's own time limit, when it asked for one below the operator's. */
   timeoutSeconds?: number;
+  /** A split encode: segments of this length, at most this many at once (src/jobs/split/). */
+  parallel?: { segmentSeconds: number; maxWorkers: number };
   /** The API origin the job was created at: directory-output URLs in its webhooks point there. */
   apiOrigin?: string;
   /** Preset jobs: which recipe, with which parameters (args holds its expansion). */

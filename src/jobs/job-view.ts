@@ -80,6 +80,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     inputReads: row.input_reads_json ? (JSON.parse(row.input_reads_json) as NonNullable<RunnerOutcome["inputReads"]>) : null,
     metadata: spec.metadata ?? {},
     timeoutSeconds: Math.round(jobTimeoutMs(spec, timeoutMaxMs) / 1000),
+    parallel: spec.parallel ?? null,
   };
 }
 

@@ -37,3 +37,8 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 2 * 1024 ** 3;
 export const DEFAULT_MAX_COPIED_INPUT_BYTES = 2 * 1024 ** 3;
 /** How long a dry run's probe may spend fetching an input. */
 export const DRY_RUN_PROBE_TIMEOUT_MS = 30_000;
+/** A split encode (`parallel`): segments of this many seconds at least and at most (shorter ones lose the encoder's look-ahead at every join; the last segment runs to the end). */
+export const MIN_SEGMENT_SECONDS = 5;
+export const MAX_SEGMENT_SECONDS = 3600;
+/** A split encode runs at most this many segments at once (each on a container of its own). */
+export const MAX_SPLIT_WORKERS = 64;

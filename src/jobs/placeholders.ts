@@ -56,7 +56,8 @@ export function scanPlaceholders(args: readonly string[]): { uses: PlaceholderUs
       uses.push({ index, ...time, whole: true });
       return;
     }
-    const inFilter = index > 0 && isFilterGraphOption(args[index - 1]);
+    // A join's `-i concat:{{a}}|{{b}}` names files too (the argument policy lets only a split job's join).
+    const inFilter = index > 0 && (isFilterGraphOption(args[index - 1]) || (args[index - 1] === "-i" && arg.startsWith("concat:")));
     for (const match of arg.matchAll(PLACEHOLDER)) {
       const name = match[1];
       if (!NAME_PATTERN.test(name)) {

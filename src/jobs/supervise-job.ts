@@ -9,6 +9,7 @@ import { markStarted } from "./attempt-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
 import { DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
 import { discardUnrecordedOutputs } from "./discard-outputs.ts";
+import { cancelSplitJob } from "./split/end-split-job.ts";
 import { loseAttempt, type DriveState, type DriveStep } from "./drive-job.ts";
 
 /**
@@ -98,6 +99,7 @@ export async function cancelJob(s: Services, jobId: string): Promise<boolean> {
     await s.runner.release(jobId);
     return false;
   }
+  if (jobSpecOf(job).parallel) return cancelSplitJob(s, job);
   const report = await s.runner.cancel(jobId).catch(() => null);
   const finished = report?.outcome
     ? (await applyOutcome(s, job, report.outcome)) && report.outcome.status === "canceled"

@@ -5,6 +5,7 @@
  */
 import type { JobErrorCode } from "../api/error-codes.ts";
 import type { OutputMetadata } from "../jobs/output-metadata.ts";
+import type { SplitFacts } from "../jobs/split/split-facts.ts";
 
 export type RunnerInput = {
   name: string;
@@ -49,6 +50,11 @@ export type RunnerJobRequest = {
    * `inputNames` is the preset's own order of its inputs.
    */
   preset?: { name: string; params: Record<string, unknown>; inputNames: string[] };
+  /**
+   * A task of a split job (src/jobs/split/), whose command the service built: `jobId` is the task's
+   * runner id. Only a join may read `concat:` of its inputs (its segments, byte for byte).
+   */
+  task?: { kind: "segment" | "audio" | "join" | "whole"; name: string };
   /** Multi-step jobs: the commands, run in order (then `binary`/`args` are not run). */
   steps?: RunnerStep[];
   /** Work files the steps share (in the job's work folder); never stored. */
@@ -113,7 +119,8 @@ export type RunnerJobStatus = {
 export type RunnerProbeRequest = { probeId: string; inputs: RunnerInput[]; allowedPrivateHosts: string[]; timeoutMs: number };
 
 export type RunnerProbeResult = {
-  inputs: Record<string, { ok: true; metadata: OutputMetadata | null; durationSeconds: number | null } | { ok: false; error: string }>;
+  /** `split`: what a split job's plan needs of the input (src/jobs/split/split-facts.ts). */
+  inputs: Record<string, { ok: true; metadata: OutputMetadata | null; durationSeconds: number | null; split?: SplitFacts | null } | { ok: false; error: string }>;
 };
 
 /** What the runner's binaries can do (`GET /capabilities`), read from them. */

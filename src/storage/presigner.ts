@@ -42,4 +42,7 @@ export function createPresigner(storage: Config["storage"], now: () => Date = ()
 export const objectKeys = {
   upload: (assetId: string, fileName: string) => `uploads/${assetId}/${fileName}`,
   output: (jobId: string, outputName: string, fileName: string) => `outputs/${jobId}/${outputName}/${fileName}`,
+  /** A split job's work files (its segments, its audio): deleted when the job ends. */
+  work: (jobId: string, fileName: string) => `${WORK_PREFIX}${jobId}/${fileName}`,
 };
+export const WORK_PREFIX = "work/";

@@ -20,6 +20,8 @@ import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/job-states.ts";
 import { jobResultView, jobView, type Links } from "../../jobs/job-view.ts";
 import { listOutputs } from "../../jobs/output-store.ts";
+import { listTasks } from "../../jobs/split/task-store.ts";
+import { taskView } from "../../jobs/split/task-view.ts";
 import { deleteFinishedJob } from "../../storage/delete-asset.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
@@ -98,6 +100,12 @@ jobRoutes.get("/:id/result", validate("param", idParamSchema), async (c) => {
     throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}; its result exists once it finishes`, { extra: { status: job.status } });
   }
   return c.json(await jobResultView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
+});
+
+/** A split job's tasks (src/jobs/split/): what ran where, how often, how long. */
+jobRoutes.get("/:id/tasks", validate("param", idParamSchema), async (c) => {
+  const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
+  return c.json({ data: (await listTasks(c.env.DB, job.id)).map(taskView) });
 });
 
 /** A shell script that runs the job again with a local ffmpeg (src/jobs/reproduce-script.ts). */

@@ -79,7 +79,7 @@ export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly strin
  * positional token is an output placeholder (ffmpeg) or input placeholder (ffprobe); formats, filters
  * and option values that reach files, sockets, devices or plugins are refused.
  */
-export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly string[], names: DeclaredNames): PolicyIssue[] {
+export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly string[], names: DeclaredNames, service: { concatInputs?: boolean } = {}): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
   const refuse = (index: number, message: string) => issues.push({ index, message });
   const { flags, values } = tables[binary];
@@ -108,7 +108,10 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
       continue;
     }
     if (name === "i") {
-      if (!isPlaceholderFor(value, names.inputs, names)) refuse(valueIndex, `the value of -i must be an input placeholder like {{video}}`);
+      const joined = service.concatInputs ? concatParts(value) : null;
+      if (joined ? !joined.every((part) => isPlaceholderFor(part, names.inputs, names)) : !isPlaceholderFor(value, names.inputs, names)) {
+        refuse(valueIndex, `the value of -i must be an input placeholder like {{video}}`);
+      }
       // A playlist demuxer would read whatever files the playlist names.
       if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat)) refuse(lastFormatIndex, `format "${lastFormat}" is for outputs only`);
       lastFormat = null;
@@ -157,6 +160,17 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     }
   }
   return issues;
+}
+
+/**
+ * `concat:{{a}}|{{b}}`: inputs read one after another as one stream (the concat protocol). Only a split
+ * job's join, which the service builds (src/jobs/split/), may: its parts are MPEG-TS segments that join
+ * byte for byte. Null when `value` is not of that shape.
+ */
+function concatParts(value: string): string[] | null {
+  if (!value.startsWith("concat:")) return null;
+  const parts = value.slice("concat:".length).split("|");
+  return parts.every((p) => WHOLE.test(p)) ? parts : null;
 }
 
 const HLS_FLAGS = new Set<string>(ALLOWED_HLS_FLAGS);

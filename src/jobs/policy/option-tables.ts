@@ -28,7 +28,7 @@ export const FFMPEG_VALUE_OPTIONS = [
   // filters (the graph is checked separately)
   "vf", "af", "filter", "filter_complex", "lavfi",
   // mapping, timing, metadata
-  "map", "map_metadata", "map_chapters", "ss", "t", "to", "sseof", "itsoffset", "itsscale", "metadata", "disposition",
+  "map", "map_metadata", "map_chapters", "ss", "t", "to", "sseof", "itsoffset", "output_ts_offset", "itsscale", "metadata", "disposition",
   "tag", "vtag", "atag", "stag", "timecode", "avoid_negative_ts", "max_muxing_queue_size", "muxdelay", "muxpreload",
   "max_interleave_delta", "enc_time_base", "copytb", "stream_loop", "loop", "framerate", "start_number", "update",
   // two-pass encoding: the pass log goes to the job's work folder, or to a scratch file

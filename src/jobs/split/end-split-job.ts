@@ -1,0 +1,90 @@
+import type { Services } from "../../services.ts";
+import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
+import { WORK_PREFIX } from "../../storage/presigner.ts";
+import { deletePrefix } from "../../storage/delete-objects.ts";
+import type { JobRow, JobFinish } from "../job-store.ts";
+import { applyOutcome } from "../finish-from-outcome.ts";
+import { billableSeconds } from "../billing.ts";
+import { canceledFinish, endJob } from "../end-job.ts";
+import { discardUnrecordedOutputs } from "../discard-outputs.ts";
+import { endTask, listTasks, tasksRuntimeMs, type JobTask } from "./task-store.ts";
+
+/**
+ * How a split job ends. Billed for the seconds its tasks' binaries ran, added up (a lost attempt is
+ * not billed, as for any job); its work files are deleted whatever the ending.
+ */
+
+/** The last task (the join, or the whole run) completed: the job completes with its output. */
+export async function completeSplitJob(s: Services, job: JobRow, tasks: JobTask[], last: JobTask, outcome: RunnerOutcome): Promise<void> {
+  await applyOutcome(s, job, {
+    ...outcome,
+    runtimeMs: tasksRuntimeMs(tasks),
+    timings: splitTimings(job, tasks, last, outcome),
+    inputReads: last.params.kind === "whole" ? outcome.inputReads : inputReadsOf(tasks),
+  });
+  await releaseTasks(s, job.id, tasks);
+}
+
+/**
+ * The job fails (a task's command failed, a task was lost too often, the deadline passed) or is
+ * canceled: the tasks still running are stopped first, so their run time is billed and nothing keeps
+ * writing, then the job ends with `finish` and the total.
+ */
+export async function stopSplitJob(s: Services, job: JobRow, tasks: JobTask[], finish: (runtimeSeconds: number) => JobFinish): Promise<boolean> {
+  const now = s.now().toISOString();
+  const stopped = await Promise.all(tasks.filter((t) => t.status === "running").map(async (t) => {
+    const report = await s.runner.cancel(t.runnerId!).catch(() => null);
+    const runtimeMs = report?.outcome?.runtimeMs ?? 0;
+    await endTask(s.db, job.id, t.name, t.runnerId!, { status: "failed", runtimeMs, errorMessage: "stopped: the job ended", now });
+    return runtimeMs;
+  }));
+  const runtimeMs = tasksRuntimeMs(tasks) + stopped.reduce((a, b) => a + b, 0);
+  const moved = await endJob(s, job.id, finish(billableSeconds(runtimeMs)));
+  await releaseTasks(s, job.id, tasks);
+  await discardUnrecordedOutputs(s, job.id);
+  return moved;
+}
+
+/** A canceled split job: its running tasks stopped, billed for what ran. */
+export async function cancelSplitJob(s: Services, job: JobRow): Promise<boolean> {
+  return stopSplitJob(s, job, await listTasks(s.db, job.id), (seconds) => canceledFinish(seconds, s.config.creditsPerSecond));
+}
+
+/** Every task's runner let go, and the work files deleted (also run by a terminal tick, in case this did not finish). */
+export async function releaseTasks(s: Services, jobId: string, tasks: JobTask[]): Promise<void> {
+  await Promise.all(tasks.filter((t) => t.runnerId).map((t) => s.runner.release(t.runnerId!)));
+  await deleteWorkFiles(s, jobId);
+}
+
+export async function deleteWorkFiles(s: Services, jobId: string): Promise<void> {
+  await deletePrefix(s.bucket, `${WORK_PREFIX}${jobId}/`);
+}
+
+/**
+ * A split job's phases, end to end like any job's: fetch is its plan (the probe of the input), run the
+ * segments and audio side by side, store the join (it writes the job's output); they meet, so they add
+ * up to the job's wall time. A job run whole has its run's own phases.
+ */
+function splitTimings(job: JobRow, tasks: JobTask[], last: JobTask, outcome: RunnerOutcome): RunnerOutcome["timings"] {
+  if (last.params.kind === "whole") return outcome.timings;
+  const started = Date.parse(job.started_at ?? outcome.finishedAt);
+  const firstTask = Math.min(...tasks.filter((t) => t !== last && t.startedAt).map((t) => Date.parse(t.startedAt!)), Date.parse(last.startedAt ?? outcome.finishedAt));
+  const joinStarted = Date.parse(last.startedAt ?? outcome.finishedAt);
+  const joinEnded = Date.parse(outcome.finishedAt);
+  return { fetchMs: Math.max(0, firstTask - started), runMs: Math.max(0, joinStarted - firstTask), storeMs: Math.max(0, joinEnded - joinStarted) };
+}
+
+/** The job's input as its segments and audio read it, added up (each reads its own part). */
+function inputReadsOf(tasks: JobTask[]): RunnerOutcome["inputReads"] {
+  const total: NonNullable<RunnerOutcome["inputReads"]> = {};
+  for (const t of tasks) {
+    if (t.params.kind !== "segment" && t.params.kind !== "audio") continue;
+    for (const [name, r] of Object.entries(t.result?.inputReads ?? {})) {
+      const sum = (total[name] ??= { bytesRead: 0, originBytes: 0, copied: false });
+      sum.bytesRead += r.bytesRead;
+      sum.originBytes += r.originBytes;
+      sum.copied ||= r.copied;
+    }
+  }
+  return total;
+}

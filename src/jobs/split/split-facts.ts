@@ -1,0 +1,47 @@
+/**
+ * What a split encode's plan needs to know of its input, read from the runner's ffprobe of it (the
+ * same `-show_format -show_streams` a dry run's probe makes): where the video starts and how long it
+ * is, its frame rate, whether there is audio, and the container (MPEG-TS cannot be cut by seeking).
+ */
+export type SplitFacts = {
+  /** ffprobe's format name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, `mpegts`). */
+  format: string;
+  /** The input's start: ffmpeg's -ss before -i counts from here. */
+  formatStartSeconds: number;
+  formatDurationSeconds: number | null;
+  /** The first video stream that is not a picture (cover art). */
+  video: { startSeconds: number; durationSeconds: number | null; frameRate: string } | null;
+  hasAudio: boolean;
+};
+
+type ProbeJson = { format?: Record<string, unknown>; streams?: (Record<string, unknown> & { codec_type?: string; disposition?: Record<string, unknown> })[] };
+
+const seconds = (v: unknown): number | null => {
+  const n = Number(v);
+  return v === undefined || v === null || v === "N/A" || !Number.isFinite(n) ? null : n;
+};
+
+export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
+  if (!probe?.format) return null;
+  const streams = probe.streams ?? [];
+  const video = streams.find((s) => s.codec_type === "video" && Number(s.disposition?.attached_pic ?? 0) !== 1);
+  const formatStart = seconds(probe.format.start_time) ?? 0;
+  const rate = String(video?.r_frame_rate ?? "");
+  return {
+    format: typeof probe.format.format_name === "string" ? probe.format.format_name : "",
+    formatStartSeconds: formatStart,
+    formatDurationSeconds: seconds(probe.format.duration),
+    video: video
+      ? { startSeconds: seconds(video.start_time) ?? formatStart, durationSeconds: seconds(video.duration), frameRate: /^[1-9]\d*\/[1-9]\d*$/.test(rate) ? rate : "" }
+      : null,
+    hasAudio: streams.some((s) => s.codec_type === "audio"),
+  };
+}
+
+/** How long the video runs: its own duration, else the container's less where the video starts in it. */
+export function videoLengthSeconds(facts: SplitFacts): number | null {
+  if (!facts.video) return null;
+  if (facts.video.durationSeconds !== null && facts.video.durationSeconds > 0) return facts.video.durationSeconds;
+  if (facts.formatDurationSeconds === null) return null;
+  return facts.formatDurationSeconds - (facts.video.startSeconds - facts.formatStartSeconds);
+}

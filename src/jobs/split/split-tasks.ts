@@ -1,0 +1,56 @@
+import type { SplitShape } from "./split-eligibility.ts";
+import { videoLengthSeconds, type SplitFacts } from "./split-facts.ts";
+import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts";
+
+/**
+ * A split job's work as runner tasks (issue 22), planned once from a probe of its input: the segments
+ * (each on a container of its own) and the audio, side by side, then the join. An input that cannot be
+ * cut safely, or is too short to gain from it, is one task that runs the job's own command ("whole"):
+ * the client asked for speed, and gets the same file either way.
+ */
+export type SplitTaskParams =
+  | { kind: "segment"; segment: SplitSegment; formatStartSeconds: number; constantRate: string | null }
+  | { kind: "audio" }
+  | { kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number }
+  | { kind: "whole"; reason: string };
+
+export type PlannedTask = { name: string; needs: string[]; params: SplitTaskParams };
+
+export const JOIN_TASK = "join";
+export const AUDIO_TASK = "audio";
+export const WHOLE_TASK = "whole";
+export const segmentTaskName = (index: number) => `segment-${index}`;
+
+export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: { segmentSeconds: number }): PlannedTask[] {
+  const whole = (reason: string): PlannedTask[] => [{ name: WHOLE_TASK, needs: [], params: { kind: "whole", reason } }];
+  const length = videoLengthSeconds(facts);
+  if (!facts.video) return whole("the input has no video stream");
+  // ffmpeg 5.1's seek in MPEG-TS can land on a keyframe after the one asked for (split-plan.ts).
+  if (/\bmpegts\b/.test(facts.format)) return whole("MPEG-TS inputs cannot be cut exactly by seeking");
+  const constantRate = constantRateOf(shape.encoding.muxer, facts.video.frameRate);
+  if (shape.encoding.muxer !== "matroska" && !facts.video.frameRate) return whole("the input's frame rate is unknown");
+  if (length === null || length < 2 * parallel.segmentSeconds) return whole(`the video (${length === null ? "of unknown length" : `${length.toFixed(1)} s`}) is shorter than two segments of ${parallel.segmentSeconds} s`);
+  const segments = planSegments({ startSeconds: facts.video.startSeconds, lengthSeconds: length }, parallel.segmentSeconds);
+  const audio = shape.encoding.audioArgs !== null && facts.hasAudio;
+  return [
+    ...segments.map((segment): PlannedTask => ({
+      name: segmentTaskName(segment.index), needs: [],
+      params: { kind: "segment", segment, formatStartSeconds: facts.formatStartSeconds, constantRate },
+    })),
+    ...(audio ? [{ name: AUDIO_TASK, needs: [], params: { kind: "audio" } } satisfies PlannedTask] : []),
+    {
+      name: JOIN_TASK,
+      needs: [...segments.map((s) => segmentTaskName(s.index)), ...(audio ? [AUDIO_TASK] : [])],
+      params: { kind: "join", segments: segments.length, audio, videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds) },
+    },
+  ];
+}
+
+/** Describes a task for a job's error message: `segment 3 (60.0-80.0 s)`. */
+export function describeTask(name: string, params: SplitTaskParams): string {
+  if (params.kind === "segment") {
+    const { startSeconds, endSeconds } = params.segment;
+    return `segment ${params.segment.index} (${startSeconds.toFixed(1)}-${endSeconds === null ? "end" : `${endSeconds.toFixed(1)} s`})`;
+  }
+  return params.kind === "audio" ? "the audio" : params.kind === "join" ? "the join" : name;
+}

@@ -1,0 +1,57 @@
+import type { Services } from "../../services.ts";
+import type { RunnerInput, RunnerJobRequest } from "../../runner/runner-protocol.ts";
+import { notifyUrlFor } from "../../runner/runner-notify.ts";
+import { objectKeys } from "../../storage/presigner.ts";
+import { RUNNER_IO_URL_TTL_SECONDS } from "../limits.ts";
+import { jobSpecOf, type JobRow } from "../job-store.ts";
+import { runnerInputs } from "../runner-inputs.ts";
+import { runnerOutputs } from "../runner-outputs.ts";
+import { runnerLeaseMs } from "../retry-policy.ts";
+import { buildRunnerRequest } from "../dispatch-job.ts";
+import { splitShape } from "./split-eligibility.ts";
+import { audioArgs, joinArgs, segmentArgs } from "./split-plan.ts";
+import { segmentTaskName, AUDIO_TASK, type SplitTaskParams } from "./split-tasks.ts";
+import type { JobTask } from "./task-store.ts";
+
+/** A segment's work file, and the audio's (its muxer's own extension, so the join reads it as such). */
+const workFile = (task: string, muxer: string) => (task === AUDIO_TASK ? `${task}.${muxer === "matroska" ? "mka" : "m4a"}` : `${task}.ts`);
+
+/**
+ * The runner request of one task of a split job, run under its own runner id with what is left of
+ * the job's time: a segment or the audio reads the job's input and writes a work file; the join reads
+ * the work files and writes the job's output; "whole" is the job's own request.
+ */
+export async function taskRequest(s: Services, job: JobRow, task: JobTask, runnerId: string, remainingMs: number): Promise<RunnerJobRequest> {
+  const spec = jobSpecOf(job);
+  const common = {
+    jobId: runnerId, task: { kind: task.params.kind, name: task.name }, timeoutMs: remainingMs, allowedPrivateHosts: s.config.allowedPrivateHosts,
+    createdAt: job.created_at, leaseMs: runnerLeaseMs(s.config.runnerPollIntervalMs), notifyUrl: notifyUrlFor(s.config, job.id),
+  } as const;
+  if (task.params.kind === "whole") return { ...(await buildRunnerRequest(s, job)), ...common };
+  const shape = splitShape(spec);
+  if (!("shape" in shape)) throw new Error(`job ${job.id} is no longer a split encode`);
+  const { encoding, input, output } = shape.shape;
+  const params: SplitTaskParams = task.params;
+  const work = (name: string) => objectKeys.work(job.id, workFile(name, encoding.muxer));
+  const put = async (name: string) => (await s.presigner.presign("PUT", work(name), RUNNER_IO_URL_TTL_SECONDS)).url;
+  const get = async (name: string): Promise<RunnerInput> => ({ name: "", url: (await s.presigner.presign("GET", work(name), RUNNER_IO_URL_TTL_SECONDS)).url, fileName: workFile(name, encoding.muxer), trusted: true });
+  if (params.kind === "segment" || params.kind === "audio") {
+    const inputs = await runnerInputs(s, spec, job.account_id);
+    // Named apart from the input, whatever the client called it.
+    const out = input === "work" ? "work_file" : "work";
+    const args = params.kind === "segment"
+      ? segmentArgs(params.segment, encoding, { input: `{{${input}}}`, output: `{{${out}}}`, formatStartSeconds: params.formatStartSeconds, constantRate: params.constantRate })
+      : audioArgs(encoding, { input: `{{${input}}}`, output: `{{${out}}}` })!;
+    const outputs = [{ name: out, fileName: workFile(task.name, encoding.muxer), contentType: "application/octet-stream", uploadUrl: await put(task.name) }];
+    return { ...common, binary: "ffmpeg", args, inputs, outputs };
+  }
+  // The join: the segments as part0, part1, … and the audio, under names apart from the output's.
+  const name = (base: string) => (base === output ? `${base}_` : base);
+  const parts = await Promise.all(Array.from({ length: params.segments }, async (_, i) => ({ ...(await get(segmentTaskName(i))), name: name(`part${i}`) })));
+  const audio = params.audio ? [{ ...(await get(AUDIO_TASK)), name: name("audio") }] : [];
+  const args = joinArgs(encoding, {
+    segments: parts.map((p) => `{{${p.name}}}`), audio: audio.length ? `{{${audio[0].name}}}` : null, output: `{{${output}}}`, videoDelaySeconds: params.videoDelaySeconds,
+  });
+  const outputs = await runnerOutputs(s, job, spec);
+  return { ...common, binary: "ffmpeg", args, inputs: [...parts, ...audio], outputs };
+}

@@ -1,0 +1,13 @@
+import type { z } from "zod";
+import type { jobTaskSchema } from "../../api/schemas.ts";
+import type { JobTask } from "./task-store.ts";
+
+/** A task as GET /v1/jobs/{id}/tasks shows it. */
+export function taskView(t: JobTask): z.infer<typeof jobTaskSchema> {
+  const p = t.params;
+  return {
+    name: t.name, kind: p.kind, status: t.status, attempts: t.attempts, runtimeSeconds: Math.round(t.runtimeMs) / 1000,
+    startSeconds: p.kind === "segment" ? p.segment.startSeconds : null, endSeconds: p.kind === "segment" ? p.segment.endSeconds : null,
+    startedAt: t.startedAt, finishedAt: t.finishedAt, errorMessage: t.errorMessage, reason: p.kind === "whole" ? p.reason : null,
+  };
+}
