@@ -19,6 +19,8 @@ export type JobHooks = {
   onCancelable: (cancel: () => void) => void;
   /** Aborted when the job is canceled. */
   canceled: AbortSignal;
+  /** The CPU the job's commands are pinned to (RUNNER_PIN_CPUS), or null. */
+  cpu?: number | null;
 };
 
 /**
@@ -93,7 +95,7 @@ async function runSteps(req: RunnerJobRequest, folder: JobFolder, settings: Runn
       if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled", { runtimeMs, failedStep: req.steps ? k : undefined });
       const spread = (p: RunnerProgress): RunnerProgress => ({ ...p, percent: p.percent === null ? null : Math.round(((k * 100 + p.percent) / steps.length) * 10) / 10 });
       try {
-        last = await runCommand(step, { req, folder, settings, deadline, durationSeconds: () => duration, onProgress: (p) => hooks.setProgress(spread(p)), onCancelable: hooks.onCancelable });
+        last = await runCommand(step, { req, folder, settings, deadline, durationSeconds: () => duration, onProgress: (p) => hooks.setProgress(spread(p)), onCancelable: hooks.onCancelable, cpu: hooks.cpu ?? null });
       } catch (err) {
         throw req.steps && err instanceof JobEnded ? inStep(inputFirst(err, inputs), k, runtimeMs) : err;
       }

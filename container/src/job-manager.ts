@@ -1,6 +1,7 @@
 import type { RunnerJobRequest, RunnerJobStatus, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { executeJob } from "./execute-job.ts";
 import { createSemaphore } from "./semaphore.ts";
+import { createCpuPins } from "./cpu-pins.ts";
 import { createNotifier } from "./notifier.ts";
 import type { RunnerSettings } from "./settings.ts";
 
@@ -26,6 +27,7 @@ const LEASE_CHECK_INTERVAL_MS = 1_000;
 export function createJobManager(settings: RunnerSettings, execute = executeJob, now = Date.now) {
   const jobs = new Map<string, TrackedJob>();
   const slots = createSemaphore(settings.concurrency);
+  const pins = settings.pinCpus ? createCpuPins(settings.pinCpus) : null;
 
   let draining = false;
 
@@ -44,6 +46,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
       } catch {
         return canceledBeforeStart();
       }
+      const cpu = pins?.take() ?? null;
       try {
         status.startedAt = new Date(now()).toISOString();
         console.log(`job ${req.jobId}: started`);
@@ -59,8 +62,10 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
           // A cancel that landed before the process existed kills it as soon as it does.
           onCancelable: (kill) => (abort.signal.aborted ? kill() : abort.signal.addEventListener("abort", kill, { once: true })),
           canceled: abort.signal,
+          cpu,
         });
       } finally {
+        if (cpu !== null) pins?.give(cpu);
         release();
       }
     })().then((ran) => {

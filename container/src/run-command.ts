@@ -9,6 +9,7 @@ import { createProgressParser } from "./progress.ts";
 import { runProcess, type ProcessResult } from "./run-process.ts";
 import type { Limits } from "./sandbox.ts";
 import { isolatedCommand } from "./isolation.ts";
+import { pinnedCommand } from "./cpu-pins.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { ended } from "./job-ended.ts";
 import { createStallWatch } from "./stall-watch.ts";
@@ -31,6 +32,8 @@ export type CommandContext = {
   durationSeconds: () => number | null;
   onProgress: (p: RunnerProgress) => void;
   onCancelable: (cancel: () => void) => void;
+  /** Pinned to this CPU (RUNNER_PIN_CPUS), or null. */
+  cpu?: number | null;
 };
 
 /**
@@ -48,7 +51,8 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
     processes: PROCESS_LIMIT,
   };
   const argv = buildArgv(step.binary, step.args, folder.visiblePath, settings.maxOutputBytes);
-  const command = isolatedCommand(settings, folder, step.binary, argv, limits);
+  const isolated = isolatedCommand(settings, folder, step.binary, argv, limits);
+  const command = { ...isolated, ...pinnedCommand(isolated, ctx.cpu ?? null) };
   // ffprobe reports no progress; its run is bounded by the job's deadline alone.
   const stall = step.binary === "ffmpeg" ? createStallWatch(step.binary, settings.stall) : null;
   const proc = runProcess({

@@ -58,6 +58,8 @@ export type RunnerSettings = {
   maxOutputBytes: number;
   jobDiskQuotaBytes: number;
   maxMemoryBytes: number;
+  /** RUNNER_PIN_CPUS ("0,1"): each running job on one CPU of these (cpu-pins.ts); null: not pinned. */
+  pinCpus: number[] | null;
   /** When a running ffmpeg counts as stalled and is stopped (stall-watch.ts): idle, and busy without output. */
   stall: StallWindows;
   /** A CA to trust on top of the public roots (Cloudflare's HTTPS interception in production). */
@@ -117,7 +119,15 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     },
     extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,
     egress: oneOf(env.RUNNER_EGRESS, ["direct", "cloudflare"], "RUNNER_EGRESS"),
+    pinCpus: cpuList(env.RUNNER_PIN_CPUS),
   };
+}
+
+function cpuList(value: string | undefined): number[] | null {
+  if (!value) return null;
+  const cpus = value.split(",").map((v) => v.trim());
+  if (!cpus.every((c) => /^\d{1,4}$/.test(c))) throw new Error(`RUNNER_PIN_CPUS must be a list of CPU numbers like "0,1", got "${value}"`);
+  return [...new Set(cpus.map(Number))];
 }
 
 function requiredSecret(value: string | undefined): string {

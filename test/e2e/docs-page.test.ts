@@ -1,4 +1,5 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { useLocalStack } from "../support/local-stack.ts";
 
@@ -8,8 +9,8 @@ describe("GET /docs in a real browser", () => {
   it("renders every operation of /openapi.json, with its named schemas", async () => {
     const doc = (await (await fetch(`${local.stack.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
     // Headless Chromium runs the page's script (it fetches /openapi.json) and prints the DOM it built.
-    const browser = spawnSync("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom", `${local.stack.baseUrl}/docs`], { encoding: "utf8", timeout: 60_000 });
-    expect(browser.status, browser.stderr).toBe(0);
+    // Not spawnSync: the page's own requests reach the stack while this waits.
+    const browser = await promisify(execFile)("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom", `${local.stack.baseUrl}/docs`], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
     const dom = browser.stdout;
     for (const item of Object.values(doc.paths)) {
       for (const op of Object.values(item)) expect(dom).toContain(`id="${op.operationId}"`);

@@ -72,15 +72,15 @@ async function stored(key: string): Promise<boolean> {
 }
 
 describe("split encodes: what users meet", () => {
-  it("lists its tasks: two segments and the audio, then the join, each once; its work files are gone once it ends", async () => {
+  it("lists its tasks: the audio and two segments, then the join, each once; its work files are gone once it ends", async () => {
     const job = await local.runToEnd(body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }), 180_000);
     expect(job.status, JSON.stringify(job)).toBe("completed");
     const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
     expect(tasks.map((t: any) => [t.name, t.kind, t.status, t.attempts])).toEqual([
-      ["segment-0", "segment", "completed", 1], ["segment-1", "segment", "completed", 1], ["audio", "audio", "completed", 1], ["join", "join", "completed", 1],
+      ["audio", "audio", "completed", 1], ["segment-0", "segment", "completed", 1], ["segment-1", "segment", "completed", 1], ["join", "join", "completed", 1],
     ]);
-    expect(tasks[0]).toMatchObject({ startSeconds: 0, endSeconds: 5 });
-    expect(tasks[1]).toMatchObject({ startSeconds: 5, endSeconds: null });
+    expect(tasks[1]).toMatchObject({ startSeconds: 0, endSeconds: 5 });
+    expect(tasks[2]).toMatchObject({ startSeconds: 5, endSeconds: null });
     // Billed for the tasks' run time added up (whole seconds, rounded up once).
     const total = tasks.reduce((sum: number, t: any) => sum + t.runtimeSeconds, 0);
     expect(job.runtimeSeconds).toBe(Math.ceil(total));

@@ -1,4 +1,5 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -7,6 +8,7 @@ import { startDevStack, type DevStack } from "../support/dev-stack.ts";
 import { freePort } from "../support/free-port.ts";
 
 const root = resolve(import.meta.dirname, "../..");
+const execFileAsync = promisify(execFile);
 export const CAPACITY = 1;
 export const INITIAL_CREDITS = 100_000;
 
@@ -37,11 +39,12 @@ function createLimitedAccount(stack: DevStack): string {
   return out.trim().split("\n").pop()!;
 }
 
-/** The account's balance, read from the stack's local D1. */
-export function balanceOf(stack: DevStack): number {
+/** The account's balance, read from the stack's local D1 (not spawnSync: see execFileAsync in faults.test.ts). */
+export async function balanceOf(stack: DevStack): Promise<number> {
   // The running stack holds the same SQLite file: a read can meet it busy, so it is tried again.
   for (let attempt = 1; ; attempt++) {
-    const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--json", "--command", "SELECT credit_balance AS b FROM accounts WHERE name = 'faults'"], { cwd: root, env: { ...stack.env, CI: "true" }, encoding: "utf8" });
+    const r = await execFileAsync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--json", "--command", "SELECT credit_balance AS b FROM accounts WHERE name = 'faults'"], { cwd: root, env: { ...stack.env, CI: "true" } })
+      .catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? "", stderr: err.stderr ?? "" }));
     const rows = (() => {
       try {
         return JSON.parse(r.stdout)[0]?.results as { b: number }[] | undefined;
@@ -51,7 +54,7 @@ export function balanceOf(stack: DevStack): number {
     })();
     if (rows?.length) return rows[0].b;
     if (attempt >= 5) throw new Error(`could not read the balance: ${r.stdout}\n${r.stderr}`);
-    spawnSync("sleep", ["1"]);
+    await new Promise((done) => setTimeout(done, 1000));
   }
 }
 

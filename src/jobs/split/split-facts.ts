@@ -12,6 +12,9 @@ export type SplitFacts = {
   /** The first video stream that is not a picture (cover art). */
   video: { startSeconds: number; durationSeconds: number | null; frameRate: string } | null;
   hasAudio: boolean;
+  /** How many video streams (not cover art) and audio streams: with several, ffmpeg picks one by its own rules. */
+  videoStreams: number;
+  audioStreams: number;
 };
 
 type ProbeJson = { format?: Record<string, unknown>; streams?: (Record<string, unknown> & { codec_type?: string; disposition?: Record<string, unknown> })[] };
@@ -35,6 +38,8 @@ export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
       ? { startSeconds: seconds(video.start_time) ?? formatStart, durationSeconds: seconds(video.duration), frameRate: /^[1-9]\d*\/[1-9]\d*$/.test(rate) ? rate : "" }
       : null,
     hasAudio: streams.some((s) => s.codec_type === "audio"),
+    videoStreams: streams.filter((s) => s.codec_type === "video" && Number(s.disposition?.attached_pic ?? 0) !== 1).length,
+    audioStreams: streams.filter((s) => s.codec_type === "audio").length,
   };
 }
 

@@ -65,7 +65,8 @@ export function segmentArgs(segment: SplitSegment, encoding: SplitEncoding, io: 
   const filters = encoding.videoFilters ? `${cut},${encoding.videoFilters}` : cut;
   return [
     "-copyts", "-noaccurate_seek", "-ss", seconds(Math.max(0, segment.startSeconds - io.formatStartSeconds)), "-i", io.input,
-    "-map", "0:v:0", "-an", "-sn", "-dn", "-vf", filters,
+    // V: the video, never cover art (a picture stored as a video stream).
+    "-map", "0:V:0", "-an", "-sn", "-dn", "-vf", filters,
     "-enc_time_base:v", "-1", "-fps_mode", "passthrough", "-output_ts_offset", String(SEGMENT_TS_OFFSET_SECONDS),
     ...encoding.videoArgs, "-f", "mpegts", io.output,
   ];

@@ -27,17 +27,21 @@ export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: {
   if (!facts.video) return whole("the input has no video stream");
   // ffmpeg 5.1's seek in MPEG-TS can land on a keyframe after the one asked for (split-plan.ts).
   if (/\bmpegts\b/.test(facts.format)) return whole("MPEG-TS inputs cannot be cut exactly by seeking");
+  // A single run picks among several streams by its own rules (the largest picture, the most channels):
+  // the split takes the first of each, so it cuts only inputs where that is the same choice.
+  if (facts.videoStreams > 1 || (shape.encoding.audioArgs !== null && facts.audioStreams > 1)) return whole("the input has several video or audio streams");
   const constantRate = constantRateOf(shape.encoding.muxer, facts.video.frameRate);
   if (shape.encoding.muxer !== "matroska" && !facts.video.frameRate) return whole("the input's frame rate is unknown");
   if (length === null || length < 2 * parallel.segmentSeconds) return whole(`the video (${length === null ? "of unknown length" : `${length.toFixed(1)} s`}) is shorter than two segments of ${parallel.segmentSeconds} s`);
   const segments = planSegments({ startSeconds: facts.video.startSeconds, lengthSeconds: length }, parallel.segmentSeconds);
   const audio = shape.encoding.audioArgs !== null && facts.hasAudio;
+  // The audio first: it is short, and the join waits for it as for the last segment.
   return [
+    ...(audio ? [{ name: AUDIO_TASK, needs: [], params: { kind: "audio" } } satisfies PlannedTask] : []),
     ...segments.map((segment): PlannedTask => ({
       name: segmentTaskName(segment.index), needs: [],
       params: { kind: "segment", segment, formatStartSeconds: facts.formatStartSeconds, constantRate },
     })),
-    ...(audio ? [{ name: AUDIO_TASK, needs: [], params: { kind: "audio" } } satisfies PlannedTask] : []),
     {
       name: JOIN_TASK,
       needs: [...segments.map((s) => segmentTaskName(s.index)), ...(audio ? [AUDIO_TASK] : [])],

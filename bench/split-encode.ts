@@ -1,0 +1,102 @@
+// A split encode against bare ffmpeg on one core (issue 22). One machine cannot show N containers, so a
+// container is modelled as one core: bare ffmpeg runs pinned to CPU 0 (taskset), and the split job runs on
+// `npm run dev`'s stack with RUNNER_PIN_CPUS so each task's ffmpeg has a CPU of its own (one per worker,
+// as many workers as this machine has cores). The 60 s 1080p clip → 720p x264 veryfast with AAC, read from
+// a loopback origin by both; pairs alternate which goes first. Writes the "split-encode" section of
+// docs/benchmarks.md, with the per-segment rate and the overheads docs/capacity.md's estimates are made from.
+// Options: --rounds N (default 3), --segment S (seconds, default 10).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startDevStack } from "../test/support/dev-stack.ts";
+import { startStaticServer } from "../test/support/static-server.ts";
+import { median, writeBenchmarkSection } from "./benchmarks-doc.ts";
+import { benchFixtures } from "./fixtures.ts";
+
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, segment: { type: "string", default: "10" } } });
+const rounds = Number(values.rounds);
+const segmentSeconds = Number(values.segment);
+const workers = Math.min(availableParallelism(), 8);
+const GOAL_SPEEDUP = 1.7;
+const fx = benchFixtures(false);
+const origin = await startStaticServer(fx.dir);
+const stack = await startDevStack({
+  ALLOWED_PRIVATE_HOSTS: "127.0.0.1", RUNNER_CONCURRENCY: String(workers), RUNNER_PIN_CPUS: Array.from({ length: workers }, (_, i) => i).join(","),
+});
+const scratch = mkdtempSync(join(tmpdir(), "ffjobs-bench-split-"));
+const command = ["-i", "{{in}}", "-vf", "scale=-2:720", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{out}}"];
+const url = `${origin.url}/${fx.longName}`;
+
+function runBare(): Promise<number> {
+  const argv = command.map((a) => (a === "{{in}}" ? url : a === "{{out}}" ? join(scratch, "bare.mp4") : a));
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn("taskset", ["--cpu-list", "0", "ffmpeg", "-y", "-v", "error", ...argv], { stdio: "ignore" });
+    child.on("exit", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`ffmpeg exited ${code}`))));
+  });
+}
+
+async function runSplit(): Promise<{ ms: number; job: any; tasks: any[] }> {
+  const headers = { Authorization: `Bearer ${stack.apiKey}`, "Content-Type": "application/json" };
+  const body = { inputs: { in: { type: "url", url } }, outputs: { out: { fileName: "out.mp4" } }, ffmpegArgs: command, parallel: { segmentSeconds, maxWorkers: workers } };
+  const t0 = performance.now();
+  let job = await (await fetch(`${stack.baseUrl}/v1/jobs`, { method: "POST", headers: { ...headers, Prefer: "wait=60" }, body: JSON.stringify(body) })).json() as any;
+  while (!["completed", "failed", "canceled", "rejected"].includes(job.status)) {
+    job = await (await fetch(`${stack.baseUrl}/v1/jobs/${job.id}?wait=60`, { headers })).json();
+  }
+  const ms = performance.now() - t0;
+  if (job.status !== "completed") throw new Error(`split job: ${JSON.stringify(job).slice(0, 400)}`);
+  const tasks = (await (await fetch(`${stack.baseUrl}/v1/jobs/${job.id}/tasks`, { headers })).json() as any).data;
+  if (tasks.some((t: any) => t.kind === "whole")) throw new Error(`the job ran whole: ${tasks[0].reason}`);
+  return { ms, job, tasks };
+}
+
+type Pair = { bare: number; split: Awaited<ReturnType<typeof runSplit>> };
+const pairs: Pair[] = [];
+try {
+  for (let i = 0; i < rounds; i++) {
+    const bareFirst = i % 2 === 0;
+    const bare = bareFirst ? await runBare() : null;
+    const split = await runSplit();
+    pairs.push({ bare: bare ?? (await runBare()), split });
+    console.error(`round ${i + 1}: bare ${Math.round(pairs.at(-1)!.bare)} ms, split ${Math.round(split.ms)} ms`);
+  }
+} finally {
+  await stack.stop();
+  await origin.close();
+}
+
+const m = (f: (p: Pair) => number) => median(pairs.map(f));
+const speedup = m((p) => p.bare / p.split.ms);
+const segmentTasks = (p: Pair) => p.split.tasks.filter((t: any) => t.kind === "segment");
+/** Video seconds a segment task encodes per second of its run on one core. */
+const segmentRate = m((p) => median(segmentTasks(p).map((t: any) => (t.endSeconds === null ? fx.longSeconds - t.startSeconds : t.endSeconds - t.startSeconds) / t.runtimeSeconds)));
+const bareRate = fx.longSeconds / (m((p) => p.bare) / 1000);
+const phase = (k: string) => Math.round(m((p) => p.split.job.timings[k]));
+const taskSeconds = m((p) => p.split.tasks.reduce((s: number, t: any) => s + t.runtimeSeconds, 0));
+const audioSeconds = m((p) => p.split.tasks.find((t: any) => t.kind === "audio")?.runtimeSeconds ?? 0);
+const joinSeconds = m((p) => p.split.tasks.find((t: any) => t.kind === "join").runtimeSeconds);
+const met = speedup >= GOAL_SPEEDUP;
+
+const report = `## Split encode on one core per worker (\`npm run bench\`, bench/split-encode.ts)
+
+A container is modelled as one core. Bare ffmpeg: \`taskset --cpu-list 0 ffmpeg\`, the ${fx.longSeconds} s 1080p30 clip (AAC audio) →
+720p x264 \`veryfast\` + AAC, read from a loopback origin. ffjobs: the same command as a split job
+(\`parallel: { segmentSeconds: ${segmentSeconds}, maxWorkers: ${workers} }\`) on \`npm run dev\`'s stack with \`RUNNER_PIN_CPUS\`,
+so each task's ffmpeg runs on a CPU of its own (${workers} workers: this machine's cores). Client time (\`POST\` until the
+finished job comes back); pairs alternate which goes first; medians.
+
+| bare, 1 core (ms) | split, ${workers} workers (ms) | speed-up | goal | | plan (fetch) ms | segments + audio (run) ms | join (store) ms | queued + finish ms |
+|---|---|---|---|---|---|---|---|---|
+| ${Math.round(m((p) => p.bare))} | ${Math.round(m((p) => p.split.ms))} | ${speedup.toFixed(2)}× | ≥ ${GOAL_SPEEDUP}× | ${met ? "met" : "**not met**"} | ${phase("fetchMs")} | ${phase("runMs")} | ${phase("storeMs")} | ${phase("queuedMs") + phase("finishMs")} |
+
+- Per segment (one core): **${segmentRate.toFixed(2)} s of video per second** (bare ffmpeg on one core: ${bareRate.toFixed(2)}).
+- Run time billed: ${taskSeconds.toFixed(1)} s of tasks (audio ${audioSeconds.toFixed(1)} s, join ${joinSeconds.toFixed(1)} s) against ${(m((p) => p.bare) / 1000).toFixed(1)} s for bare ffmpeg.
+- Overhead beyond the encode: the plan (a probe of the input on a runner of its own) and the join (the segments
+  copied to its disk, remuxed with the audio, stored), plus a poll interval at each hand-over.
+
+Measured ${new Date().toISOString().slice(0, 10)} on ${process.platform}/${process.arch} (${availableParallelism()} cores), Node ${process.version}, ${execFileSync("ffmpeg", ["-version"], { encoding: "utf8" }).split("\n")[0]}; ${rounds} rounds.`;
+writeBenchmarkSection("split-encode", report);
+console.log(`\n${report}\n`);
