@@ -85,7 +85,8 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
 async function runSteps(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks, inputs: JobInputs): Promise<RunResult> {
   const steps = await resolveTimes(req.steps ?? [{ binary: req.binary, args: req.args }], createProber(folder, settings));
   let duration: number | null = null;
-  const durationProbe = steps.some((s) => s.binary === "ffmpeg")
+  // No percent is wanted where progress is not reported (a split job's segments): no probe for it either.
+  const durationProbe = steps.some((s) => s.binary === "ffmpeg") && req.notifyProgress !== false
     ? setTimeout(() => void longestDurationSeconds(createProber(folder, settings), req.inputs.map((i) => i.name)).then((d) => (duration = d)), DURATION_PROBE_DELAY_MS)
     : undefined;
   let runtimeMs = 0;

@@ -57,7 +57,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
           },
           setProgress: (p) => {
             status.progress = p;
-            notify.throttled();
+            if (req.notifyProgress !== false) notify.throttled();
           },
           // A cancel that landed before the process existed kills it as soon as it does.
           onCancelable: (kill) => (abort.signal.aborted ? kill() : abort.signal.addEventListener("abort", kill, { once: true })),

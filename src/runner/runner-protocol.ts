@@ -72,6 +72,8 @@ export type RunnerJobRequest = {
    * second with progress, so the coordinator looks at once instead of at its next poll.
    */
   notifyUrl: string | null;
+  /** false: notify on the slot and the end only, not on progress (a split job's segments: their progress is not shown). */
+  notifyProgress?: boolean;
 };
 
 export type RunnerProgress = { percent: number | null; outTimeSeconds: number | null; speed: number | null };
