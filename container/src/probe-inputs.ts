@@ -5,6 +5,7 @@ import { startInputServer } from "./input-server.ts";
 import { JobEnded } from "./job-ended.ts";
 import { createProber, summarizeProbe } from "./probe.ts";
 import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
+import { mediaFactsOf } from "../../src/presets/media-facts.ts";
 import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 
@@ -59,7 +60,7 @@ async function probeByRange(input: ProbedInput, folder: JobFolder, req: RunnerPr
     const probe = await createProber({ ...folder, inputSocketDir: dirname(server.socketPath) }, settings)(input.name);
     const metadata = summarizeProbe(probe, Number(probe?.format?.size ?? 0));
     if (!metadata) return { ok: false, error: `ffprobe could not read it as media${server.failure() ? `: ${server.failure()!.outcome.errorMessage}` : ""}` };
-    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split: splitFactsOf(probe) };
+    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split: splitFactsOf(probe), media: mediaFactsOf(probe) };
   } catch (err) {
     return { ok: false, error: err instanceof JobEnded ? err.outcome.errorMessage!.replace(/^Input "[^"]*" /, "") : "could not be fetched: network error" };
   } finally {
@@ -81,7 +82,7 @@ async function probeCopy(input: ProbedInput, folder: JobFolder, req: RunnerProbe
       const why = fetched.truncated ? ` from its first ${PROBE_MAX_INPUT_BYTES / MiB} MiB (a dry run reads no more; a file whose index is at its end needs the whole file, which the job itself reads)` : "";
       return { ok: false, error: `ffprobe could not read it as media${why}` };
     }
-    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split: splitFactsOf(probe) };
+    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split: splitFactsOf(probe), media: mediaFactsOf(probe) };
   } catch (err) {
     return { ok: false, error: `could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}` };
   }

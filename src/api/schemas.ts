@@ -140,6 +140,7 @@ export const presetJobSchema = z
     metadata: jobMetadataSchema.optional(),
     timeoutSeconds: timeoutSeconds.optional(),
     dependsOn: dependsOn.optional(),
+    parallel: parallelSchema.optional(),
   })
   .strict();
 export type PresetJobRequest = z.infer<typeof presetJobSchema>;

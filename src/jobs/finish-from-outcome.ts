@@ -9,8 +9,8 @@ import { deliveredOutputs, recordDeliveredStatement } from "./delivered-outputs.
 import { jobTimings } from "./job-timings.ts";
 import { contentTypeFor } from "../storage/content-types.ts";
 
-/** Moves a job to the terminal state its runner reported, recording its outputs in the same batch. */
-export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutcome): Promise<boolean> {
+/** Moves a job to the terminal state its runner reported, recording its outputs (and `alongside`) in the same batch. */
+export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutcome, alongside: D1PreparedStatement[] = []): Promise<boolean> {
   const now = s.now().toISOString();
   const spec = jobSpecOf(job);
   const completed = outcome.status === "completed";
@@ -32,5 +32,5 @@ export async function applyOutcome(s: Services, job: JobRow, outcome: RunnerOutc
   );
   const timings = jobTimings(job.created_at, job.started_at, outcome, now);
   const deliveries = delivered.length ? [recordDeliveredStatement(s.db, job.id, delivered)] : [];
-  return endJob(s, job.id, { ...finishFromOutcome(outcome, s.config.creditsPerSecond), timings }, { now, alongside: [...outputs, ...deliveries] });
+  return endJob(s, job.id, { ...finishFromOutcome(outcome, s.config.creditsPerSecond), timings }, { now, alongside: [...outputs, ...deliveries, ...alongside] });
 }

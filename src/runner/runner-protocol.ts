@@ -6,6 +6,7 @@
 import type { JobErrorCode } from "../api/error-codes.ts";
 import type { OutputMetadata } from "../jobs/output-metadata.ts";
 import type { SplitFacts } from "../jobs/split/split-facts.ts";
+import type { MediaFacts } from "../presets/media-facts.ts";
 
 export type RunnerInput = {
   name: string;
@@ -121,8 +122,11 @@ export type RunnerJobStatus = {
 export type RunnerProbeRequest = { probeId: string; inputs: RunnerInput[]; allowedPrivateHosts: string[]; timeoutMs: number };
 
 export type RunnerProbeResult = {
-  /** `split`: what a split job's plan needs of the input (src/jobs/split/split-facts.ts). */
-  inputs: Record<string, { ok: true; metadata: OutputMetadata | null; durationSeconds: number | null; split?: SplitFacts | null } | { ok: false; error: string }>;
+  /**
+   * `split`: what a split job's plan needs of the input (src/jobs/split/split-facts.ts); `media`: what a
+   * preset plans its command from (src/presets/media-facts.ts), for a split preset job's plan.
+   */
+  inputs: Record<string, { ok: true; metadata: OutputMetadata | null; durationSeconds: number | null; split?: SplitFacts | null; media?: MediaFacts | null } | { ok: false; error: string }>;
 };
 
 /** What the runner's binaries can do (`GET /capabilities`), read from them. */

@@ -115,6 +115,20 @@ describe("split encodes: what users meet", () => {
     expect(tasks.find((t: any) => t.kind === "join").status).toBe("pending");
   });
 
+  it("splits a preset that can be (web-mp4), running the command it plans for the input", async () => {
+    const job = await local.runToEnd({ mode: "preset", preset: "web-mp4", params: { height: 240 }, inputs: { video: { type: "url", url: `${local.media.url}/${SOURCE}` } }, parallel: { segmentSeconds: 5, maxWorkers: 2 } }, 180_000);
+    expect(job, JSON.stringify(job)).toMatchObject({ status: "completed", preset: "web-mp4", parallel: { segmentSeconds: 5, maxWorkers: 2 } });
+    const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
+    expect(tasks.map((t: any) => t.name)).toEqual(["audio", "segment-0", "segment-1", "join"]);
+    expect(job.plannedArgs).toEqual(expect.arrayContaining(["libx264", "+faststart"]));
+    const probe = ffprobeJson(job.outputs[0].downloadUrl);
+    expect(probe.streams.map((s) => [s.codec_name, s.height ?? null])).toEqual([["h264", 240], ["aac", null]]);
+    // Other presets are refused where they ask for it.
+    const webm = await local.api.call("POST", "/v1/jobs", { mode: "preset", preset: "webm", inputs: { video: { type: "url", url: `${local.media.url}/${SOURCE}` } }, parallel: { segmentSeconds: 5, maxWorkers: 2 } });
+    expect(webm.status).toBe(400);
+    expect(webm.body.details[0]).toMatchObject({ path: ["parallel"], message: expect.stringMatching(/preset webm cannot be split/) });
+  });
+
   it("runs an input it cannot cut (MPEG-TS) as one command, and says why", async () => {
     const ts = join(fx.dir, "split-source.ts");
     if (!existsSync(ts)) execFileSync("ffmpeg", ["-v", "error", "-y", "-i", join(fx.dir, SOURCE), "-c", "copy", ts]);

@@ -4,7 +4,9 @@ import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import { declaredNames } from "../../src/jobs/policy/declared-names.ts";
 import { inputSafetyOptions } from "../../src/jobs/command-line.ts";
 import { scanPlaceholders } from "../../src/jobs/placeholders.ts";
-import { splitShape, type SplitShape } from "../../src/jobs/split/split-eligibility.ts";
+import { SPLIT_PRESETS, splitShape, type SplitShape } from "../../src/jobs/split/split-eligibility.ts";
+import { expandPresetJob } from "../../src/presets/expand-preset.ts";
+import { toJobSpec } from "../../src/jobs/job-request.ts";
 import { splitFactsOf, type SplitFacts } from "../../src/jobs/split/split-facts.ts";
 import { describeTask, planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
 import { splitProgress } from "../../src/jobs/split/split-progress.ts";
@@ -101,5 +103,29 @@ describe("the join's concat: of its segments", () => {
   it("reads its parts as files (copied, not streamed), with concat and file the only protocols", () => {
     expect(scanPlaceholders(join).uses.filter((u) => !u.whole).map((u) => u.name)).toEqual(["part0", "part1"]);
     expect(inputSafetyOptions("concat:/job/in/part0.ts|/job/in/part1.ts").slice(0, 2)).toEqual(["-protocol_whitelist", "concat,file"]);
+  });
+});
+
+describe("presets that can be split", () => {
+  it("are those whose typical command is a split encode; the others are refused at parallel", () => {
+    for (const preset of SPLIT_PRESETS) {
+      const expanded = expandPresetJob({ mode: "preset", preset, inputs: { video: { type: "url", url: "https://media.example.com/a.mp4" } } });
+      if ("issues" in expanded) throw new Error(JSON.stringify(expanded.issues));
+      const spec = { ...toJobSpec(expanded.request), mode: "preset" as const, preset, parallel: { segmentSeconds: 60, maxWorkers: 4 } };
+      expect(splitShape(spec), preset).toHaveProperty("shape");
+    }
+    const webm = expandPresetJob({ mode: "preset", preset: "webm", inputs: { video: { type: "url", url: "https://media.example.com/a.mp4" } } });
+    if ("issues" in webm) throw new Error(JSON.stringify(webm.issues));
+    expect(splitShape({ ...toJobSpec(webm.request), mode: "preset", preset: "webm" })).toEqual({ issues: [{ path: ["parallel"], message: expect.stringMatching(/preset webm cannot be split: of the presets, web-mp4 can/) }] });
+  });
+
+  it("plan a deinterlaced picture (yadif looks at the neighbouring frames) as not a split encode", () => {
+    const args = ["-i", "{{video}}", "-map", "0:V:0", "-map", "0:a:0", "-vf", "yadif=mode=send_frame,scale=-2:720,format=yuv420p", "-c:v", "libx264", "-c:a", "aac", "{{out}}"];
+    expect(splitShape(spec(args))).toMatchObject({ issues: [{ message: expect.stringMatching(/filter "yadif" uses other frames/) }] });
+    const mapped = shapeOf(["-i", "{{video}}", "-map", "0:V:0", "-map", "0:a:0", "-c:v", "libx264", "-c:a", "aac", "{{out}}"]);
+    expect(mapped.audioMapped).toBe(true);
+    // One run would fail on an input without the audio it maps: so does the split, run whole.
+    expect(planSplitTasks({ ...mp4, hasAudio: false, audioStreams: 0 }, mapped, { segmentSeconds: 20 })).toMatchObject([{ params: { kind: "whole" } }]);
+    expect(splitShape(spec(["-i", "{{video}}", "-map", "0:s:0", "-c:v", "libx264", "{{out}}"]))).toHaveProperty("issues");
   });
 });

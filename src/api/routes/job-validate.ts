@@ -65,7 +65,7 @@ jobValidateRoutes.post("/", validate("query", validateJobQuerySchema), requireJs
   try {
     const probe = await s.runner.probe({ probeId, inputs, allowedPrivateHosts: config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS });
     const pending = Object.fromEntries(notYet.map((i) => [i.name, { ok: false as const, error: "another job's output, not stored yet: it can be probed once that job has completed" }]));
-    // What a split job's plan reads of an input is the service's, not part of the answer.
+    // What a split job's plan reads of an input (split, media) is the service's, not part of the answer.
     const probed = Object.fromEntries(Object.entries(probe.inputs).map(([name, r]) => [name, r.ok ? { ok: true as const, metadata: r.metadata, durationSeconds: r.durationSeconds } : r]));
     return c.json({ ...verdict, inputs: { ...probed, ...pending }, estimate: creditEstimate(probe, config.creditsPerSecond, jobSteps(spec).length) });
   } catch (err) {

@@ -6,9 +6,10 @@ import { jobTimeoutMs } from "../job-request.ts";
 import { failure, finishFromOutcome } from "../billing.ts";
 import { CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES, attemptRetryDelayMs } from "../retry-policy.ts";
 import { PROGRESS_SAVE_INTERVAL_MS } from "../supervise-job.ts";
+import { markStarted } from "../attempt-store.ts";
 import type { DriveState, DriveStep } from "../drive-job.ts";
 import { planSplitJob } from "./plan-split-job.ts";
-import { claimTask, endTask, listTasks, loseTask, unclaimTask, type JobTask } from "./task-store.ts";
+import { claimTask, endTaskStatement, listTasks, loseTask, unclaimTask, type JobTask } from "./task-store.ts";
 import { describeTask } from "./split-tasks.ts";
 import { taskRequest } from "./task-requests.ts";
 import { completeSplitJob, stopSplitJob } from "./end-split-job.ts";
@@ -24,9 +25,12 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
   const spec = jobSpecOf(job);
   const now = s.now();
   const poll = (patch: Partial<DriveState> = {}, delayMs = s.config.runnerPollIntervalMs): DriveStep => ({ state: { ...state, ...patch }, delayMs });
+  // Running from its claim (dispatch-job.ts); a tick that finds it claimed but not yet running makes it so.
+  if (job.status === "queued" && (await markStarted(s.db, job.id, now.toISOString(), now.toISOString()))) s.onStatus?.("running");
+  const startedMs = Date.parse(job.started_at ?? job.dispatched_at ?? now.toISOString());
   let tasks = await listTasks(s.db, job.id);
   const timeoutMs = jobTimeoutMs(spec, s.config.jobTimeoutMs);
-  if (now.getTime() > Date.parse(job.started_at!) + timeoutMs + DEADLINE_GRACE_MS) {
+  if (now.getTime() > startedMs + timeoutMs + DEADLINE_GRACE_MS) {
     await stopSplitJob(s, job, tasks, (seconds) => failure("JOB_TIMEOUT", `The job ran past its ${Math.round(timeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
     return { done: true };
   }
@@ -43,6 +47,8 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
   }
 
   const misses = { ...(state.taskMisses ?? {}) };
+  /** The tasks as this tick leaves them. */
+  const current = new Map(tasks.map((t) => [t.name, t]));
   let wholeProgress = null;
   for (const [task, status] of await Promise.all(tasks.filter((t) => t.status === "running").map(async (t) => [t, await statusOf(s, t)] as const))) {
     const runnerId = task.runnerId!;
@@ -53,6 +59,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
         delete misses[runnerId];
         await s.runner.release(runnerId);
         await loseTask(s.db, job.id, task.name, runnerId);
+        current.set(task.name, { ...task, status: "pending", runnerId: null });
         console.warn(`job ${job.id}: ${describeTask(task.name, task.params)} lost on attempt ${task.attempts}; trying it again`);
       }
       continue;
@@ -62,22 +69,25 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
     if (!status.outcome) continue;
     const o = status.outcome;
     const result = { outputs: o.outputs.map((x) => ({ name: x.name, size: x.size })), timings: o.timings, finishedAt: o.finishedAt, ...(o.inputReads ? { inputReads: o.inputReads } : {}) };
-    const ended = o.status === "completed" ? { status: "completed" as const, result } : { status: "failed" as const, errorMessage: o.errorMessage ?? o.status };
-    await endTask(s.db, job.id, task.name, runnerId, { ...ended, runtimeMs: o.runtimeMs, now: now.toISOString() });
-    const after = await listTasks(s.db, job.id);
+    const end = o.status === "completed" ? { status: "completed" as const, result } : { status: "failed" as const, errorMessage: o.errorMessage ?? o.status };
+    const ended = endTaskStatement(s.db, job.id, task.name, runnerId, { ...end, runtimeMs: o.runtimeMs, now: now.toISOString() });
+    const done: JobTask = { ...task, status: end.status, runtimeMs: task.runtimeMs + o.runtimeMs, finishedAt: now.toISOString() };
+    current.set(task.name, done);
+    const all = [...current.values()];
     if (o.status !== "completed") {
-      // The job fails with the task's own error, named by the task; the others are stopped.
-      const what = describeTask(task.name, task.params);
-      const message = task.params.kind === "whole" ? o.errorMessage : `${what}: ${o.errorMessage ?? o.status}`;
-      await stopSplitJob(s, job, after, (seconds) => ({ ...finishFromOutcome(o, s.config.creditsPerSecond), runtimeSeconds: seconds, creditsCharged: seconds * s.config.creditsPerSecond, errorMessage: message, inputReads: null }));
+      // The job fails with the task's own error, named by the task; the others are stopped, in the same batch.
+      const message = task.params.kind === "whole" ? o.errorMessage : `${describeTask(task.name, task.params)}: ${o.errorMessage ?? o.status}`;
+      await stopSplitJob(s, job, all, (seconds) => ({ ...finishFromOutcome(o, s.config.creditsPerSecond), runtimeSeconds: seconds, creditsCharged: seconds * s.config.creditsPerSecond, errorMessage: message, inputReads: null }), [ended]);
       return { done: true };
     }
+    // All done: this was the last (the join, which needs every other, or the whole run). Its end and
+    // the job's are one batch; until then its runner keeps the report for the next tick to take.
+    if (all.every((t) => t.status === "completed")) {
+      await completeSplitJob(s, job, all, done, o, [ended]);
+      return { done: true };
+    }
+    await ended.run();
     await s.runner.release(runnerId);
-    // All done: this was the last (the join, which needs every other, or the whole run).
-    if (after.every((t) => t.status === "completed")) {
-      await completeSplitJob(s, job, after, after.find((t) => t.name === task.name)!, o);
-      return { done: true };
-    }
   }
 
   tasks = await listTasks(s.db, job.id);
@@ -87,7 +97,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
     await stopSplitJob(s, job, tasks, (seconds) => failure("RUNNER_LOST", message, seconds, s.config.creditsPerSecond));
     return { done: true };
   }
-  const busy = await startReadyTasks(s, job, tasks, spec.parallel?.maxWorkers ?? 1, Date.parse(job.started_at!) + timeoutMs - now.getTime());
+  const busy = await startReadyTasks(s, job, tasks, spec.parallel?.maxWorkers ?? 1, startedMs + timeoutMs - now.getTime());
   const progress = splitProgress(await listTasks(s.db, job.id), wholeProgress);
   s.onProgress?.(progress, now.toISOString());
   const save = state.progressSavedAtMs === undefined || now.getTime() - state.progressSavedAtMs >= PROGRESS_SAVE_INTERVAL_MS;

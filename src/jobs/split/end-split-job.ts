@@ -7,7 +7,7 @@ import { applyOutcome } from "../finish-from-outcome.ts";
 import { billableSeconds } from "../billing.ts";
 import { canceledFinish, endJob } from "../end-job.ts";
 import { discardUnrecordedOutputs } from "../discard-outputs.ts";
-import { endTask, listTasks, tasksRuntimeMs, type JobTask } from "./task-store.ts";
+import { endTaskStatement, listTasks, tasksRuntimeMs, type JobTask } from "./task-store.ts";
 
 /**
  * How a split job ends. Billed for the seconds its tasks' binaries ran, added up (a lost attempt is
@@ -15,13 +15,15 @@ import { endTask, listTasks, tasksRuntimeMs, type JobTask } from "./task-store.t
  */
 
 /** The last task (the join, or the whole run) completed: the job completes with its output. */
-export async function completeSplitJob(s: Services, job: JobRow, tasks: JobTask[], last: JobTask, outcome: RunnerOutcome): Promise<void> {
+export async function completeSplitJob(s: Services, job: JobRow, tasks: JobTask[], last: JobTask, outcome: RunnerOutcome, alongside: D1PreparedStatement[] = []): Promise<void> {
   await applyOutcome(s, job, {
     ...outcome,
     runtimeMs: tasksRuntimeMs(tasks),
     timings: splitTimings(job, tasks, last, outcome),
     inputReads: last.params.kind === "whole" ? outcome.inputReads : inputReadsOf(tasks),
-  });
+    // A preset's command as planned for the input, which the tasks ran (a whole run reports its own).
+    ...(last.params.kind !== "whole" && last.params.plannedArgs ? { plannedArgs: last.params.plannedArgs } : {}),
+  }, alongside);
   await releaseTasks(s, job.id, tasks);
 }
 
@@ -30,16 +32,16 @@ export async function completeSplitJob(s: Services, job: JobRow, tasks: JobTask[
  * canceled: the tasks still running are stopped first, so their run time is billed and nothing keeps
  * writing, then the job ends with `finish` and the total.
  */
-export async function stopSplitJob(s: Services, job: JobRow, tasks: JobTask[], finish: (runtimeSeconds: number) => JobFinish): Promise<boolean> {
+export async function stopSplitJob(s: Services, job: JobRow, tasks: JobTask[], finish: (runtimeSeconds: number) => JobFinish, alongside: D1PreparedStatement[] = []): Promise<boolean> {
   const now = s.now().toISOString();
   const stopped = await Promise.all(tasks.filter((t) => t.status === "running").map(async (t) => {
     const report = await s.runner.cancel(t.runnerId!).catch(() => null);
     const runtimeMs = report?.outcome?.runtimeMs ?? 0;
-    await endTask(s.db, job.id, t.name, t.runnerId!, { status: "failed", runtimeMs, errorMessage: "stopped: the job ended", now });
-    return runtimeMs;
+    return { runtimeMs, statement: endTaskStatement(s.db, job.id, t.name, t.runnerId!, { status: "failed", runtimeMs, errorMessage: "stopped: the job ended", now }) };
   }));
-  const runtimeMs = tasksRuntimeMs(tasks) + stopped.reduce((a, b) => a + b, 0);
-  const moved = await endJob(s, job.id, finish(billableSeconds(runtimeMs)));
+  const runtimeMs = tasksRuntimeMs(tasks) + stopped.reduce((sum, t) => sum + t.runtimeMs, 0);
+  // The tasks' ends and the job's are one batch: no tick ever sees a stopped task in a job still running.
+  const moved = await endJob(s, job.id, finish(billableSeconds(runtimeMs)), { alongside: [...stopped.map((t) => t.statement), ...alongside] });
   await releaseTasks(s, job.id, tasks);
   await discardUnrecordedOutputs(s, job.id);
   return moved;

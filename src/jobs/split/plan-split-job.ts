@@ -3,8 +3,12 @@ import { RunnerBusy } from "../../runner/runner-client.ts";
 import { DRY_RUN_PROBE_TIMEOUT_MS } from "../limits.ts";
 import { jobSpecOf, type JobRow } from "../job-store.ts";
 import { runnerInputs } from "../runner-inputs.ts";
-import { splitShape } from "./split-eligibility.ts";
-import { planSplitTasks, WHOLE_TASK } from "./split-tasks.ts";
+import type { JobSpec } from "../job-request.ts";
+import type { SplitFacts } from "./split-facts.ts";
+import type { MediaFacts } from "../../presets/media-facts.ts";
+import { planPreset } from "../../presets/recipes/recipe-book.ts";
+import { splitShape, type SplitShape } from "./split-eligibility.ts";
+import { planSplitTasks, WHOLE_TASK, type PlannedTask } from "./split-tasks.ts";
 import { insertTasks } from "./task-store.ts";
 
 export type PlanOutcome = { kind: "planned" } | { kind: "busy" } | { kind: "unreachable"; message: string } | { kind: "failed"; message: string };
@@ -33,10 +37,27 @@ export async function planSplitJob(s: Services, job: JobRow): Promise<PlanOutcom
   }
   const result = probed.inputs[shape.shape.input];
   if (!result) return { kind: "unreachable", message: "the runner did not probe the input" };
-  if (!result.ok) return { kind: "failed", message: `Input "${shape.shape.input}" ${result.error}` };
-  const tasks = result.split
-    ? planSplitTasks(result.split, shape.shape, spec.parallel)
-    : [{ name: WHOLE_TASK, needs: [], params: { kind: "whole" as const, reason: "ffprobe could not read the input's streams" } }];
-  await insertTasks(s.db, job.id, tasks);
+  // An input that cannot be fetched fails the job as it would unsplit; one ffprobe cannot read runs whole,
+  // to fail (or not) with ffmpeg's own words.
+  if (!result.ok && result.error.startsWith("could not be fetched")) return { kind: "failed", message: `Input "${shape.shape.input}" ${result.error}` };
+  await insertTasks(s.db, job.id, result.ok ? planFrom(spec, shape.shape, result) : whole(`the input's probe: ${result.error}`));
   return { kind: "planned" };
+}
+
+const whole = (reason: string): PlannedTask[] => [{ name: WHOLE_TASK, needs: [], params: { kind: "whole", reason } }];
+
+/**
+ * The tasks, from what the probe read. A preset's command is planned again for this input first, as
+ * its runner would (a deinterlaced picture, say, is no longer frame by frame): the split runs that command.
+ */
+function planFrom(spec: JobSpec, shape: SplitShape, probed: { split?: SplitFacts | null; media?: MediaFacts | null }): PlannedTask[] {
+  if (!probed.split) return whole("ffprobe could not read the input's streams");
+  if (spec.mode !== "preset" || !spec.preset) return planSplitTasks(probed.split, shape, spec.parallel!);
+  // A preset that cannot plan for this input runs whole, and says why there as it would unsplit.
+  if (!probed.media) return whole(`preset ${spec.preset} could not read the input's streams`);
+  const plan = planPreset(spec.preset, spec.params ?? {}, { inputs: [{ name: shape.input, facts: probed.media }], outputs: Object.fromEntries(Object.entries(spec.outputs).map(([n, o]) => [n, o.fileName])) });
+  if ("refused" in plan) return whole(plan.refused.message);
+  const planned = splitShape({ ...spec, args: plan.args });
+  if (!("shape" in planned)) return whole(`preset ${spec.preset}'s command for this input cannot be split: ${planned.issues[0].message}`);
+  return planSplitTasks(probed.split, planned.shape, spec.parallel!, plan.args);
 }

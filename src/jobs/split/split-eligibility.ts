@@ -27,12 +27,26 @@ const AUDIO_CODEC = new Set(["-c:a", "-codec:a", "-acodec"]);
 const VIDEO_OPTIONS = new Set(["-preset", "-crf", "-qp", "-b:v", "-maxrate", "-bufsize", "-profile:v", "-level", "-level:v", "-pix_fmt", "-tune", "-x264-params", "-x265-params", "-bf", "-refs"]);
 const AUDIO_OPTIONS = new Set(["-b:a", "-ar", "-ac", "-q:a", "-aq"]);
 
-export type SplitShape = { input: string; output: string; encoding: SplitEncoding };
+/** `audioMapped`: the command maps the input's audio by name (`-map 0:a:0`): one run fails without it. */
+export type SplitShape = { input: string; output: string; encoding: SplitEncoding; audioMapped?: boolean };
+
+/**
+ * Presets whose command is a split encode's (one video, frame-by-frame filters, x264, audio encoded
+ * apart): a job of one of them may ask for `parallel`. Their command is planned again from the input at
+ * the split's plan (a deinterlaced input's, say, is not one: it then runs whole). A test keeps each
+ * one's typical command eligible.
+ */
+export const SPLIT_PRESETS = ["web-mp4"] as const;
+
+/** `-map` of what a split encode takes anyway: the input's video (not cover art) and its first audio. */
+const VIDEO_MAPS = new Set(["0:V:0", "0:v:0", "0:V", "0:v"]);
+const AUDIO_MAPS = new Set(["0:a:0"]);
 
 /** The job's split encode, or why it cannot be one (each issue at its place in the request). */
 export function splitShape(spec: JobSpec): { shape: SplitShape } | { issues: RequestIssue[] } {
   const whole = (message: string) => ({ issues: [{ path: ["parallel"], message }] });
-  if (spec.binary !== "ffmpeg" || spec.steps || spec.mode === "preset") return whole("a split encode is one raw ffmpeg command (not ffprobe, steps or a preset)");
+  if (spec.mode === "preset" && !(SPLIT_PRESETS as readonly string[]).includes(spec.preset ?? "")) return whole(`preset ${spec.preset} cannot be split: of the presets, ${SPLIT_PRESETS.join(", ")} can`);
+  if (spec.binary !== "ffmpeg" || spec.steps) return whole("a split encode is one ffmpeg command (not ffprobe or steps)");
   const inputs = Object.keys(spec.inputs);
   const outputs = Object.entries(spec.outputs);
   if (inputs.length !== 1) return whole(`a split encode reads one video input (this job has ${inputs.length})`);
@@ -47,6 +61,7 @@ export function splitShape(spec: JobSpec): { shape: SplitShape } | { issues: Req
   let sawInput = false;
   let sawOutput = false;
   let videoEncoder: string | null = null;
+  let audioMapped = false;
   const args = spec.args;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -79,17 +94,21 @@ export function splitShape(spec: JobSpec): { shape: SplitShape } | { issues: Req
       i++;
     } else if (arg === "-an") {
       encoding.audioArgs = null;
+    } else if (arg === "-map" && (VIDEO_MAPS.has(value ?? "") || (AUDIO_MAPS.has(value ?? "") && encoding.audioArgs !== null))) {
+      // What the split takes anyway (split-plan.ts maps 0:V:0 and 0:a:0).
+      audioMapped ||= AUDIO_MAPS.has(value ?? "");
+      i++;
     } else if (arg === "-movflags") {
       encoding.outputArgs.push(arg, value ?? "");
       i++;
     } else {
-      at(i, `"${arg}" is not something a split encode can do apart: it takes -i, -vf (frame-by-frame filters), -c:v ${SPLIT_VIDEO_ENCODERS.join("/")} and their rate and quality options, the audio's codec and rate options or -an, -movflags`);
+      at(i, `"${arg}" is not something a split encode can do apart: it takes -i, -map of the first video and audio, -vf (frame-by-frame filters), -c:v ${SPLIT_VIDEO_ENCODERS.join("/")} and their rate and quality options, the audio's codec and rate options or -an, -movflags`);
     }
   }
   if (!sawInput) issues.push({ path: ["ffmpegArgs"], message: `a split encode reads its input with -i {{${inputs[0]}}}` });
   if (!sawOutput) issues.push({ path: ["ffmpegArgs"], message: `a split encode ends with its output, {{${outputName}}}` });
   if (!videoEncoder && !issues.length) issues.push({ path: ["ffmpegArgs"], message: `name the video encoder: -c:v ${SPLIT_VIDEO_ENCODERS.join(" or -c:v ")}` });
-  return issues.length ? { issues } : { shape: { input: inputs[0], output: outputName, encoding } };
+  return issues.length ? { issues } : { shape: { input: inputs[0], output: outputName, encoding, ...(audioMapped ? { audioMapped } : {}) } };
 }
 
 /** The filter names of a chain, or null when it does not parse. */

@@ -8,10 +8,11 @@ import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts
  * cut safely, or is too short to gain from it, is one task that runs the job's own command ("whole"):
  * the client asked for speed, and gets the same file either way.
  */
+/** `plannedArgs`: a preset job's command as planned for this input (a raw job's is its own). */
 export type SplitTaskParams =
-  | { kind: "segment"; segment: SplitSegment; formatStartSeconds: number; constantRate: string | null }
-  | { kind: "audio" }
-  | { kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number }
+  | { kind: "segment"; segment: SplitSegment; formatStartSeconds: number; constantRate: string | null; plannedArgs?: string[] }
+  | { kind: "audio"; plannedArgs?: string[] }
+  | { kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number; plannedArgs?: string[] }
   | { kind: "whole"; reason: string };
 
 export type PlannedTask = { name: string; needs: string[]; params: SplitTaskParams };
@@ -21,12 +22,14 @@ export const AUDIO_TASK = "audio";
 export const WHOLE_TASK = "whole";
 export const segmentTaskName = (index: number) => `segment-${index}`;
 
-export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: { segmentSeconds: number }): PlannedTask[] {
+export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: { segmentSeconds: number }, plannedArgs?: string[]): PlannedTask[] {
+  const planned = plannedArgs ? { plannedArgs } : {};
   const whole = (reason: string): PlannedTask[] => [{ name: WHOLE_TASK, needs: [], params: { kind: "whole", reason } }];
   const length = videoLengthSeconds(facts);
   if (!facts.video) return whole("the input has no video stream");
   // ffmpeg 5.1's seek in MPEG-TS can land on a keyframe after the one asked for (split-plan.ts).
   if (/\bmpegts\b/.test(facts.format)) return whole("MPEG-TS inputs cannot be cut exactly by seeking");
+  if (shape.audioMapped && !facts.hasAudio) return whole("the command maps audio the input does not have");
   // A single run picks among several streams by its own rules (the largest picture, the most channels):
   // the split takes the first of each, so it cuts only inputs where that is the same choice.
   if (facts.videoStreams > 1 || (shape.encoding.audioArgs !== null && facts.audioStreams > 1)) return whole("the input has several video or audio streams");
@@ -37,15 +40,15 @@ export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: {
   const audio = shape.encoding.audioArgs !== null && facts.hasAudio;
   // The audio first: it is short, and the join waits for it as for the last segment.
   return [
-    ...(audio ? [{ name: AUDIO_TASK, needs: [], params: { kind: "audio" } } satisfies PlannedTask] : []),
+    ...(audio ? [{ name: AUDIO_TASK, needs: [], params: { kind: "audio", ...planned } } satisfies PlannedTask] : []),
     ...segments.map((segment): PlannedTask => ({
       name: segmentTaskName(segment.index), needs: [],
-      params: { kind: "segment", segment, formatStartSeconds: facts.formatStartSeconds, constantRate },
+      params: { kind: "segment", segment, formatStartSeconds: facts.formatStartSeconds, constantRate, ...planned },
     })),
     {
       name: JOIN_TASK,
       needs: [...segments.map((s) => segmentTaskName(s.index)), ...(audio ? [AUDIO_TASK] : [])],
-      params: { kind: "join", segments: segments.length, audio, videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds) },
+      params: { kind: "join", segments: segments.length, audio, videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds), ...planned },
     },
   ];
 }

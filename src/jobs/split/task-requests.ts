@@ -31,7 +31,7 @@ export async function taskRequest(s: Services, job: JobRow, task: JobTask, runne
     notifyProgress: task.params.kind === "whole",
   } as const;
   if (task.params.kind === "whole") return { ...(await buildRunnerRequest(s, job)), ...common };
-  const shape = splitShape(spec);
+  const shape = splitShape({ ...spec, args: task.params.plannedArgs ?? spec.args });
   if (!("shape" in shape)) throw new Error(`job ${job.id} is no longer a split encode`);
   const { encoding, input, output } = shape.shape;
   const params: SplitTaskParams = task.params;

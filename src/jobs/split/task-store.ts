@@ -69,12 +69,19 @@ export function loseTask(db: D1Database, jobId: string, name: string, runnerId: 
   ).bind(jobId, name, runnerId));
 }
 
+export type TaskEnd = { status: "completed" | "failed"; runtimeMs: number; result?: TaskResult; errorMessage?: string; now: string };
+
 /** The attempt ended: completed with its result, or failed with why; its run time is billed either way. */
-export function endTask(db: D1Database, jobId: string, name: string, runnerId: string, end: { status: "completed" | "failed"; runtimeMs: number; result?: TaskResult; errorMessage?: string; now: string }): Promise<boolean> {
-  return changed(db.prepare(
+export function endTask(db: D1Database, jobId: string, name: string, runnerId: string, end: TaskEnd): Promise<boolean> {
+  return changed(endTaskStatement(db, jobId, name, runnerId, end));
+}
+
+/** endTask as a statement, for the batch that ends the job (the last task's end and the job's are one change). */
+export function endTaskStatement(db: D1Database, jobId: string, name: string, runnerId: string, end: TaskEnd): D1PreparedStatement {
+  return db.prepare(
     `UPDATE job_tasks SET status = ?4, runtime_ms = runtime_ms + ?5, result_json = ?6, error_message = ?7, finished_at = ?8
      WHERE job_id = ?1 AND name = ?2 AND status = 'running' AND runner_id = ?3`,
-  ).bind(jobId, name, runnerId, end.status, Math.max(0, Math.round(end.runtimeMs)), end.result ? JSON.stringify(end.result) : null, end.errorMessage ?? null, end.now));
+  ).bind(jobId, name, runnerId, end.status, Math.max(0, Math.round(end.runtimeMs)), end.result ? JSON.stringify(end.result) : null, end.errorMessage ?? null, end.now);
 }
 
 /** Run time of the tasks' binaries, in ms: what a split job is billed for. */
