@@ -598,6 +598,10 @@ export interface components {
             };
             timeoutSeconds?: number;
             dependsOn?: string[];
+            parallel?: {
+                segmentSeconds: number;
+                maxWorkers: number;
+            };
         };
         JobAccepted: {
             id: string;
