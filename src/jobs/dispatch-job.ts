@@ -1,19 +1,14 @@
 import type { Services } from "../services.ts";
 import { RunnerBusy } from "../runner/runner-client.ts";
 import { containerStartStatement } from "../metrics/metric-store.ts";
-import type { RunnerJobRequest } from "../runner/runner-protocol.ts";
 import { getJob, jobSpecOf, setQueuedReason, type JobRow } from "./job-store.ts";
 import { CHAIN_CHECK_MS, chainState, waitsOnJobs } from "./chained-inputs.ts";
 import { claimForDispatch, markStarted, unclaimDispatch, whyNotClaimed } from "./attempt-store.ts";
 import { endJob } from "./end-job.ts";
 import { failure, rejection } from "./billing.ts";
-import { CAPACITY_RETRY_MS, runnerLeaseMs } from "./retry-policy.ts";
+import { CAPACITY_RETRY_MS } from "./retry-policy.ts";
 import { loseAttempt, type DriveStep } from "./drive-job.ts";
-import { notifyUrlFor } from "../runner/runner-notify.ts";
-import { jobTimeoutMs } from "./job-request.ts";
-import { runnerInputs } from "./runner-inputs.ts";
-import { runnerOutputs } from "./runner-outputs.ts";
-import { presetForRunner } from "../presets/expand-preset.ts";
+import { buildRunnerRequest } from "./runner-request.ts";
 
 /**
  * Hands a queued job to its runner as its next attempt. The claim (a guarded statement that also
@@ -82,25 +77,4 @@ async function notClaimed(s: Services, job: JobRow): Promise<DriveStep> {
     case "credits-reserved":
       return { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS };
   }
-}
-
-export async function buildRunnerRequest(s: Services, job: JobRow): Promise<RunnerJobRequest> {
-  const spec = jobSpecOf(job);
-  const inputs = await runnerInputs(s, spec, job.account_id);
-  const outputs = await runnerOutputs(s, job, spec);
-  return {
-    jobId: job.id,
-    binary: spec.binary,
-    args: spec.args,
-    ...presetForRunner(spec),
-    ...(spec.steps ? { steps: spec.steps } : {}),
-    ...(spec.scratch ? { scratch: Object.entries(spec.scratch).map(([name, fileName]) => ({ name, fileName })) } : {}),
-    inputs,
-    outputs,
-    timeoutMs: jobTimeoutMs(spec, s.config.jobTimeoutMs),
-    allowedPrivateHosts: s.config.allowedPrivateHosts,
-    createdAt: job.created_at,
-    leaseMs: runnerLeaseMs(s.config.runnerPollIntervalMs),
-    notifyUrl: notifyUrlFor(s.config, job.id),
-  };
 }

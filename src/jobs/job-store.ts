@@ -85,6 +85,13 @@ export async function getJob(db: D1Database, id: string, accountId?: string): Pr
   return stmt.first<JobRow>();
 }
 
+/**
+ * A running job's progress reaches D1 at most this often (it also keeps updated_at fresh for the
+ * sweeper, whose STALLED_JOB_SECONDS is far longer); between, it lives in the coordinator, which
+ * serves it to GET, event streams and waits. Each write bills the row and the index on updated_at.
+ */
+export const PROGRESS_SAVE_INTERVAL_MS = 10_000;
+
 export async function saveProgress(db: D1Database, id: string, progress: unknown, now: string): Promise<void> {
   await db
     .prepare("UPDATE jobs SET progress_json = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'running'")

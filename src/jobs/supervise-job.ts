@@ -3,7 +3,7 @@ import { RunnerBusy, RunnerUnreachable } from "../runner/runner-client.ts";
 import type { RunnerJobStatus } from "../runner/runner-protocol.ts";
 import { applyOutcome } from "./finish-from-outcome.ts";
 import { billableSeconds, failure } from "./billing.ts";
-import { getJob, jobSpecOf, saveProgress, type JobRow } from "./job-store.ts";
+import { getJob, jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress, type JobRow } from "./job-store.ts";
 import { jobTimeoutMs } from "./job-request.ts";
 import { markStarted } from "./attempt-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
@@ -11,13 +11,6 @@ import { DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_LOST_AFTER_MISSES 
 import { discardUnrecordedOutputs } from "./discard-outputs.ts";
 import { cancelSplitJob } from "./split/end-split-job.ts";
 import { loseAttempt, type DriveState, type DriveStep } from "./drive-job.ts";
-
-/**
- * A running job's progress reaches D1 at most this often (it also keeps updated_at fresh for the
- * sweeper, whose STALLED_JOB_SECONDS is far longer); between, it lives in the coordinator, which
- * serves it to GET, event streams and waits. Each write bills the row and the index on updated_at.
- */
-export const PROGRESS_SAVE_INTERVAL_MS = 10_000;
 
 /**
  * One watch tick for a job with a runner: collect the final report, or note that the binary got its

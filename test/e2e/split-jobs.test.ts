@@ -139,6 +139,18 @@ describe("split encodes: what users meet", () => {
     expect(ffprobeJson(job.outputs[0].downloadUrl).streams.map((s) => s.codec_name)).toEqual(["h264", "aac"]);
   });
 
+  it("stops every task at the job's time limit, which covers the whole", async () => {
+    const job = await local.runToEnd({
+      inputs: { video: { type: "url", url: `${local.media.url}/long.mp4` } }, outputs: { out: { fileName: "out.mp4" } },
+      ffmpegArgs: ["-i", "{{video}}", "-c:v", "libx264", "-preset", "slow", "{{out}}"], parallel: { segmentSeconds: 20, maxWorkers: 2 }, timeoutSeconds: 4,
+    }, 120_000);
+    expect(job, JSON.stringify(job)).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT", outputs: [] });
+    expect(job.runtimeSeconds).toBeGreaterThanOrEqual(3);
+    const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
+    expect(tasks.some((t: any) => t.status === "running")).toBe(false);
+    expect(Date.parse(job.finishedAt) - Date.parse(job.startedAt)).toBeLessThan(30_000);
+  });
+
   it("cancels a running split job: its tasks stop, what ran is billed, its work files go", async () => {
     const slow = ["-i", "{{video}}", "-c:v", "libx264", "-preset", "medium", "{{out}}"];
     const created = await local.api.call("POST", "/v1/jobs", { inputs: { video: { type: "url", url: `${local.media.url}/long.mp4` } }, outputs: { out: { fileName: "out.mp4" } }, ffmpegArgs: slow, parallel: { segmentSeconds: 20, maxWorkers: 2 } });

@@ -1,11 +1,10 @@
 import type { Services } from "../../services.ts";
 import { RunnerBusy, RunnerUnreachable } from "../../runner/runner-client.ts";
 import type { RunnerJobStatus } from "../../runner/runner-protocol.ts";
-import { jobSpecOf, saveProgress, type JobRow } from "../job-store.ts";
+import { jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress, type JobRow } from "../job-store.ts";
 import { jobTimeoutMs } from "../job-request.ts";
 import { failure, finishFromOutcome } from "../billing.ts";
 import { CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES, attemptRetryDelayMs } from "../retry-policy.ts";
-import { PROGRESS_SAVE_INTERVAL_MS } from "../supervise-job.ts";
 import { markStarted } from "../attempt-store.ts";
 import type { DriveState, DriveStep } from "../drive-job.ts";
 import { planSplitJob } from "./plan-split-job.ts";

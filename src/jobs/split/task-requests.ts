@@ -7,7 +7,7 @@ import { jobSpecOf, type JobRow } from "../job-store.ts";
 import { runnerInputs } from "../runner-inputs.ts";
 import { runnerOutputs } from "../runner-outputs.ts";
 import { runnerLeaseMs } from "../retry-policy.ts";
-import { buildRunnerRequest } from "../dispatch-job.ts";
+import { buildRunnerRequest } from "../runner-request.ts";
 import { splitShape } from "./split-eligibility.ts";
 import { audioArgs, joinArgs, segmentArgs } from "./split-plan.ts";
 import { segmentTaskName, AUDIO_TASK, type SplitTaskParams } from "./split-tasks.ts";
