@@ -36,7 +36,7 @@ function roleOf(cmdline: string, comm: string, pid: number): string {
   if (pid === process.pid) return "bench client and media server";
   if (cmdline.includes("container/src/main.ts")) return "runner (node)";
   if (comm === "workerd") return "workerd (Worker, D1, queues, Durable Objects)";
-  if (cmdline.includes("wrangler") || cmdline.includes("src/cli/dev.ts")) return "wrangler and the dev launcher";
+  if (cmdline.includes("wrangler") || cmdline.includes("scripts/dev.ts")) return "wrangler and the dev launcher";
   if (comm.startsWith("kworker") || comm.startsWith("ksoftirqd")) return "kernel workers";
   return "other";
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { spawnWrangler } from "../../src/cli/wrangler.ts";
+import { spawnWrangler } from "../../scripts/wrangler.ts";
 
 describe("production wiring", () => {
   it("bundles and validates with wrangler deploy --dry-run (container, DOs, queues, D1, R2)", async () => {

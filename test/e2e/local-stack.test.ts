@@ -176,7 +176,7 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
   it("creates and revokes API keys with the keys CLI", async () => {
     const root = resolve(import.meta.dirname, "../..");
     // Not spawnSync: a blocked event loop misses the server closing an idle connection, and the next request on it fails.
-    const keys = (...args: string[]) => promisify(execFile)(process.execPath, [join(root, "src/cli/keys.ts"), ...args, "--local"], { cwd: root, env: stack.env });
+    const keys = (...args: string[]) => promisify(execFile)(process.execPath, [join(root, "scripts/keys.ts"), ...args, "--local"], { cwd: root, env: stack.env });
     const created = await keys("create", "--account", "e2e-keys");
     const key = created.stdout.trim().split("\n").pop()!;
     expect(key).toMatch(/^ffj_[A-Za-z0-9_-]{43}$/);

@@ -7,7 +7,7 @@ const root = resolve(import.meta.dirname, "../..");
 
 /** Runs `npm run smoke`'s script as a person would, and collects what it printed. */
 function smoke(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [resolve(root, "src/cli/smoke.ts"), ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [resolve(root, "scripts/smoke.ts"), ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c));
   child.stderr.on("data", (c: Buffer) => (output += c));

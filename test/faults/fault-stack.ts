@@ -35,7 +35,7 @@ export async function startFaultStack(mediaHost: string, reuse?: { env: NodeJS.P
 }
 
 function createLimitedAccount(stack: DevStack): string {
-  const out = execFileSync(process.execPath, [join(root, "src/cli/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
+  const out = execFileSync(process.execPath, [join(root, "scripts/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
   return out.trim().split("\n").pop()!;
 }
 

@@ -20,7 +20,7 @@ export type DevStack = {
 };
 
 /**
- * Runs `npm run dev`'s launcher (src/cli/dev.ts) on free ports with its own state folder; with
+ * Runs `npm run dev`'s launcher (scripts/dev.ts) on free ports with its own state folder; with
  * `containers`, `npm run dev:containers` (HOST and PORT from `extraEnv`, port 80 by default).
  */
 export async function startDevStack(extraEnv: Record<string, string> = {}, opts: { containers?: boolean } = {}): Promise<DevStack> {
@@ -37,7 +37,7 @@ export async function startDevStack(extraEnv: Record<string, string> = {}, opts:
     FFJOBS_DEV_QUIET: "1",
     ...extraEnv,
   };
-  const args = [join(root, "src/cli/dev.ts"), ...(opts.containers ? ["--containers"] : [])];
+  const args = [join(root, "scripts/dev.ts"), ...(opts.containers ? ["--containers"] : [])];
   // Its own process group, so a test can kill the whole stack at once, as a crash would.
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";

@@ -2,12 +2,12 @@ import { mkdtempSync, existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { discover, DeployError } from "../../src/cli/deploy/inventory.ts";
-import { executePlan } from "../../src/cli/deploy/execute.ts";
-import { dashboardOrigins, deployTargetsFromOutput } from "../../src/cli/deploy/cors.ts";
-import { D1_DATABASE, QUEUES, R2_BUCKET, WORKER_NAME } from "../../src/cli/deploy/resources.ts";
-import type { RunWrangler } from "../../src/cli/deploy/run-wrangler.ts";
-import type { Step } from "../../src/cli/deploy/plan.ts";
+import { discover, DeployError } from "../../scripts/deploy/inventory.ts";
+import { executePlan } from "../../scripts/deploy/execute.ts";
+import { dashboardOrigins, deployTargetsFromOutput } from "../../scripts/deploy/cors.ts";
+import { D1_DATABASE, QUEUES, R2_BUCKET, WORKER_NAME } from "../../scripts/deploy/resources.ts";
+import type { RunWrangler } from "../../scripts/deploy/run-wrangler.ts";
+import type { Step } from "../../scripts/deploy/plan.ts";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const ok = (stdout: string) => ({ status: 0, stdout, stderr: "" });

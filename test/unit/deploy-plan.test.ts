@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { resolveCredentials } from "../../src/cli/deploy/credentials.ts";
-import { DeployError, type Inventory } from "../../src/cli/deploy/inventory.ts";
-import { describeStep, planAfterDeploy, planDeploy, type Step } from "../../src/cli/deploy/plan.ts";
-import { newKey } from "../../src/cli/api-key-sql.ts";
+import { resolveCredentials } from "../../scripts/deploy/credentials.ts";
+import { DeployError, type Inventory } from "../../scripts/deploy/inventory.ts";
+import { describeStep, planAfterDeploy, planDeploy, type Step } from "../../scripts/deploy/plan.ts";
+import { newKey } from "../../scripts/api-key-sql.ts";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const WORK = "/tmp/ffjobs-deploy-test";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NotReadyYet, untilReady, type Patience } from "../../src/cli/smoke/cold-start.ts";
-import { makeWav, readWav } from "../../src/cli/smoke/wav.ts";
+import { NotReadyYet, untilReady, type Patience } from "../../scripts/smoke/cold-start.ts";
+import { makeWav, readWav } from "../../scripts/smoke/wav.ts";
 
 function fakePatience(budgetMs: number, retryEveryMs: number) {
   let now = 0;

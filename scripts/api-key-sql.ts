@@ -1,7 +1,7 @@
 // The rows of an API key, one place for every tool that makes or revokes them: `npm run keys`, the dev
 // launcher's seeded key, and the deploy (the smoke test's key, revoked when the test ends, and with
 // --create-key the operator's first). A key is stored only as its hash.
-import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "../auth/api-keys.ts";
+import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "../src/auth/api-keys.ts";
 import { sqlString } from "./wrangler.ts";
 
 export const SMOKE_ACCOUNT = "ffjobs-smoke";

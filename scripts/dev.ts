@@ -6,13 +6,13 @@ import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { prepareLab } from "../../lab/prepare.ts";
-import { startHostsResolver } from "../../lab/hosts-resolver.ts";
+import { prepareLab } from "../lab/prepare.ts";
+import { startHostsResolver } from "../lab/hosts-resolver.ts";
 import { createKey, localTarget } from "./keys.ts";
 import { createSupervisor } from "./supervisor.ts";
 import { projectRoot, spawnWrangler, wrangler, wranglerEnv } from "./wrangler.ts";
 import { buildDashboardClient } from "./build-dashboard.ts";
-import { newRunnerSecret } from "../runner/runner-secret.ts";
+import { newRunnerSecret } from "../src/runner/runner-secret.ts";
 import { startFrontDoor } from "./dev-front-door.ts";
 import { createServer } from "node:net";
 

@@ -1,7 +1,7 @@
 // The smoke test of a deployed (or local) ffjobs: the runner answers, an upload lands in storage, an
 // ffmpeg job reads it and stores an output that downloads byte-exact, and an ffprobe job reads a URL
 // input (by default that output's download URL: through the container's egress in production).
-import { createClient, FfjobsError, type CreateJobRequest, type FfjobsClient, type Job } from "../../../client/src/index.ts";
+import { createClient, FfjobsError, type CreateJobRequest, type FfjobsClient, type Job } from "../../client/src/index.ts";
 import { NotReadyYet, RUNNER_FAULT_CODES, untilReady, type Patience } from "./cold-start.ts";
 import { makeWav, readWav, SMOKE_WAV } from "./wav.ts";
 

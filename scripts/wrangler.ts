@@ -2,7 +2,7 @@ import { spawn, spawnSync, type SpawnOptions } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-export const projectRoot = resolve(import.meta.dirname, "../..");
+export const projectRoot = resolve(import.meta.dirname, "..");
 const wranglerBin = join(projectRoot, "node_modules", ".bin", "wrangler");
 
 /** Keeps wrangler offline-friendly and its logs inside the project (see docs/operations.md). */

@@ -2,7 +2,7 @@
 // npm run keys -- revoke --key KEY [--local|--remote]
 // Prints the new key as the last line of stdout: it is shown once and stored only as a hash.
 import { parseArgs } from "node:util";
-import { hashApiKey } from "../auth/api-keys.ts";
+import { hashApiKey } from "../src/auth/api-keys.ts";
 import { createKeySql, newKey, revokeKeySql } from "./api-key-sql.ts";
 import { realWrangler } from "./deploy/run-wrangler.ts";
 import { wrangler } from "./wrangler.ts";
