@@ -7,7 +7,8 @@ import { claimForDispatch, markStarted, unclaimDispatch, whyNotClaimed } from ".
 import { endJob } from "./end-job.ts";
 import { failure, rejection } from "./billing.ts";
 import { CAPACITY_RETRY_MS } from "./retry-policy.ts";
-import { loseAttempt, type DriveStep } from "./drive-job.ts";
+import { loseAttempt } from "./lose-attempt.ts";
+import type { DriveStep } from "./drive-state.ts";
 import { buildRunnerRequest } from "./runner-request.ts";
 
 /**

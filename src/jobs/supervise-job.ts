@@ -10,7 +10,8 @@ import { canceledFinish, endJob } from "./end-job.ts";
 import { DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
 import { discardUnrecordedOutputs } from "./discard-outputs.ts";
 import { cancelSplitJob } from "./split/end-split-job.ts";
-import { loseAttempt, type DriveState, type DriveStep } from "./drive-job.ts";
+import { loseAttempt } from "./lose-attempt.ts";
+import type { DriveState, DriveStep } from "./drive-state.ts";
 
 /**
  * One watch tick for a job with a runner: collect the final report, or note that the binary got its
