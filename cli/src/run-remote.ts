@@ -96,10 +96,11 @@ function refuseOverwrite(path: string, cmd: RemoteCommand, io: { stderr: NodeJS.
   return 1;
 }
 
-/** Like ffmpeg's status line: `time=00:00:01.50 speed=2.1x 42%`. */
+/** Like ffmpeg's status line: `frame=   45 time=00:00:01.50 speed=2.1x 42%` (no frame count where the job has none). */
 export function progressLine(job: Job): string {
   const p = job.progress!;
   const t = p.outTimeSeconds ?? 0;
   const hms = [Math.floor(t / 3600), Math.floor((t % 3600) / 60)].map((n) => String(n).padStart(2, "0")).join(":") + ":" + (t % 60).toFixed(2).padStart(5, "0");
-  return `time=${hms} speed=${p.speed === null ? "N/A" : `${p.speed}x`}${p.percent === null ? "" : ` ${p.percent}%`}   `;
+  const frame = p.frames == null ? "" : `frame=${String(p.frames).padStart(5)} `;
+  return `${frame}time=${hms} speed=${p.speed === null ? "N/A" : `${p.speed}x`}${p.percent === null ? "" : ` ${p.percent}%`}   `;
 }

@@ -706,6 +706,7 @@ export interface components {
                 percent: number | null;
                 outTimeSeconds: number | null;
                 speed: number | null;
+                frames: number | null;
             } | null;
             ffmpegArgs: string[];
             steps: {

@@ -37,10 +37,12 @@ export function progressFromBlock(block: Record<string, string>, durationSeconds
   const outTimeSeconds = Number.isFinite(outUs) && outUs >= 0 ? Math.round(outUs / 1000) / 1000 : null;
   const speedMatch = /^([\d.]+)x$/.exec(block.speed ?? "");
   const speed = speedMatch ? Number(speedMatch[1]) : null;
+  const frame = Number(block.frame);
+  const frames = block.frame !== undefined && Number.isSafeInteger(frame) && frame >= 0 ? frame : null;
   let percent: number | null = null;
   if (ended) percent = 100;
   else if (outTimeSeconds !== null && durationSeconds && durationSeconds > 0) {
     percent = Math.min(99.9, Math.round((outTimeSeconds / durationSeconds) * 1000) / 10);
   }
-  return { percent, outTimeSeconds, speed };
+  return { percent, outTimeSeconds, speed, frames };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { progressSchema } from "../jobs/job-progress.ts";
 import { DIRECTORY_FILE_PATTERN, NAME_PATTERN } from "../jobs/placeholders.ts";
 import { JOB_STATUSES } from "../jobs/job-states.ts";
 import * as L from "../jobs/limits.ts";
@@ -241,11 +242,6 @@ export const outputSchema = z.object({
   files: z.array(z.object({ path: z.string(), size: z.number().int(), contentType: z.string(), downloadUrl: z.string() })).optional(),
 });
 
-export const progressSchema = z.object({
-  percent: z.number().nullable(),
-  outTimeSeconds: z.number().nullable(),
-  speed: z.number().nullable(),
-});
 
 /** Where a finished job's time went (src/jobs/job-timings.ts), ms. */
 export const timingsSchema = z.object({

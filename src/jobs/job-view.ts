@@ -1,4 +1,5 @@
 import type { Presigner } from "../storage/presigner.ts";
+import { progressView } from "./job-progress.ts";
 import type { Config } from "../config.ts";
 import { directoryFileUrls, type DirectoryFile } from "../storage/directory-files.ts";
 import { DOWNLOAD_URL_TTL_SECONDS } from "./limits.ts";
@@ -65,7 +66,7 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     outputs: await Promise.all(outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, links, urlTtlSeconds, spec.apiOrigin))),
-    progress: row.status === "running" && row.progress_json ? (JSON.parse(row.progress_json) as unknown) : null,
+    progress: row.status === "running" && row.progress_json ? progressView(row.progress_json) : null,
     ffmpegArgs: spec.args,
     steps: spec.steps ? spec.steps.map((step) => ({ binary: step.binary, ffmpegArgs: step.args })) : null,
     scratch: spec.scratch ?? null,

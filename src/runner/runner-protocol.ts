@@ -5,6 +5,7 @@
  */
 import type { JobErrorCode } from "../api/error-codes.ts";
 import type { OutputMetadata } from "../jobs/output-metadata.ts";
+import type { JobProgress } from "../jobs/job-progress.ts";
 import type { SplitFacts } from "../jobs/split/split-facts.ts";
 import type { MediaFacts } from "../presets/media-facts.ts";
 
@@ -73,11 +74,11 @@ export type RunnerJobRequest = {
    * second with progress, so the coordinator looks at once instead of at its next poll.
    */
   notifyUrl: string | null;
-  /** false: notify on the slot and the end only, not on progress (a split job's segments: their progress is not shown). */
+  /** false: notify on the slot and the end only, not on progress (a split job's segments: the coordinator reads theirs at its polls). */
   notifyProgress?: boolean;
 };
 
-export type RunnerProgress = { percent: number | null; outTimeSeconds: number | null; speed: number | null };
+export type RunnerProgress = JobProgress;
 
 export type RunnerOutcome = {
   status: "completed" | "failed" | "canceled";

@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { jobBody, toRemoteCommand } from "../../cli/src/remote-command.ts";
+import { progressLine } from "../../cli/src/run-remote.ts";
+import type { Job } from "../../client/src/index.ts";
 import { checkJobRequest } from "../../src/jobs/check-job-request.ts";
 import { createJobSchema } from "../../src/api/schemas.ts";
 
@@ -66,5 +68,14 @@ describe("the CLI's command translation", () => {
   it("passes bitstream filters, -vbr, -sws_flags and -err_detect through for the service to check", () => {
     const { refused } = translate(["-err_detect", "ignore_err", "-i", video, "-c:v", "copy", "-bsf:v", "h264_mp4toannexb", "-c:a", "libopus", "-vbr", "on", "-sws_flags", "lanczos", join(dir, "out.mkv")]);
     expect(refused).toEqual([]);
+  });
+});
+
+describe("the CLI's status line while a remote job runs", () => {
+  const line = (progress: Job["progress"]) => progressLine({ progress } as Job).trimEnd();
+  it("reads like ffmpeg's own: frames, time, speed, and the percent when known", () => {
+    expect(line({ percent: 42.5, outTimeSeconds: 61.5, speed: 2.1, frames: 1845 })).toBe("frame= 1845 time=00:01:01.50 speed=2.1x 42.5%");
+    // ffprobe and split jobs report no frames or time; the percent alone moves.
+    expect(line({ percent: 30, outTimeSeconds: null, speed: null, frames: null })).toBe("time=00:00:00.00 speed=N/A 30%");
   });
 });

@@ -12,11 +12,11 @@ describe("ffmpeg -progress parsing", () => {
     const feed = createProgressParser(10, (p) => seen.push(p));
     feed("frame=10\nout_time_us=2500000\nspe");
     feed("ed=2.5x\nprogress=continue\nout_time_us=N/A\nspeed=N/A\nprogress=continue\n");
-    feed("out_time_us=10000000\nspeed=3x\nprogress=end\n");
+    feed("frame=240\nout_time_us=10000000\nspeed=3x\nprogress=end\n");
     expect(seen).toEqual([
-      { percent: 25, outTimeSeconds: 2.5, speed: 2.5 },
-      { percent: null, outTimeSeconds: null, speed: null },
-      { percent: 100, outTimeSeconds: 10, speed: 3 },
+      { percent: 25, outTimeSeconds: 2.5, speed: 2.5, frames: 10 },
+      { percent: null, outTimeSeconds: null, speed: null, frames: null },
+      { percent: 100, outTimeSeconds: 10, speed: 3, frames: 240 },
     ]);
   });
 

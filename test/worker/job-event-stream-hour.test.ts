@@ -33,7 +33,7 @@ describe("an event stream across a compressed hour-long job", () => {
     const report = (): RunnerJobStatus => {
       second++;
       if (second <= HOUR_S) {
-        return { jobId, state: "running", startedAt: new Date(T0).toISOString(), outcome: null, progress: { percent: (100 * second) / HOUR_S, outTimeSeconds: second, speed: 1 } };
+        return { jobId, state: "running", startedAt: new Date(T0).toISOString(), outcome: null, progress: { percent: (100 * second) / HOUR_S, outTimeSeconds: second, speed: 1, frames: second * 30 } };
       }
       const outcome: RunnerOutcome = { status: "completed", exitCode: 0, runtimeMs: HOUR_S * 1000, errorCode: null, errorMessage: null, stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: HOUR_S * 1000, storeMs: 0 }, finishedAt: new Date(T0 + second * 1000).toISOString() };
       return { jobId, state: "finished", startedAt: new Date(T0).toISOString(), progress: null, outcome };

@@ -66,7 +66,7 @@ describe("job lifecycle (queue → coordinator → real runner)", () => {
     });
     // The percentage comes once the inputs' duration is known (probed beside the running job).
     const running = await waitForJob(key, created.body.id, (j) => j.status === "running" && j.progress?.percent != null);
-    expect(running.progress).toEqual({ percent: expect.any(Number), outTimeSeconds: expect.any(Number), speed: expect.anything() });
+    expect(running.progress).toEqual({ percent: expect.any(Number), outTimeSeconds: expect.any(Number), speed: expect.anything(), frames: expect.any(Number) });
     expect(running.startedAt).not.toBeNull();
     const early = await api(key, "GET", `/v1/jobs/${created.body.id}/result`);
     expect(early).toMatchObject({ status: 409, body: { code: "JOB_NOT_FINISHED", status: "running" } });

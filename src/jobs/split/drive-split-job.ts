@@ -6,7 +6,7 @@ import { jobTimeoutMs } from "../job-request.ts";
 import { failure, finishFromOutcome } from "../billing.ts";
 import { CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES, attemptRetryDelayMs } from "../retry-policy.ts";
 import { markStarted } from "../attempt-store.ts";
-import type { DriveState, DriveStep } from "../drive-job.ts";
+import type { DriveState, DriveStep } from "../drive-state.ts";
 import { planSplitJob } from "./plan-split-job.ts";
 import { claimTask, endTaskStatement, listTasks, loseTask, unclaimTask, type JobTask } from "./task-store.ts";
 import { describeTask } from "./split-tasks.ts";
@@ -49,6 +49,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
   /** The tasks as this tick leaves them. */
   const current = new Map(tasks.map((t) => [t.name, t]));
   let wholeProgress = null;
+  const framesByTask = new Map<string, number>();
   for (const [task, status] of await Promise.all(tasks.filter((t) => t.status === "running").map(async (t) => [t, await statusOf(s, t)] as const))) {
     const runnerId = task.runnerId!;
     if (!status || status.outcome?.errorCode === "RUNNER_LOST") {
@@ -65,6 +66,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
     }
     delete misses[runnerId];
     if (task.params.kind === "whole") wholeProgress = status.progress;
+    if (status.progress?.frames != null) framesByTask.set(task.name, status.progress.frames);
     if (!status.outcome) continue;
     const o = status.outcome;
     const result = { outputs: o.outputs.map((x) => ({ name: x.name, size: x.size })), timings: o.timings, finishedAt: o.finishedAt, ...(o.inputReads ? { inputReads: o.inputReads } : {}) };
@@ -97,7 +99,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
     return { done: true };
   }
   const busy = await startReadyTasks(s, job, tasks, spec.parallel?.maxWorkers ?? 1, startedMs + timeoutMs - now.getTime());
-  const progress = splitProgress(await listTasks(s.db, job.id), wholeProgress);
+  const progress = splitProgress(await listTasks(s.db, job.id), wholeProgress, framesByTask);
   s.onProgress?.(progress, now.toISOString());
   const save = state.progressSavedAtMs === undefined || now.getTime() - state.progressSavedAtMs >= PROGRESS_SAVE_INTERVAL_MS;
   if (save) await saveProgress(s.db, job.id, progress, now.toISOString());

@@ -10,7 +10,11 @@ import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts
  */
 /** `plannedArgs`: a preset job's command as planned for this input (a raw job's is its own). */
 export type SplitTaskParams =
-  | { kind: "segment"; segment: SplitSegment; formatStartSeconds: number; constantRate: string | null; plannedArgs?: string[] }
+  | {
+      kind: "segment"; segment: SplitSegment; formatStartSeconds: number; constantRate: string | null; plannedArgs?: string[];
+      /** About how many frames it writes (its length at the input's frame rate), for progress; null when the rate is unknown. */
+      expectedFrames?: number | null;
+    }
   | { kind: "audio"; plannedArgs?: string[] }
   | { kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number; plannedArgs?: string[] }
   | { kind: "whole"; reason: string };
@@ -43,7 +47,7 @@ export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: {
     ...(audio ? [{ name: AUDIO_TASK, needs: [], params: { kind: "audio", ...planned } } satisfies PlannedTask] : []),
     ...segments.map((segment): PlannedTask => ({
       name: segmentTaskName(segment.index), needs: [],
-      params: { kind: "segment", segment, formatStartSeconds: facts.formatStartSeconds, constantRate, ...planned },
+      params: { kind: "segment", segment, formatStartSeconds: facts.formatStartSeconds, constantRate, expectedFrames: expectedFrames(segment, facts.video!, length), ...planned },
     })),
     {
       name: JOIN_TASK,
@@ -51,6 +55,13 @@ export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: {
       params: { kind: "join", segments: segments.length, audio, videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds), ...planned },
     },
   ];
+}
+
+function expectedFrames(segment: SplitSegment, video: NonNullable<SplitFacts["video"]>, lengthSeconds: number): number | null {
+  const [num, den] = video.frameRate.split("/").map(Number);
+  if (!num || !den) return null;
+  const seconds = (segment.endSeconds ?? video.startSeconds + lengthSeconds) - segment.startSeconds;
+  return Math.max(1, Math.round((seconds * num) / den));
 }
 
 /** Describes a task for a job's error message: `segment 3 (60.0-80.0 s)`. */

@@ -27,7 +27,7 @@ export async function taskRequest(s: Services, job: JobRow, task: JobTask, runne
     jobId: runnerId, task: { kind: task.params.kind, name: task.name }, timeoutMs: remainingMs, allowedPrivateHosts: s.config.allowedPrivateHosts,
     createdAt: job.created_at, leaseMs: runnerLeaseMs(s.config.runnerPollIntervalMs), notifyUrl: notifyUrlFor(s.config, job.id),
     // A tick per progress report of every task would cost the job's coordinator (and, on one machine, the
-    // encoders' own CPU) for progress that counts finished segments only (split-progress.ts).
+    // encoders' own CPU): a segment's frames are read at the coordinator's polls instead (split-progress.ts).
     notifyProgress: task.params.kind === "whole",
   } as const;
   if (task.params.kind === "whole") return { ...(await buildRunnerRequest(s, job)), ...common };
