@@ -24,6 +24,22 @@ export type DevStack = {
  * `containers`, `npm run dev:containers` (HOST and PORT from `extraEnv`, port 80 by default).
  */
 export async function startDevStack(extraEnv: Record<string, string> = {}, opts: { containers?: boolean } = {}): Promise<DevStack> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchDevStack(extraEnv, opts);
+    } catch (err) {
+      // A port found free is free only until someone takes it: on a busy machine an outgoing connection's
+      // ephemeral port, or another test's stack, can land on it before wrangler binds. Only that is retried.
+      if (attempt >= PORT_RACE_ATTEMPTS || !/Address already in use|EADDRINUSE/.test(String(err))) throw err;
+      console.warn(`dev stack: a port was taken before it was bound; starting again on other ports (attempt ${attempt + 1})`);
+    }
+  }
+}
+
+/** How many times a stack whose port was taken between choosing and binding it is started on new ports. */
+const PORT_RACE_ATTEMPTS = 3;
+
+async function launchDevStack(extraEnv: Record<string, string>, opts: { containers?: boolean }): Promise<DevStack> {
   const port = extraEnv.PORT ? Number(extraEnv.PORT) : opts.containers ? 80 : await freePort();
   const host = extraEnv.HOST ?? "127.0.0.1";
   const apiKey = extraEnv.DEV_API_KEY ?? generateApiKey();
