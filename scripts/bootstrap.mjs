@@ -55,7 +55,8 @@ function ensureDependencies(node, dir = root) {
   const want = hash(readFileSync(join(dir, "package.json"), "utf8") + (existsSync(lock) ? readFileSync(lock, "utf8") : ""));
   if (existsSync(stamp) && readFileSync(stamp, "utf8") === want) return;
   log(`Installing dependencies (npm install${dir === root ? "" : ` in ${dir.slice(root.length + 1)}`}) ...`);
-  // npm install, not npm ci: the lockfile lacks other platforms' workerd builds (docs/operations.md).
+  // npm install, not npm ci: the lockfile holds only Linux x64's workerd build (its optional package for
+  // each other platform is left out), so npm ci would fail on macOS or arm64.
   run("npm", ["install", "--no-audit", "--no-fund", "--prefix", dir], { PATH: `${dirname(node)}:${process.env.PATH}` });
   mkdirSync(dirname(stamp), { recursive: true });
   writeFileSync(stamp, want);

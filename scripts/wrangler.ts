@@ -5,7 +5,10 @@ import { join, resolve } from "node:path";
 export const projectRoot = resolve(import.meta.dirname, "..");
 const wranglerBin = join(projectRoot, "node_modules", ".bin", "wrangler");
 
-/** Keeps wrangler offline-friendly and its logs inside the project (see docs/operations.md). */
+/**
+ * Keeps wrangler offline-friendly (no metrics, error reports or Cloudflare fetches from a machine that may
+ * have no network) and its config and logs inside the project's git-ignored .wrangler/ folder.
+ */
 export function wranglerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const home = join(projectRoot, ".wrangler", "home");
   mkdirSync(home, { recursive: true });
