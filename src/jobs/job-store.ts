@@ -1,7 +1,7 @@
 import type { RunnerOutcome } from "../runner/runner-protocol.ts";
 import type { JobErrorCode } from "../api/error-codes.ts";
 import type { JobSpec } from "./job-request.ts";
-import { sourcesOf, type JobStatus } from "./job-states.ts";
+import { sourcesOf, TERMINAL_STATUSES, type JobStatus } from "./job-states.ts";
 import { keysetPage, type Cursor } from "../storage/keyset-page.ts";
 import type { JobTimings } from "./job-timings.ts";
 
@@ -144,6 +144,26 @@ export function listJobs(db: D1Database, accountId: string, q: { limit: number; 
   // Keys are [A-Za-z0-9_.:-] (checked by the caller), so the quoted JSON path cannot be escaped.
   const conditions = Object.entries(q.metadata ?? {}).map(([k, v]) => ({ sql: "json_extract(metadata_json, ?) = ?", params: [`$."${k}"`, v] }));
   return keysetPage<JobRow>(db, { table: "jobs", filters, conditions, limit: q.limit, cursor: q.cursor });
+}
+
+/**
+ * The statements that delete a finished job's rows, the job's last so that nothing is left pointing at
+ * it (job_tasks and job_outputs hold foreign keys to it): its split tasks, its outputs' records, then
+ * the job. Each is guarded by the job being finished, so a batch of them changes nothing otherwise.
+ * `guard` is that condition with the job id at ?3, for statements joining the same batch.
+ */
+export function finishedJobDeletes(db: D1Database, jobId: string): { guard: { sql: string; params: unknown[] }; statements: D1PreparedStatement[] } {
+  const terminal = TERMINAL_STATUSES.map((s) => `'${s}'`).join(", ");
+  const finished = (at: number) => `EXISTS (SELECT 1 FROM jobs WHERE id = ?${at} AND status IN (${terminal}))`;
+  return {
+    guard: { sql: finished(3), params: [jobId] },
+    statements: [
+      db.prepare(`DELETE FROM job_tasks WHERE job_id = ?1 AND ${finished(1)}`).bind(jobId),
+      db.prepare(`DELETE FROM job_outputs WHERE job_id = ?1 AND ${finished(1)}`).bind(jobId),
+      db.prepare(`DELETE FROM assets WHERE job_id = ?1 AND origin = 'output' AND ${finished(1)}`).bind(jobId),
+      db.prepare(`DELETE FROM jobs WHERE id = ?1 AND status IN (${terminal})`).bind(jobId),
+    ],
+  };
 }
 
 /** Records why a queued job waits (or that it no longer does): only while queued, only when it changed. */

@@ -1,6 +1,7 @@
 import type { Services } from "../services.ts";
-import { assetPrefix, deletePrefix } from "../storage/delete-objects.ts";
+import { assetPrefix } from "../storage/delete-objects.ts";
 import { READ_BY_UNFINISHED_JOB } from "../storage/asset-store.ts";
+import { reclaimNow, reclaimStatement } from "../storage/object-reclaims.ts";
 
 /** Assets handled per scheduled run: bounded work per invocation; the rest wait for the next run. */
 const EXPIRE_BATCH = 200;
@@ -22,9 +23,13 @@ export async function expireAssets(s: Services, bucket: R2Bucket): Promise<numbe
     )
     .bind(now, EXPIRE_BATCH)
     .all<{ id: string; object_key: string }>();
-  for (const asset of results) {
-    await deletePrefix(bucket, assetPrefix(asset));
-    await s.db.prepare("UPDATE assets SET expired_at = ?2 WHERE id = ?1 AND expired_at IS NULL").bind(asset.id, now).run();
+  if (results.length) {
+    const prefixes = results.map(assetPrefix);
+    await s.db.batch([
+      ...results.map((a) => s.db.prepare("UPDATE assets SET expired_at = ?2 WHERE id = ?1 AND expired_at IS NULL").bind(a.id, now)),
+      ...prefixes.map((p) => reclaimStatement(s.db, p, now)),
+    ]);
+    await reclaimNow(s.db, bucket, prefixes, now);
   }
   if (results.length) console.warn(`retention: deleted the bytes of ${results.length} expired file(s)`);
   return results.length;

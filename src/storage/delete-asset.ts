@@ -1,26 +1,40 @@
-import { assetPrefix, deletePrefix } from "./delete-objects.ts";
+import { assetPrefix } from "./delete-objects.ts";
 import type { AssetRow } from "./asset-store.ts";
 import { abortMultipart } from "./multipart-upload.ts";
+import { reclaimNow, reclaimStatement } from "./object-reclaims.ts";
+import { WORK_PREFIX } from "./presigner.ts";
+import { finishedJobDeletes } from "../jobs/job-store.ts";
 
-/** Deletes an asset's bytes (its whole folder: a directory output's files too; an upload's parts in progress), then its records. */
-export async function deleteAsset(db: D1Database, bucket: R2Bucket, asset: AssetRow): Promise<void> {
-  await abortMultipart(bucket, asset);
-  await deletePrefix(bucket, assetPrefix(asset));
+/**
+ * Deletes an asset: its records first (an output also leaves its job's outputs), in one batch that
+ * queues its folder for reclaim, then its bytes (the whole folder: a directory output's files too;
+ * an upload's parts in progress). A failure after the batch leaves bytes no record points at, which
+ * the scheduled sweep deletes (src/storage/object-reclaims.ts), never a record without bytes.
+ */
+export async function deleteAsset(db: D1Database, bucket: R2Bucket, asset: AssetRow, now = new Date()): Promise<void> {
+  const at = now.toISOString();
+  const prefix = assetPrefix(asset);
   await db.batch([
+    reclaimStatement(db, prefix, at),
     db.prepare("DELETE FROM job_outputs WHERE asset_id = ?1").bind(asset.id),
     db.prepare("DELETE FROM assets WHERE id = ?1").bind(asset.id),
   ]);
+  await abortMultipart(bucket, asset);
+  await reclaimNow(db, bucket, [prefix], at);
 }
 
 /**
- * Deletes a finished job: its outputs' bytes (everything under `outputs/<job>/`) and records, then the
- * job. The delivery log keeps its entries (they say what was sent).
+ * Deletes a finished job: in one batch its rows (split tasks, outputs' records, then the job) and the
+ * queueing of its folders for reclaim; then the bytes (everything under `outputs/<job>/`, and a split
+ * job's work files). The delivery log keeps its entries (they say what was sent). False if the job
+ * was not finished (then nothing changed).
  */
-export async function deleteFinishedJob(db: D1Database, bucket: R2Bucket, jobId: string): Promise<void> {
-  await deletePrefix(bucket, `outputs/${jobId}/`);
-  await db.batch([
-    db.prepare("DELETE FROM job_outputs WHERE job_id = ?1").bind(jobId),
-    db.prepare("DELETE FROM assets WHERE job_id = ?1 AND origin = 'output'").bind(jobId),
-    db.prepare("DELETE FROM jobs WHERE id = ?1 AND status IN ('completed', 'failed', 'canceled', 'rejected')").bind(jobId),
-  ]);
+export async function deleteFinishedJob(db: D1Database, bucket: R2Bucket, jobId: string, now = new Date()): Promise<boolean> {
+  const at = now.toISOString();
+  const prefixes = [`outputs/${jobId}/`, `${WORK_PREFIX}${jobId}/`];
+  const rows = finishedJobDeletes(db, jobId);
+  const results = await db.batch([...prefixes.map((p) => reclaimStatement(db, p, at, rows.guard)), ...rows.statements]);
+  if (results.at(-1)?.meta.changes !== 1) return false;
+  await reclaimNow(db, bucket, prefixes, at);
+  return true;
 }

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runScheduled } from "../../src/maintenance/scheduled.ts";
 import { createServices } from "../../src/services.ts";
+import { deleteFinishedJob } from "../../src/storage/delete-asset.ts";
 import { api, createAccount, insertQueuedJob } from "./helpers.ts";
 
 let key: string;
@@ -97,6 +98,37 @@ describe("DELETE /v1/jobs/{id}", () => {
     expect((await api(key, "DELETE", `/v1/jobs/${queued}`))).toMatchObject({ status: 409, body: { code: "JOB_NOT_FINISHED", status: "queued" } });
     const { key: other } = await createAccount();
     expect((await api(other, "DELETE", `/v1/jobs/${queued}`)).status).toBe(404);
+  });
+
+  it("deletes a finished split job: its tasks, outputs and work files go, rows before bytes, no 500 (issue 29, item 4)", async () => {
+    const { jobId, assetId } = await finishedJobWithOutput();
+    await env.BUCKET.put(`work/${jobId}/segment-0.ts`, "bytes");
+    const task = "INSERT INTO job_tasks (job_id, name, needs_json, params_json, status) VALUES (?1, ?2, '[]', '{}', 'completed')";
+    await env.DB.batch(["segment-0", "segment-1", "join"].map((name) => env.DB.prepare(task).bind(jobId, name)));
+    expect((await api(key, "GET", `/v1/jobs/${jobId}/tasks`)).body.data).toHaveLength(3);
+    expect((await api(key, "DELETE", `/v1/jobs/${jobId}`)).status).toBe(204);
+    expect((await api(key, "GET", `/v1/jobs/${jobId}`)).status).toBe(404);
+    expect((await api(key, "GET", `/v1/files/${assetId}`)).status).toBe(404);
+    const listed = (await api(key, "GET", "/v1/files?origin=output&limit=100")).body.data;
+    expect(listed.map((f: any) => f.jobId)).not.toContain(jobId);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM job_tasks WHERE job_id = ?1").bind(jobId).first("n")).toBe(0);
+    expect(await stored(`outputs/${jobId}/`)).toBe(0);
+    expect(await stored(`work/${jobId}/`)).toBe(0);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM object_reclaims WHERE prefix LIKE ?1").bind(`%${jobId}%`).first("n")).toBe(0);
+  });
+
+  it("drops the rows even when storage fails after them; the scheduled sweep deletes the bytes left behind", async () => {
+    const { jobId, assetId } = await finishedJobWithOutput();
+    const failing = new Proxy(env.BUCKET, {
+      get: (target, prop) => (prop === "delete" ? () => Promise.reject(new Error("storage is down")) : Reflect.get(target, prop).bind(target)),
+    });
+    expect(await deleteFinishedJob(env.DB, failing, jobId)).toBe(true);
+    expect((await api(key, "GET", `/v1/jobs/${jobId}`)).status).toBe(404);
+    expect((await api(key, "GET", `/v1/files/${assetId}`)).status).toBe(404);
+    expect(await stored(`outputs/${jobId}/`)).toBe(1);
+    await runScheduled(createServices(env), env.BUCKET);
+    expect(await stored(`outputs/${jobId}/`)).toBe(0);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM object_reclaims WHERE prefix LIKE ?1").bind(`%${jobId}%`).first("n")).toBe(0);
   });
 });
 

@@ -141,7 +141,8 @@ jobRoutes.delete("/:id", validate("param", idParamSchema), async (c) => {
   if (!isTerminal(job.status)) {
     throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}: cancel it, then delete it`, { extra: { status: job.status } });
   }
-  await deleteFinishedJob(c.env.DB, c.env.BUCKET, job.id);
+  // Rows first, bytes after (src/storage/delete-asset.ts): false only if another delete got there first.
+  if (!(await deleteFinishedJob(c.env.DB, c.env.BUCKET, job.id))) throw new ApiError("NOT_FOUND", "No job with this id");
   return c.body(null, 204);
 });
 
