@@ -1,4 +1,4 @@
-import { answerRange } from "./byte-range.ts";
+import { refuseServedFile, serveObject } from "./serve-object.ts";
 import { signToken, verifyToken, type TokenSecrets } from "./url-signing.ts";
 
 /**
@@ -24,34 +24,17 @@ export async function localDownloadUrl(secrets: TokenSecrets, s3Endpoint: string
   return url.href;
 }
 
-/** Serves one object if the token names it: always as an attachment, with ranges. */
+/** Serves one object if the token names it: always as an attachment, with ranges (GET and HEAD). */
 export async function serveLocalDownload(bucket: R2Bucket, secrets: TokenSecrets, request: Request): Promise<Response> {
   const url = new URL(request.url);
   const [token, ...parts] = url.pathname.slice(LOCAL_DOWNLOADS_PATH.length).split("/");
   const key = parts.map(decodeURIComponent).join("/");
   if (!key || !(await verifyToken(secrets, "read", OBJECT_TOKEN_SCOPE, key, token, Date.now()))) {
-    return new Response("this link is invalid or has expired", { status: 403, headers: { "cache-control": "no-store" } });
+    return refuseServedFile(403, "this link is invalid or has expired");
   }
-  const head = await bucket.head(key);
-  if (!head) return new Response("no such file", { status: 404 });
-  const range = answerRange(request.headers.get("range") ?? undefined, head.size);
-  if (range.kind === "unsatisfiable") return new Response(null, { status: 416, headers: { "content-range": `bytes */${head.size}` } });
-  const object = await bucket.get(key, range.kind === "partial" ? { range: { offset: range.offset, length: range.length } } : {});
-  if (!object) return new Response("no such file", { status: 404 });
   const name = (url.searchParams.get("name") ?? key.split("/").at(-1) ?? "download").replace(/[^\w.-]/g, "_");
-  const headers = new Headers({
-    "content-type": object.httpMetadata?.contentType ?? "application/octet-stream",
-    "content-disposition": `attachment; filename="${name}"`,
-    "x-content-type-options": "nosniff",
-    "content-security-policy": "sandbox; default-src 'none'",
-    "accept-ranges": "bytes",
-    "cache-control": "private, no-store",
+  return serveObject(bucket, key, request, {
+    fallbackType: "application/octet-stream",
+    headers: { "content-disposition": `attachment; filename="${name}"`, "cache-control": "private, no-store" },
   });
-  if (range.kind === "partial") {
-    headers.set("content-range", `bytes ${range.offset}-${range.offset + range.length - 1}/${head.size}`);
-    headers.set("content-length", String(range.length));
-    return new Response(object.body, { status: 206, headers });
-  }
-  headers.set("content-length", String(head.size));
-  return new Response(object.body, { status: 200, headers });
 }
