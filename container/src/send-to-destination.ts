@@ -1,8 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { RunnerOutput } from "../../src/runner/runner-protocol.ts";
+import type { OpenedFile } from "./output-file.ts";
 import { egressOptions, FetchFailure, sendToUrl } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 
@@ -26,20 +25,25 @@ type Context = { output: RunnerOutput; net: Parameters<typeof sendToUrl>[2]; sig
  * parts' ETags POSTed to the completion URL). Answers the storage's ETag and the file's SHA-256,
  * computed on the bytes as they are sent. A refusal says what the destination answered.
  */
-export async function sendToDestination(path: string, output: RunnerOutput, settings: RunnerSettings, allowedPrivateHosts: string[], canceled: AbortSignal): Promise<Sent> {
-  const { size } = await stat(path);
+export async function sendToDestination(file: OpenedFile, output: RunnerOutput, settings: RunnerSettings, allowedPrivateHosts: string[], canceled: AbortSignal): Promise<Sent> {
   const context: Context = { output, net: { allowedPrivateHosts, ...egressOptions(settings) }, signal: AbortSignal.any([AbortSignal.timeout(SEND_TIMEOUT_MS), canceled]) };
-  return output.destination?.parts ? sendInParts(path, size, context) : sendWhole(path, size, context);
+  return output.destination?.parts ? sendInParts(file, context) : sendWhole(file, context);
 }
 
-async function sendWhole(path: string, size: number, c: Context): Promise<Sent> {
+/** Bytes `start`..`end` (inclusive) of the opened output, read through its descriptor. */
+const slice = (file: OpenedFile, start: number, end: number): Readable =>
+  end < start ? Readable.from([]) : file.handle.createReadStream({ start, end, autoClose: false });
+
+async function sendWhole(file: OpenedFile, c: Context): Promise<Sent> {
+  const { size } = file;
   const hash = createHash("sha256");
   const headers = { "content-type": c.output.contentType, ...c.output.destination?.headers, "content-length": String(size) };
-  const answer = await send("PUT", c.output.uploadUrl, headers, hashed(createReadStream(path), hash), c);
+  const answer = await send("PUT", c.output.uploadUrl, headers, hashed(slice(file, 0, size - 1), hash), c);
   return { size, etag: answer.etag, sha256: hash.digest("hex") };
 }
 
-async function sendInParts(path: string, size: number, c: Context): Promise<Sent> {
+async function sendInParts(file: OpenedFile, c: Context): Promise<Sent> {
+  const { size } = file;
   const { urls, partSizeBytes, completeUrl } = c.output.destination!.parts!;
   const needed = Math.max(1, Math.ceil(size / partSizeBytes));
   if (needed > urls.length) {
@@ -51,7 +55,7 @@ async function sendInParts(path: string, size: number, c: Context): Promise<Sent
   for (let i = 0; i < needed; i++) {
     const start = i * partSizeBytes;
     const end = Math.min(size, start + partSizeBytes) - 1;
-    const body = size === 0 ? Readable.from([]) : createReadStream(path, { start, end });
+    const body = slice(file, start, end);
     const answer = await send("PUT", urls[i], { ...partHeaders, "content-length": String(end - start + 1) }, hashed(body, hash), c);
     if (!answer.etag) throw new DestinationRefused(`${new URL(urls[i]).host} answered part ${i + 1} without an ETag`);
     etags.push(answer.etag);

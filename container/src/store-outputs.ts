@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { basename, join } from "node:path";
 import type { RunnerJobRequest, RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
 import type { RunResult } from "./run-command.ts";
 import type { JobFolder } from "./job-folder.ts";
@@ -9,6 +9,7 @@ import type { RunnerSettings } from "./settings.ts";
 import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
 import { DestinationRefused, sendToDestination } from "./send-to-destination.ts";
+import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
 /**
  * Checks every declared file output first (a missing or cut-short one fails the job before anything
@@ -30,32 +31,54 @@ export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, set
 }
 
 async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[]): Promise<RunnerOutcome["outputs"]> {
-  const files = await Promise.all(
-    outputs.map(async (output) => {
-      const path = folder.hostPath(output.name)!;
-      const size = await stat(path).then((s) => (s.isFile() ? s.size : null), () => null);
-      if (size === null) throw ended("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})`, ran);
-      // ffmpeg exits 0 with "Output file is empty, nothing was encoded" (a seek past the end, a stream that was not there).
-      if (size === 0) throw ended("OUTPUT_EMPTY", `Output "${output.name}" (${output.fileName}) is empty: the command encoded nothing into it (a start past the input's end, or a stream the input lacks?)`, ran);
-      if (size >= settings.maxOutputBytes) {
-        throw ended("LIMIT_EXCEEDED", `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`, ran);
-      }
-      return { output, path, size };
-    }),
-  );
+  if (outputs.length === 0) return [];
+  const out = await openTrustedDir(join(folder.root, "out"));
+  const opened = await Promise.allSettled(outputs.map((output) => openOutput(out, output, folder, ran)));
+  try {
+    const refused = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (refused) throw refused.reason;
+    const files = opened.map((r, i) => ({ output: outputs[i], file: (r as PromiseFulfilledResult<OpenedFile>).value }));
+    return await sendFiles(files, settings, ran, prober, canceled, allowedPrivateHosts);
+  } finally {
+    await Promise.all(opened.map((r) => (r.status === "fulfilled" ? r.value.handle.close().catch(() => {}) : null)));
+    await out.handle.close().catch(() => {});
+  }
+}
+
+/** A declared file output, opened as output-file.ts says: no link followed, the job's own regular file, or the job fails. */
+async function openOutput(out: OpenedDir, output: RunnerOutput, folder: JobFolder, ran: RunResult): Promise<OpenedFile> {
+  try {
+    return await openFileIn(out, basename(folder.hostPath(output.name)!), jobOwner(folder.uid));
+  } catch (err) {
+    const why = err instanceof OutputRefused ? ` as a file of its own: what is in its place ${err.message}` : "";
+    throw ended("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})${why}`, ran);
+  }
+}
+
+async function sendFiles(files: { output: RunnerOutput; file: OpenedFile }[], settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[]): Promise<RunnerOutcome["outputs"]> {
+  for (const { output, file: { size } } of files) {
+    // ffmpeg exits 0 with "Output file is empty, nothing was encoded" (a seek past the end, a stream that was not there).
+    if (size === 0) throw ended("OUTPUT_EMPTY", `Output "${output.name}" (${output.fileName}) is empty: the command encoded nothing into it (a start past the input's end, or a stream the input lacks?)`, ran);
+    if (size >= settings.maxOutputBytes) {
+      throw ended("LIMIT_EXCEEDED", `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`, ran);
+    }
+  }
   const stored = await Promise.allSettled(
-    files.map(async ({ output, path, size }) => {
+    files.map(async ({ output, file }) => {
+      const { size } = file;
+      // The probe reads the output by its path, in the job's sandbox and as the job: whatever a
+      // link there points at, it reads nothing the job could not read itself (docs/security.md).
       if (output.destination) {
         const [probe, sent] = await Promise.all([
           prober(output.name),
-          sendToDestination(path, output, settings, allowedPrivateHosts, canceled).catch((err: unknown) => (err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"))),
+          sendToDestination(file, output, settings, allowedPrivateHosts, canceled).catch((err: unknown) => (err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"))),
         ]);
         if (sent instanceof DestinationRefused) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be sent to its destination: ${sent.message}`, ran);
         return { name: output.name, size: sent.size, metadata: summarizeProbe(probe, size), delivered: { etag: sent.etag, sha256: sent.sha256 } };
       }
       const [probe, uploaded] = await Promise.all([
         prober(output.name),
-        uploadFile(path, output.uploadUrl, { "content-type": output.contentType }, trustedAgent(settings.extraCaFile), canceled).catch(() => null),
+        uploadFile(file, output.uploadUrl, { "content-type": output.contentType }, trustedAgent(settings.extraCaFile), canceled).catch(() => null),
       ]);
       if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
       return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size) };

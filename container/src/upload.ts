@@ -1,13 +1,15 @@
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import http from "node:http";
 import https from "node:https";
+import type { OpenedFile } from "./output-file.ts";
 
 const UPLOAD_TIMEOUT_MS = 30 * 60_000;
 
-/** Streams a file to a PUT URL (presigned, or with a token header); resolves with the byte count once storage accepted it. */
-export async function uploadFile(path: string, uploadUrl: string, headers: Record<string, string>, httpsAgent?: https.Agent, canceled?: AbortSignal): Promise<number> {
-  const { size } = await stat(path);
+/**
+ * Streams an opened output (output-file.ts: read through its descriptor, never by path again) to a
+ * PUT URL (presigned, or with a token header); resolves with the byte count once storage accepted it.
+ */
+export async function uploadFile(file: OpenedFile, uploadUrl: string, headers: Record<string, string>, httpsAgent?: https.Agent, canceled?: AbortSignal): Promise<number> {
+  const { size } = file;
   const url = new URL(uploadUrl);
   const client = url.protocol === "https:" ? https : http;
   await new Promise<void>((resolve, reject) => {
@@ -28,7 +30,10 @@ export async function uploadFile(path: string, uploadUrl: string, headers: Recor
       },
     );
     req.on("error", reject);
-    createReadStream(path).on("error", reject).pipe(req);
+    // The size was fstat'ed on this descriptor: send exactly that many bytes of it, from the start.
+    const body = size === 0 ? null : file.handle.createReadStream({ start: 0, end: size - 1, autoClose: false });
+    if (body) body.on("error", reject).pipe(req);
+    else req.end();
   });
   return size;
 }
