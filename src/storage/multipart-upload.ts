@@ -18,7 +18,7 @@ export async function startMultipart(bucket: R2Bucket, objectKey: string, conten
   return (await bucket.createMultipartUpload(objectKey, { httpMetadata: { contentType } })).uploadId;
 }
 
-export type PendingMultipart = Pick<AssetRow, "object_key" | "size" | "status"> & { multipart_upload_id: string; part_size: number };
+export type PendingMultipart = Pick<AssetRow, "id" | "object_key" | "size" | "status" | "content_type"> & { multipart_upload_id: string; part_size: number };
 
 export function pendingMultipart(asset: AssetRow): PendingMultipart | null {
   if (asset.status !== "pending" || !asset.multipart_upload_id || !asset.part_size) return null;
@@ -40,9 +40,10 @@ export async function partUrls(presigner: Presigner, upload: PendingMultipart, p
 
 /**
  * Completes the upload from the parts the client sent: every part of the plan, each with the ETag
- * storage gave it. A file that does not add up to the size the slot declared is deleted, not kept.
+ * storage gave it. A file that does not add up to the size the slot declared is deleted, not kept;
+ * storage has spent the upload on it (`spent`), so the caller gives the slot a fresh one.
  */
-export async function completeMultipart(bucket: R2Bucket, upload: PendingMultipart, parts: { partNumber: number; etag: string }[]): Promise<{ size: number } | { problem: string }> {
+export async function completeMultipart(bucket: R2Bucket, upload: PendingMultipart, parts: { partNumber: number; etag: string }[]): Promise<{ size: number } | { problem: string; spent?: true }> {
   const { partCount } = partPlan(upload.size ?? 0, upload.part_size);
   const numbers = new Set(parts.map((p) => p.partNumber));
   const missing = Array.from({ length: partCount }, (_, i) => i + 1).find((n) => !numbers.has(n));
@@ -58,9 +59,27 @@ export async function completeMultipart(bucket: R2Bucket, upload: PendingMultipa
   }
   if (upload.size !== null && object.size !== upload.size) {
     await bucket.delete(upload.object_key);
-    return { problem: `the parts add up to ${object.size} bytes, but the upload declared ${upload.size}; the file was not kept` };
+    return {
+      problem: `the parts add up to ${object.size} bytes, but the upload declared ${upload.size}; the file was not kept: ask /parts for new URLs and send every part again`,
+      spent: true,
+    };
   }
   return { size: object.size };
+}
+
+/**
+ * Puts a fresh multipart upload behind a slot whose upload storage spent on a file it did not keep,
+ * so that the slot stays `pending` and usable (docs/api.md: "upload the parts again"): part URLs are
+ * then issued for the new upload. The swap is one guarded UPDATE on the spent upload's id; if the
+ * slot changed meanwhile (deleted, completed, already renewed), the fresh upload is aborted.
+ */
+export async function renewMultipart(bucket: R2Bucket, db: D1Database, upload: PendingMultipart): Promise<void> {
+  const fresh = await startMultipart(bucket, upload.object_key, upload.content_type);
+  const { meta } = await db
+    .prepare("UPDATE assets SET multipart_upload_id = ?3 WHERE id = ?1 AND status = 'pending' AND multipart_upload_id = ?2")
+    .bind(upload.id, upload.multipart_upload_id, fresh)
+    .run();
+  if (meta.changes !== 1) await bucket.resumeMultipartUpload(upload.object_key, fresh).abort().catch(() => {});
 }
 
 /** A deleted upload in progress: its parts go too. */

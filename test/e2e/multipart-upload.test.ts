@@ -69,8 +69,20 @@ describe("uploads in parts", () => {
     expect(missing).toMatchObject({ status: 400, body: { details: [{ message: expect.stringMatching(/^part 3 is missing/) }] } });
     // One byte short of what the slot declared: storage assembles it, the service does not keep it.
     const short = await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: etags });
-    expect(short).toMatchObject({ status: 400, body: { details: [{ message: `the parts add up to ${bytes.length} bytes, but the upload declared ${bytes.length + 1}; the file was not kept` }] } });
+    expect(short).toMatchObject({ status: 400, body: { details: [{ message: `the parts add up to ${bytes.length} bytes, but the upload declared ${bytes.length + 1}; the file was not kept: ask /parts for new URLs and send every part again` }] } });
     expect((await local.api.call("GET", `/v1/files/${slot.id}`)).body).toMatchObject({ status: "pending" });
+    // The slot is not dead (issue 29, item 7): fresh part URLs (a new upload behind them), the parts
+    // sent again, this time adding up, and the file is ready.
+    const whole = Buffer.concat([bytes, Buffer.from([7])]);
+    const again = (await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1, 2, 3] })).body.parts;
+    expect(new URL(again[0].url).searchParams.get("uploadId")).not.toBe(new URL(parts[0].url).searchParams.get("uploadId"));
+    const resent: { partNumber: number; etag: string }[] = [];
+    for (const p of again) {
+      const res = await fetch(p.url, { method: "PUT", body: whole.subarray((p.partNumber - 1) * 5 * MiB, p.partNumber * 5 * MiB) });
+      expect(res.status).toBe(200);
+      resent.push({ partNumber: p.partNumber, etag: res.headers.get("etag")! });
+    }
+    expect(await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: resent })).toMatchObject({ status: 200, body: { status: "ready", size: whole.length } });
 
     const single = await client.createFile({ fileName: "one.bin", size: 10 });
     const notParts = await local.api.call("POST", `/v1/files/${single.id}/parts`, { partNumbers: [1] });

@@ -5,7 +5,7 @@ import { ApiError, invalidRequest, unknownCursor } from "../api-error.ts";
 import { completeUploadSchema, createFileSchema, idParamSchema, listFilesQuerySchema, partUrlsRequestSchema } from "../schemas.ts";
 import { requireJsonBody, validate } from "../validation.ts";
 import { getAsset, insertUploadAsset, isInputOfActiveJob, listAssets, markUploadComplete, refreshUploadStatus, type AssetRow } from "../../storage/asset-store.ts";
-import { completeMultipart, partPlan, partUrls, pendingMultipart, startMultipart } from "../../storage/multipart-upload.ts";
+import { completeMultipart, partPlan, partUrls, pendingMultipart, renewMultipart, startMultipart } from "../../storage/multipart-upload.ts";
 import { createPresigner, objectKeys } from "../../storage/presigner.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
@@ -70,7 +70,10 @@ fileRoutes.post("/:id/parts", validate("param", idParamSchema), requireJsonBody,
 fileRoutes.post("/:id/complete", validate("param", idParamSchema), requireJsonBody, validate("json", completeUploadSchema), async (c) => {
   const { asset, upload } = await uploadInProgress(c, c.req.valid("param").id);
   const done = await completeMultipart(c.env.BUCKET, upload, c.req.valid("json").parts);
-  if ("problem" in done) throw invalidRequest([{ path: ["parts"], message: done.problem, code: "custom" }]);
+  if ("problem" in done) {
+    if (done.spent) await renewMultipart(c.env.BUCKET, c.env.DB, upload);
+    throw invalidRequest([{ path: ["parts"], message: done.problem, code: "custom" }]);
+  }
   await markUploadComplete(c.env.DB, asset.id, done.size);
   return c.json(assetView({ ...asset, status: "ready", size: done.size }));
 });
