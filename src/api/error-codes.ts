@@ -30,6 +30,7 @@ export const JOB_ERRORS = {
   INPUT_UNREADABLE: "A preset job's input is not media ffprobe can read, so the preset cannot plan its command.",
   INPUT_HAS_NO_VIDEO: "The preset makes pictures and an input has no video stream (cover art is not one).",
   INPUT_HAS_NO_AUDIO: "The preset works on sound and an input has no audio stream.",
+  SPLIT_PLAN_FAILED: "A split encode could not be planned from what its input's probe read; it fails once, not charged.",
   PROCESS_FAILED: "ffmpeg/ffprobe exited with a non-zero code; see stderrTail in the result.",
   OUTPUT_MISSING: "The command finished but did not write a declared output.",
   OUTPUT_EMPTY: "The command succeeded but a declared output is an empty file.",

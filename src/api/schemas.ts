@@ -323,7 +323,7 @@ export const jobTaskSchema = z.object({
   startedAt: timestamp.nullable(),
   finishedAt: timestamp.nullable(),
   errorMessage: z.string().nullable(),
-  /** "whole": why the job ran as one command instead of in segments. */
+  /** "whole": why the job ran as one command instead of in segments; "join": why the segments are longer than asked (the cap on their count), else null. */
   reason: z.string().nullable(),
 });
 export const jobTaskListSchema = z.object({ data: z.array(jobTaskSchema) });

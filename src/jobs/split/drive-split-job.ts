@@ -9,7 +9,7 @@ import { markStarted } from "../attempt-store.ts";
 import type { DriveState, DriveStep } from "../drive-state.ts";
 import { planSplitJob } from "./plan-split-job.ts";
 import { claimTask, endTaskStatement, listTasks, loseTask, unclaimTask, type JobTask } from "./task-store.ts";
-import { describeTask } from "./split-tasks.ts";
+import { describeTask, isEmptySegment, segmentsToJoin } from "./split-tasks.ts";
 import { taskRequest } from "./task-requests.ts";
 import { completeSplitJob, stopSplitJob } from "./end-split-job.ts";
 import { splitProgress } from "./split-progress.ts";
@@ -37,7 +37,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
     const plan = await planSplitJob(s, job);
     if (plan.kind === "busy") return poll({}, CAPACITY_RETRY_MS);
     if (plan.kind === "failed" || (plan.kind === "unreachable" && state.misses + 1 >= RUNNER_ATTEMPTS)) {
-      const code = plan.kind === "failed" ? "INPUT_FETCH_FAILED" : "RUNNER_UNAVAILABLE";
+      const code = plan.kind === "failed" ? plan.code : "RUNNER_UNAVAILABLE";
       await stopSplitJob(s, job, [], () => failure(code, plan.kind === "failed" ? plan.message : `No runner could probe the input to plan the split (${state.misses + 1} attempts)`));
       return { done: true };
     }
@@ -69,13 +69,14 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
     if (status.progress?.frames != null) framesByTask.set(task.name, status.progress.frames);
     if (!status.outcome) continue;
     const o = status.outcome;
+    const completed = o.status === "completed" || isEmptySegment(task, o);
     const result = { outputs: o.outputs.map((x) => ({ name: x.name, size: x.size })), timings: o.timings, finishedAt: o.finishedAt, ...(o.inputReads ? { inputReads: o.inputReads } : {}) };
-    const end = o.status === "completed" ? { status: "completed" as const, result } : { status: "failed" as const, errorMessage: o.errorMessage ?? o.status };
+    const end = completed ? { status: "completed" as const, result } : { status: "failed" as const, errorMessage: o.errorMessage ?? o.status };
     const ended = endTaskStatement(s.db, job.id, task.name, runnerId, { ...end, runtimeMs: o.runtimeMs, now: now.toISOString() });
     const done: JobTask = { ...task, status: end.status, runtimeMs: task.runtimeMs + o.runtimeMs, finishedAt: now.toISOString() };
     current.set(task.name, done);
     const all = [...current.values()];
-    if (o.status !== "completed") {
+    if (!completed) {
       // The job fails with the task's own error, named by the task; the others are stopped, in the same batch.
       const message = task.params.kind === "whole" ? o.errorMessage : `${describeTask(task.name, task.params)}: ${o.errorMessage ?? o.status}`;
       await stopSplitJob(s, job, all, (seconds) => ({ ...finishFromOutcome(o, s.config.creditsPerSecond), runtimeSeconds: seconds, creditsCharged: seconds * s.config.creditsPerSecond, errorMessage: message, inputReads: null }), [ended]);
@@ -96,6 +97,12 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
   if (exhausted) {
     const message = `${describeTask(exhausted.name, exhausted.params)} was lost on ${exhausted.attempts} runners (restarted, evicted or unreachable)`;
     await stopSplitJob(s, job, tasks, (seconds) => failure("RUNNER_LOST", message, seconds, s.config.creditsPerSecond));
+    return { done: true };
+  }
+  const segments = tasks.filter((t) => t.params.kind === "segment");
+  if (segments.length && segments.every((t) => t.status === "completed") && !segmentsToJoin(tasks).length) {
+    const message = "No segment of the input's video had a frame: the input has none where its header says its video is";
+    await stopSplitJob(s, job, tasks, (seconds) => failure("OUTPUT_EMPTY", message, seconds, s.config.creditsPerSecond));
     return { done: true };
   }
   const busy = await startReadyTasks(s, job, tasks, spec.parallel?.maxWorkers ?? 1, startedMs + timeoutMs - now.getTime());

@@ -11,7 +11,9 @@ import { splitShape, type SplitShape } from "./split-eligibility.ts";
 import { planSplitTasks, WHOLE_TASK, type PlannedTask } from "./split-tasks.ts";
 import { insertTasks } from "./task-store.ts";
 
-export type PlanOutcome = { kind: "planned" } | { kind: "busy" } | { kind: "unreachable"; message: string } | { kind: "failed"; message: string };
+export type PlanOutcome =
+  | { kind: "planned" } | { kind: "busy" } | { kind: "unreachable"; message: string }
+  | { kind: "failed"; code: "INPUT_FETCH_FAILED" | "SPLIT_PLAN_FAILED"; message: string };
 
 /**
  * Plans a split job from a probe of its input on a runner of its own (the dry run's probe: headers and
@@ -39,8 +41,16 @@ export async function planSplitJob(s: Services, job: JobRow): Promise<PlanOutcom
   if (!result) return { kind: "unreachable", message: "the runner did not probe the input" };
   // An input that cannot be fetched fails the job as it would unsplit; one ffprobe cannot read runs whole,
   // to fail (or not) with ffmpeg's own words.
-  if (!result.ok && result.error.startsWith("could not be fetched")) return { kind: "failed", message: `Input "${shape.shape.input}" ${result.error}` };
-  await insertTasks(s.db, job.id, result.ok ? planFrom(spec, shape.shape, result) : whole(`the input's probe: ${result.error}`));
+  if (!result.ok && result.error.startsWith("could not be fetched")) return { kind: "failed", code: "INPUT_FETCH_FAILED", message: `Input "${shape.shape.input}" ${result.error}` };
+  let tasks: PlannedTask[];
+  try {
+    tasks = result.ok ? planFrom(spec, shape.shape, result) : whole(`the input's probe: ${result.error}`);
+  } catch (err) {
+    // The same probe would plan the same way at every tick: the job fails once, saying why.
+    console.error(`job ${job.id}: planning the split failed`, err);
+    return { kind: "failed", code: "SPLIT_PLAN_FAILED", message: `The split could not be planned from what the input's probe read: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  await insertTasks(s.db, job.id, tasks);
   return { kind: "planned" };
 }
 

@@ -1,4 +1,6 @@
+import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { SplitShape } from "./split-eligibility.ts";
+import type { JobTask } from "./task-store.ts";
 import { videoLengthSeconds, type SplitFacts } from "./split-facts.ts";
 import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts";
 
@@ -16,7 +18,11 @@ export type SplitTaskParams =
       expectedFrames?: number | null;
     }
   | { kind: "audio"; plannedArgs?: string[] }
-  | { kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number; plannedArgs?: string[] }
+  | {
+      kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number; plannedArgs?: string[];
+      /** Why the segments are longer than the job asked (the plan's cap on their count), shown in the tasks list. */
+      note?: string;
+    }
   | { kind: "whole"; reason: string };
 
 export type PlannedTask = { name: string; needs: string[]; params: SplitTaskParams };
@@ -25,6 +31,18 @@ export const JOIN_TASK = "join";
 export const AUDIO_TASK = "audio";
 export const WHOLE_TASK = "whole";
 export const segmentTaskName = (index: number) => `segment-${index}`;
+
+/**
+ * At most this many segments: past it the segments grow longer instead. It bounds what one input's
+ * claims can make the service do (rows and queries at the plan, runners started, the join's one
+ * `concat:` argument, which Linux caps at 128 KiB), whatever length a file says it has.
+ */
+export const MAX_SPLIT_SEGMENTS = 256;
+/**
+ * A video that claims to run longer than this (a week) is not planned from the claim: it runs whole, so
+ * ffmpeg meets the file as it is. No real input is near it, and past it the times lose their precision.
+ */
+export const MAX_SPLIT_MEDIA_SECONDS = 7 * 24 * 3600;
 
 export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: { segmentSeconds: number }, plannedArgs?: string[]): PlannedTask[] {
   const planned = plannedArgs ? { plannedArgs } : {};
@@ -39,8 +57,12 @@ export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: {
   if (facts.videoStreams > 1 || (shape.encoding.audioArgs !== null && facts.audioStreams > 1)) return whole("the input has several video or audio streams");
   const constantRate = constantRateOf(shape.encoding.muxer, facts.video.frameRate);
   if (shape.encoding.muxer !== "matroska" && !facts.video.frameRate) return whole("the input's frame rate is unknown");
+  if (length !== null && (length > MAX_SPLIT_MEDIA_SECONDS || Math.abs(facts.video.startSeconds) > MAX_SPLIT_MEDIA_SECONDS || Math.abs(facts.formatStartSeconds) > MAX_SPLIT_MEDIA_SECONDS)) {
+    return whole(`the input claims a video of ${length.toExponential(3)} s from ${facts.video.startSeconds.toExponential(3)} s: a split plans for at most ${MAX_SPLIT_MEDIA_SECONDS} s`);
+  }
   if (length === null || length < 2 * parallel.segmentSeconds) return whole(`the video (${length === null ? "of unknown length" : `${length.toFixed(1)} s`}) is shorter than two segments of ${parallel.segmentSeconds} s`);
-  const segments = planSegments({ startSeconds: facts.video.startSeconds, lengthSeconds: length }, parallel.segmentSeconds);
+  const { segmentSeconds, note } = cappedSegmentSeconds(length, parallel.segmentSeconds);
+  const segments = planSegments({ startSeconds: facts.video.startSeconds, lengthSeconds: length }, segmentSeconds);
   const audio = shape.encoding.audioArgs !== null && facts.hasAudio;
   // The audio first: it is short, and the join waits for it as for the last segment.
   return [
@@ -52,9 +74,22 @@ export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: {
     {
       name: JOIN_TASK,
       needs: [...segments.map((s) => segmentTaskName(s.index)), ...(audio ? [AUDIO_TASK] : [])],
-      params: { kind: "join", segments: segments.length, audio, videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds), ...planned },
+      params: { kind: "join", segments: segments.length, audio, videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds), ...planned, ...(note ? { note } : {}) },
     },
   ];
+}
+
+/**
+ * The segments' length: the job's, unless that makes more than MAX_SPLIT_SEGMENTS; then the length that
+ * makes that many (to the millisecond, rounded up), and a note saying so.
+ */
+export function cappedSegmentSeconds(lengthSeconds: number, askedSeconds: number): { segmentSeconds: number; note: string | null } {
+  if (Math.floor(lengthSeconds / askedSeconds) <= MAX_SPLIT_SEGMENTS) return { segmentSeconds: askedSeconds, note: null };
+  const segmentSeconds = Math.ceil((lengthSeconds / MAX_SPLIT_SEGMENTS) * 1000) / 1000;
+  return {
+    segmentSeconds,
+    note: `the video's ${lengthSeconds.toFixed(1)} s in segments of ${askedSeconds} s would be ${Math.floor(lengthSeconds / askedSeconds)} segments; a split has at most ${MAX_SPLIT_SEGMENTS}, so its segments are ${segmentSeconds} s`,
+  };
 }
 
 function expectedFrames(segment: SplitSegment, video: NonNullable<SplitFacts["video"]>, lengthSeconds: number): number | null {
@@ -71,4 +106,18 @@ export function describeTask(name: string, params: SplitTaskParams): string {
     return `segment ${params.segment.index} (${startSeconds.toFixed(1)}-${endSeconds === null ? "end" : `${endSeconds.toFixed(1)} s`})`;
   }
   return params.kind === "audio" ? "the audio" : params.kind === "join" ? "the join" : name;
+}
+
+/**
+ * A segment whose command encoded nothing: the input has no frame in its span (it ends before the span,
+ * whatever its header claimed, or its video has a gap there). One run of the job would have no frame
+ * there either, so the segment is done and the join leaves it out.
+ */
+export function isEmptySegment(task: Pick<JobTask, "params">, outcome: Pick<RunnerOutcome, "status" | "errorCode">): boolean {
+  return task.params.kind === "segment" && outcome.status === "failed" && outcome.errorCode === "OUTPUT_EMPTY";
+}
+
+/** The segments the join reads, in order: those completed with a work file (an empty one has none). */
+export function segmentsToJoin(tasks: JobTask[]): JobTask[] {
+  return tasks.filter((t) => t.params.kind === "segment" && t.status === "completed" && (t.result?.outputs.length ?? 0) > 0);
 }

@@ -10,8 +10,8 @@ import { runnerLeaseMs } from "../retry-policy.ts";
 import { buildRunnerRequest } from "../runner-request.ts";
 import { splitShape } from "./split-eligibility.ts";
 import { audioArgs, joinArgs, segmentArgs } from "./split-plan.ts";
-import { segmentTaskName, AUDIO_TASK, type SplitTaskParams } from "./split-tasks.ts";
-import type { JobTask } from "./task-store.ts";
+import { segmentsToJoin, AUDIO_TASK, type SplitTaskParams } from "./split-tasks.ts";
+import { listTasks, type JobTask } from "./task-store.ts";
 
 /** A segment's work file, and the audio's (its muxer's own extension, so the join reads it as such). */
 const workFile = (task: string, muxer: string) => (task === AUDIO_TASK ? `${task}.${muxer === "matroska" ? "mka" : "m4a"}` : `${task}.ts`);
@@ -50,7 +50,9 @@ export async function taskRequest(s: Services, job: JobRow, task: JobTask, runne
   }
   // The join: the segments as part0, part1, … and the audio, under names apart from the output's.
   const name = (base: string) => (base === output ? `${base}_` : base);
-  const parts = await Promise.all(Array.from({ length: params.segments }, async (_, i) => ({ ...(await get(segmentTaskName(i))), name: name(`part${i}`) })));
+  // The segments that encoded something, in order: one with no frame in its span has no work file.
+  const joined = segmentsToJoin(await listTasks(s.db, job.id));
+  const parts = await Promise.all(joined.map(async (t, i) => ({ ...(await get(t.name)), name: name(`part${i}`) })));
   const audio = params.audio ? [{ ...(await get(AUDIO_TASK)), name: name("audio") }] : [];
   const args = joinArgs(encoding, {
     segments: parts.map((p) => `{{${p.name}}}`), audio: audio.length ? `{{${audio[0].name}}}` : null, output: `{{${output}}}`, videoDelaySeconds: params.videoDelaySeconds,

@@ -1,0 +1,90 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createServices } from "../../src/services.ts";
+import { createRunnerClient } from "../../src/runner/runner-client.ts";
+import { driveSplitJob } from "../../src/jobs/split/drive-split-job.ts";
+import { getJob } from "../../src/jobs/job-store.ts";
+import { listTasks } from "../../src/jobs/split/task-store.ts";
+import { MAX_SPLIT_SEGMENTS } from "../../src/jobs/split/split-tasks.ts";
+import type { SplitFacts } from "../../src/jobs/split/split-facts.ts";
+import type { BudgetedD1 } from "../../src/storage/d1-query-budget.ts";
+import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
+
+/**
+ * A split job is planned from what its input's probe says (issue 29): a file may claim any length.
+ * A runner double answers the probe with the facts a lying file gives ffprobe (its Duration element);
+ * every other call answers "busy", so the tick plans and stops there. The tick runs under the tests'
+ * D1 limit per invocation (1,000 queries, as on the platform).
+ */
+let accountId: string;
+beforeAll(async () => {
+  ({ accountId } = await createAccount());
+});
+
+const facts = (lengthSeconds: number, frameRate: string | null = "25/1"): SplitFacts => ({
+  format: "matroska,webm", formatStartSeconds: 0, formatDurationSeconds: lengthSeconds,
+  video: { startSeconds: 0, durationSeconds: null, frameRate: frameRate as string }, hasAudio: true, videoStreams: 1, audioStreams: 1,
+});
+
+async function runningSplitJob(fileName = "out.mp4"): Promise<string> {
+  const id = await insertQueuedJob(accountId, {
+    args: ["-i", "{{video}}", "-c:v", "libx264", "-c:a", "aac", "{{out}}"], inputs: { video: { type: "url", url: mediaUrl("clip.mp4") } },
+    outputs: { out: { fileName, contentType: "video/mp4" } }, parallel: { segmentSeconds: 5, maxWorkers: 4 },
+  } as Parameters<typeof insertQueuedJob>[1]);
+  const now = new Date().toISOString();
+  await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, now).run();
+  return id;
+}
+
+/** One tick with a runner whose probe says `split` of the input; counts the probes and the D1 queries. */
+async function tick(id: string, split: SplitFacts) {
+  const probes: string[] = [];
+  const runner = createRunnerClient({
+    prepare: async () => null,
+    fetch: async (_job, path) => {
+      if (path !== "/probe") return new Response("busy", { status: 503 });
+      probes.push(path);
+      return Response.json({ inputs: { video: { ok: true, metadata: null, durationSeconds: split.formatDurationSeconds, split, media: null } } });
+    },
+    release: async () => {},
+    timeouts: { startMs: 1000, callMs: 1000 },
+  });
+  const s = { ...createServices(env), runner };
+  const step = await driveSplitJob(s, (await getJob(env.DB, id))!, { jobId: id, phase: "split", misses: 0 });
+  return { step, probes, queries: (s.db as BudgetedD1).queries() };
+}
+
+describe("a split job's plan, whatever its input claims", () => {
+  it("caps the segments: a 30 s file that claims 100,000 s plans at most MAX_SPLIT_SEGMENTS longer segments, within one tick's D1 queries, and says so", async () => {
+    const id = await runningSplitJob();
+    const { step, queries } = await tick(id, facts(1e5));
+    expect(step).toHaveProperty("state");
+    expect(queries).toBeLessThan(1000);
+    const tasks = await listTasks(env.DB, id);
+    const segments = tasks.filter((t) => t.params.kind === "segment");
+    expect(segments.length).toBeLessThanOrEqual(MAX_SPLIT_SEGMENTS);
+    expect(segments.length).toBeGreaterThan(MAX_SPLIT_SEGMENTS - 2);
+    const join = tasks.find((t) => t.params.kind === "join")!;
+    expect(join.params).toMatchObject({ kind: "join", segments: segments.length, note: expect.stringMatching(/20000 segments; a split has at most 256, so its segments are 390\.625 s/) });
+    expect(segments[1].params).toMatchObject({ segment: { startSeconds: 390.625, endSeconds: 781.25 } });
+  });
+
+  it("runs whole, saying why, an input that claims an absurd length (10^12 s)", async () => {
+    const id = await runningSplitJob();
+    const { step } = await tick(id, facts(1e12));
+    expect(step).toHaveProperty("state");
+    const tasks = await listTasks(env.DB, id);
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0].params).toMatchObject({ kind: "whole", reason: expect.stringMatching(/claims a video of 1\.000e\+12 s .* at most 604800 s/) });
+  });
+
+  it("fails the job once, SPLIT_PLAN_FAILED and uncharged, when the probe's answer cannot be planned, instead of probing again every tick", async () => {
+    // A Matroska output keeps the input's frame rate out of the cut; a probe with no rate at all breaks the plan's frame estimate.
+    const id = await runningSplitJob("out.mkv");
+    const { step, probes } = await tick(id, facts(60, null));
+    expect(step, JSON.stringify(await listTasks(env.DB, id))).toEqual({ done: true });
+    expect(probes).toHaveLength(1);
+    expect(await getJob(env.DB, id)).toMatchObject({ status: "failed", error_code: "SPLIT_PLAN_FAILED", credits_charged: 0 });
+    expect((await getJob(env.DB, id))!.error_message).toMatch(/could not be planned/);
+  });
+});
