@@ -1,4 +1,5 @@
 import type { JobRow } from "./job-store.ts";
+import { heldSecondsSql } from "./credit-reservations.ts";
 
 /**
  * The guarded statements of a job's runner attempts. Each is one UPDATE whose WHERE clause is the
@@ -8,8 +9,9 @@ import type { JobRow } from "./job-store.ts";
 /**
  * queued (not with a runner) → handed to a runner, as attempt `attempts + 1`, only if the account's
  * limits allow it at this instant: fewer than `maxActive` of its jobs created before this one still
- * unfinished, and a credit balance (when it has one) above one second's charge for each of its jobs
- * already with a runner. False when it was not claimed; `whyNotClaimed` says why.
+ * unfinished, and a credit balance (when it has one) above the seconds' charges its jobs already with a
+ * runner hold (credit-reservations.ts: one per container each runs). False when it was not claimed;
+ * `whyNotClaimed` says why.
  */
 export async function claimForDispatch(db: D1Database, id: string, now: string, limits: { maxActive: number; creditsPerSecond: number }): Promise<boolean> {
   const r = await db
@@ -19,8 +21,7 @@ export async function claimForDispatch(db: D1Database, id: string, now: string, 
          AND (SELECT COUNT(*) FROM jobs o WHERE o.account_id = jobs.account_id AND o.status IN ('queued', 'running')
               AND (o.created_at < jobs.created_at OR (o.created_at = jobs.created_at AND o.id < jobs.id))) < ?3
          AND COALESCE((SELECT credit_balance FROM accounts a WHERE a.id = jobs.account_id), 9e18)
-             > (SELECT COUNT(*) FROM jobs o WHERE o.account_id = jobs.account_id AND o.id <> jobs.id
-                AND o.status IN ('queued', 'running') AND o.dispatched_at IS NOT NULL) * ?4`,
+             > ${heldSecondsSql("jobs.account_id", "jobs.id")} * ?4`,
     )
     .bind(id, now, limits.maxActive, limits.creditsPerSecond)
     .run();

@@ -6,6 +6,7 @@ import { jobTimeoutMs } from "../job-request.ts";
 import { failure, finishFromOutcome } from "../billing.ts";
 import { CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES, attemptRetryDelayMs } from "../retry-policy.ts";
 import { markStarted } from "../attempt-store.ts";
+import { affordableWorkers } from "../credit-reservations.ts";
 import type { DriveState, DriveStep } from "../drive-state.ts";
 import { planSplitJob } from "./plan-split-job.ts";
 import { claimTask, endTaskStatement, listTasks, loseTask, unclaimTask, type JobTask } from "./task-store.ts";
@@ -123,13 +124,17 @@ async function statusOf(s: Services, task: JobTask): Promise<RunnerJobStatus | n
 
 /**
  * Hands the tasks whose needs have completed to runners of their own, while fewer than `maxWorkers`
- * run. True when a runner had no room (the next tick comes after CAPACITY_RETRY_MS).
+ * (or what the account's balance covers) run. True when a runner had no room (the next tick comes after CAPACITY_RETRY_MS).
  */
 async function startReadyTasks(s: Services, job: JobRow, tasks: JobTask[], maxWorkers: number, remainingMs: number): Promise<boolean> {
   const done = new Set(tasks.filter((t) => t.status === "completed").map((t) => t.name));
   let running = tasks.filter((t) => t.status === "running").length;
-  for (const task of tasks.filter((t) => t.status === "pending" && t.needs.every((n) => done.has(n)))) {
-    if (running >= maxWorkers) return false;
+  const ready = tasks.filter((t) => t.status === "pending" && t.needs.every((n) => done.has(n)));
+  if (!ready.length || running >= maxWorkers) return false;
+  // A limited balance runs fewer at once (credit-reservations.ts).
+  const workers = await affordableWorkers(s.db, job, maxWorkers, s.config.creditsPerSecond);
+  for (const task of ready) {
+    if (running >= workers) return false;
     const runnerId = crypto.randomUUID();
     if (!(await claimTask(s.db, job.id, task, runnerId, s.now().toISOString()))) continue;
     try {
