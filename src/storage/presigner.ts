@@ -6,8 +6,11 @@ export type PresignedUrl = { url: string; expiresAt: string };
 
 /** Presigned S3-style URLs for R2 objects: clients and the runner move bytes without the Worker. */
 export interface Presigner {
-  /** `query`: signed into the URL too (a multipart part's `partNumber` and `uploadId`). */
-  presign(method: "GET" | "PUT", objectKey: string, ttlSeconds: number, opts?: { downloadName?: string; query?: Record<string, string> }): Promise<PresignedUrl>;
+  /**
+   * `query`: signed into the URL too (a multipart part's `partNumber` and `uploadId`). `headers`: signed
+   * headers the request must then carry, as given (an upload's `If-None-Match: *`).
+   */
+  presign(method: "GET" | "PUT", objectKey: string, ttlSeconds: number, opts?: { downloadName?: string; query?: Record<string, string>; headers?: Record<string, string> }): Promise<PresignedUrl>;
 }
 
 export function createPresigner(storage: Config["storage"], now: () => Date = () => new Date()): Presigner {
@@ -32,6 +35,7 @@ export function createPresigner(storage: Config["storage"], now: () => Date = ()
       const signedAt = now();
       const signed = await client.sign(url.toString(), {
         method,
+        headers: opts.headers,
         aws: { signQuery: true, datetime: signedAt.toISOString().replace(/[:-]|\.\d{3}/g, "") },
       });
       return { url: signed.url, expiresAt: new Date(signedAt.getTime() + ttlSeconds * 1000).toISOString() };

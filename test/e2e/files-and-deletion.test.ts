@@ -35,4 +35,22 @@ describe("files and deletion over HTTP, with real storage", () => {
     for (const url of urls) expect((await fetch(url)).status).toBe(404);
     expect((await local.api.call("GET", `/v1/files/${slot.body.id}`)).status).toBe(404);
   });
+
+  it("an upload URL writes once: a second PUT is refused (412) and the bytes stay; after DELETE it writes nothing (issue 29, item 6)", async () => {
+    const slot = await local.api.call("POST", "/v1/files", { fileName: "once.mp4" });
+    const { url, headers } = slot.body.upload;
+    const clip = readFileSync(fx.clip);
+    expect((await fetch(url, { method: "PUT", body: clip, headers })).status).toBe(200);
+    // Before the record turned ready, and after: storage refuses to replace the bytes.
+    expect((await fetch(url, { method: "PUT", body: "replaced", headers })).status).toBe(412);
+    expect((await local.api.call("GET", `/v1/files/${slot.body.id}`)).body).toMatchObject({ status: "ready", size: clip.length });
+    expect((await fetch(url, { method: "PUT", body: "replaced", headers })).status).toBe(412);
+    // The header is part of the signature: leaving it out does not get around it.
+    expect((await fetch(url, { method: "PUT", body: "replaced", headers: { "Content-Type": headers["Content-Type"] } })).status).toBe(403);
+    expect((await local.api.call("GET", `/v1/files/${slot.body.id}`)).body.size).toBe(clip.length);
+
+    const deleted = await local.api.call("POST", "/v1/files", { fileName: "gone.mp4" });
+    expect((await local.api.call("DELETE", `/v1/files/${deleted.body.id}`)).status).toBe(204);
+    expect((await fetch(deleted.body.upload.url, { method: "PUT", body: clip, headers: deleted.body.upload.headers })).status).toBe(412);
+  });
 });

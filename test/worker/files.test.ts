@@ -4,6 +4,8 @@ import { loadConfig } from "../../src/config.ts";
 import { runnerWriteToken } from "../../src/storage/directory-files.ts";
 import { signToken } from "../../src/storage/url-signing.ts";
 import { assetSchema } from "../../src/api/schemas.ts";
+import { runScheduled } from "../../src/maintenance/scheduled.ts";
+import { createServices } from "../../src/services.ts";
 import { api, countRows, createAccount, insertQueuedJob } from "./helpers.ts";
 
 let key: string;
@@ -33,6 +35,39 @@ describe("files (upload slots)", () => {
     const ready = await api(key, "GET", `/v1/files/${body.id}`);
     expect(assetSchema.strict().parse(ready.body)).toMatchObject({ status: "ready", size: 321 });
     expect(ready.body.upload).toBeUndefined();
+  });
+
+  it("signs If-None-Match: * into a single-PUT upload URL, so storage takes the bytes once and refuses any later PUT (issue 29, item 6)", async () => {
+    const res = await api(key, "POST", "/v1/files", { fileName: "once.mp4" });
+    expect(res.body.upload.headers).toEqual({ "Content-Type": "video/mp4", "If-None-Match": "*" });
+    expect(new URL(res.body.upload.url).searchParams.get("X-Amz-SignedHeaders")?.split(";")).toContain("if-none-match");
+  });
+
+  it("a deleted upload's URL can write nothing: a placeholder holds its key until the URL expires, then the sweep removes it (issue 29, item 6)", async () => {
+    const { body } = await api(key, "POST", "/v1/files", { fileName: "late.mp4" });
+    const objectKey = `uploads/${body.id}/late.mp4`;
+    await env.BUCKET.put(objectKey, "first bytes");
+    expect((await api(key, "DELETE", `/v1/files/${body.id}`)).status).toBe(204);
+    expect((await env.BUCKET.head(objectKey))?.size).toBe(0);
+    // What a PUT with the signed URL does at storage: a conditional write, refused while the key is taken.
+    expect(await env.BUCKET.put(objectKey, "late bytes", { onlyIf: new Headers({ "if-none-match": "*" }) })).toBeNull();
+    const reclaim = await env.DB.prepare("SELECT reclaim_at FROM object_reclaims WHERE prefix = ?1").bind(`uploads/${body.id}/`).first<{ reclaim_at: string }>();
+    expect(Date.parse(reclaim!.reclaim_at)).toBeGreaterThanOrEqual(Date.parse(body.upload.expiresAt));
+    await runScheduled(createServices(env), env.BUCKET);
+    expect(await env.BUCKET.head(objectKey)).not.toBeNull();
+    await env.DB.prepare("UPDATE object_reclaims SET reclaim_at = ?2 WHERE prefix = ?1").bind(`uploads/${body.id}/`, new Date(Date.now() - 1000).toISOString()).run();
+    await runScheduled(createServices(env), env.BUCKET);
+    expect(await env.BUCKET.head(objectKey)).toBeNull();
+    expect(await env.DB.prepare("SELECT 1 FROM object_reclaims WHERE prefix = ?1").bind(`uploads/${body.id}/`).first()).toBeNull();
+  });
+
+  it("deleting an upload whose URL has expired leaves nothing behind, not even a placeholder", async () => {
+    const { body } = await api(key, "POST", "/v1/files", { fileName: "old.mp4" });
+    await env.DB.prepare("UPDATE assets SET created_at = ?2 WHERE id = ?1").bind(body.id, new Date(Date.now() - 2 * 3600_000).toISOString()).run();
+    await env.BUCKET.put(`uploads/${body.id}/old.mp4`, "bytes");
+    expect((await api(key, "DELETE", `/v1/files/${body.id}`)).status).toBe(204);
+    expect(await env.BUCKET.head(`uploads/${body.id}/old.mp4`)).toBeNull();
+    expect(await env.DB.prepare("SELECT 1 FROM object_reclaims WHERE prefix = ?1").bind(`uploads/${body.id}/`).first()).toBeNull();
   });
 
   it("hides other accounts' files and validates the body", async () => {

@@ -10,6 +10,7 @@ import { createPresigner, objectKeys } from "../../storage/presigner.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
 import { deleteAsset } from "../../storage/delete-asset.ts";
+import { WRITE_ONCE_HEADERS } from "../../storage/upload-once.ts";
 import { UPLOAD_URL_TTL_SECONDS } from "../../jobs/limits.ts";
 import { loadConfig } from "../../config.ts";
 
@@ -45,8 +46,8 @@ fileRoutes.post("/", requireJsonBody, idempotent("files.create"), validate("json
     return c.json({ ...assetView(row), upload: { method: "multipart" as const, ...plan, headers: {} } }, 201);
   }
   await insertUploadAsset(c.env.DB, asset);
-  const upload = await createPresigner(config.storage).presign("PUT", objectKey, UPLOAD_URL_TTL_SECONDS);
-  return c.json({ ...assetView(row), upload: { url: upload.url, method: "PUT" as const, headers: { "Content-Type": contentType }, expiresAt: upload.expiresAt } }, 201);
+  const upload = await createPresigner(config.storage).presign("PUT", objectKey, UPLOAD_URL_TTL_SECONDS, { headers: WRITE_ONCE_HEADERS });
+  return c.json({ ...assetView(row), upload: { url: upload.url, method: "PUT" as const, headers: { "Content-Type": contentType, ...WRITE_ONCE_HEADERS }, expiresAt: upload.expiresAt } }, 201);
 });
 
 /** The multipart upload in progress of one of the account's files, or the reason there is none. */
