@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
 import { listJobsQuerySchema, METADATA_FILTER, METADATA_KEY_PATTERN } from "./schemas.ts";
+import { PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/placeholders.ts";
 
 /**
  * `GET /v1/jobs` query: the usual parameters (strict: a typo is a 400) plus any number of
@@ -11,6 +12,8 @@ export function parseListQuery(params: URLSearchParams) {
   const metadata: Record<string, string> = {};
   for (const [name, value] of params) {
     const m = METADATA_FILTER.exec(name);
+    // Assigned to a plain object, `__proto__` would vanish (a filter silently dropped): refused by name.
+    if (PROTOTYPE_NAMES.has(m ? m[1] : name)) throw invalidRequest([{ path: ["query", name], message: PROTOTYPE_NAME_MESSAGE, code: "custom" }]);
     if (!m) rest[name] = value;
     else if (!METADATA_KEY_PATTERN.test(m[1])) {
       throw invalidRequest([{ path: ["query", name], message: "metadata keys are letters, digits and _ . : -", code: "custom" }]);

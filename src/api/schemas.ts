@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { progressSchema } from "../jobs/job-progress.ts";
-import { DIRECTORY_FILE_PATTERN, NAME_PATTERN } from "../jobs/placeholders.ts";
+import { DIRECTORY_FILE_PATTERN, NAME_PATTERN, PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/placeholders.ts";
 import { JOB_STATUSES } from "../jobs/job-states.ts";
 import * as L from "../jobs/limits.ts";
 import { outputMetadataSchema } from "../jobs/output-metadata.ts";
@@ -9,7 +9,7 @@ import { deliveredOutputSchema } from "../jobs/delivered-outputs.ts";
 /** Request and response schemas: the validators and GET /openapi.json are both built from these. */
 
 export const FILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const name = z.string().regex(NAME_PATTERN, "names are 1-64 letters, digits or _");
+const name = z.string().regex(NAME_PATTERN, "names are 1-64 letters, digits or _").refine((n) => !PROTOTYPE_NAMES.has(n), PROTOTYPE_NAME_MESSAGE);
 const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "must be a UUID");
 const contentType = z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a media type like video/mp4");
 const fileName = z
@@ -93,7 +93,10 @@ export const jobStepSchema = z.object({ binary: z.enum(["ffmpeg", "ffprobe"]).op
 /** The client's labels for a job: returned with it, in its webhooks, and a filter on the job list. */
 export const METADATA_KEY_PATTERN = /^[A-Za-z0-9_.:-]+$/;
 export const jobMetadataSchema = z
-  .record(z.string().min(1).max(L.MAX_METADATA_KEY_CHARS).regex(METADATA_KEY_PATTERN, "keys are letters, digits and _ . : -"), z.string().max(L.MAX_METADATA_VALUE_CHARS))
+  .record(
+    z.string().min(1).max(L.MAX_METADATA_KEY_CHARS).regex(METADATA_KEY_PATTERN, "keys are letters, digits and _ . : -").refine((k) => !PROTOTYPE_NAMES.has(k), PROTOTYPE_NAME_MESSAGE),
+    z.string().max(L.MAX_METADATA_VALUE_CHARS),
+  )
   .refine((m) => Object.keys(m).length <= L.MAX_METADATA_ENTRIES, `at most ${L.MAX_METADATA_ENTRIES} entries`);
 /** Jobs (the account's own) that must complete before this one starts, when it reads none of their outputs. */
 const dependsOn = z.array(uuid).min(1).max(L.MAX_INPUTS).refine((ids) => new Set(ids).size === ids.length, "each job once");

@@ -5,6 +5,13 @@
  * arguments alike.
  */
 export const NAME_PATTERN = /^[A-Za-z0-9_]{1,64}$/;
+/**
+ * The names of Object.prototype's members (`__proto__`, `constructor`, `toString`, …), read from the
+ * runtime itself. As a key of a plain object such a name is found without being declared, or sets the
+ * object's prototype instead of a key, so it is refused wherever a client names something.
+ */
+export const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+export const PROTOTYPE_NAME_MESSAGE = "a name may not be one of JavaScript's Object.prototype members (__proto__, constructor, toString, …)";
 /** A file inside a directory output: a plain name (no slash, no leading dot); `%` for ffmpeg's patterns (`%04d`, `%v`). */
 export const DIRECTORY_FILE_PATTERN = /^[A-Za-z0-9%][A-Za-z0-9._%-]{0,254}$/;
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
@@ -46,14 +53,13 @@ export function scanPlaceholders(args: readonly string[]): { uses: PlaceholderUs
   const uses: PlaceholderUse[] = [];
   const problems: PlaceholderProblem[] = [];
   args.forEach((arg, index) => {
-    const whole = placeholderTarget(arg);
-    if (whole) {
-      uses.push({ index, ...whole, whole: true });
+    const whole = placeholderTarget(arg) ?? timePlaceholder(arg);
+    if (whole && PROTOTYPE_NAMES.has(whole.name)) {
+      problems.push({ index, message: `{{${whole.name}}}: ${PROTOTYPE_NAME_MESSAGE}` });
       return;
     }
-    const time = timePlaceholder(arg);
-    if (time) {
-      uses.push({ index, ...time, whole: true });
+    if (whole) {
+      uses.push({ index, ...whole, whole: true });
       return;
     }
     // A join's `-i concat:{{a}}|{{b}}` names files too (the argument policy lets only a split job's join).
@@ -62,6 +68,8 @@ export function scanPlaceholders(args: readonly string[]): { uses: PlaceholderUs
       const name = match[1];
       if (!NAME_PATTERN.test(name)) {
         problems.push({ index, message: `"{{${name}}}" is not a valid placeholder name (letters, digits, _; 1-64)` });
+      } else if (PROTOTYPE_NAMES.has(name)) {
+        problems.push({ index, message: `{{${name}}}: ${PROTOTYPE_NAME_MESSAGE}` });
       } else if (!inFilter) {
         problems.push({
           index,
