@@ -10,7 +10,7 @@ export const shellWord = (s: string): string => (/^[A-Za-z0-9_./:=@%+,-]+$/.test
 
 /**
  * `GET /v1/jobs/{id}/command`: a POSIX shell script that runs a job again with the ffmpeg on the
- * user's machine, in the folder it is run from: the inputs fetched with curl (URL inputs from their
+ * user's machine, in the folder it is run from: the inputs fetched with curl, each once (URL inputs from their
  * URLs, uploads from download links valid until `linksExpireAt`), each step's command with its
  * placeholders resolved to `in/`, `out/` and `work/` as the runner lays them out (outputs keep the
  * job's names), a `{{input@P%}}` worked out from the input's duration as the runner does. Left out:
@@ -46,7 +46,8 @@ export function reproduceScript(job: ReproducedJob, spec: JobSpec, inputs: Runne
     ...(jobSteps(planned).some((s) => s.args.some((a) => timePlaceholder(a)))
       ? ["at_percent() { ffprobe -v error -show_entries format=duration -of csv=p=0 \"$1\" | awk -v p=\"$2\" '{ printf \"%.3f\", int($1 * p * 10) / 1000 }'; }"]
       : []),
-    ...inputs.map((i) => `curl -fsSL --proto =http,https -o ${shellWord(pathOf(i.name)!)} ${shellWord(i.url)}`),
+    // -g: curl reads [1-4] and {a,b} in a URL as globs, one request per match; a URL is fetched once, as the runner does.
+    ...inputs.map((i) => `curl -fsSLg --proto =http,https --proto-redir =http,https -o ${shellWord(pathOf(i.name)!)} ${shellWord(i.url)}`),
     ...jobSteps(planned).map((step) => {
       const argv = resolvePlaceholders(step.args, pathOf).map((arg) => {
         const time = timePlaceholder(arg);
