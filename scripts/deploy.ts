@@ -11,6 +11,7 @@ import { buildDashboardClient } from "./build-dashboard.ts";
 import { dashboardOrigins, deployTargetsFromOutput } from "./deploy/cors.ts";
 import { resolveCredentials } from "./deploy/credentials.ts";
 import { executePlan, type Executors } from "./deploy/execute.ts";
+import { removeOnInterrupt } from "./deploy/interrupts.ts";
 import { DeployError, discover } from "./deploy/inventory.ts";
 import { DEPLOY_OUTPUT_FILE, describeStep, planAfterDeploy, planDeploy, type DeployFlags } from "./deploy/plan.ts";
 import { realWrangler } from "./deploy/run-wrangler.ts";
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   log(`  account ${inventory.accountId}; Worker ${inventory.workerExists ? "deployed" : "not deployed yet"}`);
   const credentials = await resolveCredentials(process.env, inventory, values.plan ? undefined : terminalAsk());
   const workDir = mkdtempSync(join(tmpdir(), "ffjobs-deploy-"));
+  const stopRemovingOnInterrupt = removeOnInterrupt(workDir);
   try {
     const steps = planDeploy({ inventory, credentials, flags, workDir });
     if (values.plan) {
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
     else log("For an API key: npm run deploy -- --create-key <account> --skip-smoke (see docs/deploy.md).");
   } finally {
     rmSync(workDir, { recursive: true, force: true });
+    stopRemovingOnInterrupt();
   }
 }
 

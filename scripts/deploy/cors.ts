@@ -11,7 +11,8 @@ export function corsRules(origins: string[]) {
   return {
     rules: [
       {
-        allowed: { origins, methods: ["GET", "HEAD", "PUT"], headers: ["Content-Type"] },
+        // If-None-Match: an upload URL is signed with it (src/storage/upload-once.ts), so the browser sends it.
+        allowed: { origins, methods: ["GET", "HEAD", "PUT"], headers: ["Content-Type", "If-None-Match"] },
         exposeHeaders: ["ETag", "Content-Length", "Content-Range"],
         maxAgeSeconds: PREFLIGHT_CACHE_SECONDS,
       },

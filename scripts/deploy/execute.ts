@@ -23,6 +23,8 @@ export async function executePlan(steps: Step[], x: Executors): Promise<void> {
     } catch (err) {
       failure ??= err as Error;
     }
+    // A wrangler step blocks the event loop: an interrupt that came meanwhile is handled here, before the next step.
+    await new Promise((r) => setImmediate(r));
   }
   if (failure) throw failure;
 }

@@ -97,7 +97,7 @@ describe("after the deploy", () => {
       "wrangler d1 execute DB --remote --command '<sql>'",
     ]);
     const cors = JSON.parse((steps[0] as Extract<Step, { kind: "wrangler" }>).files![0].content);
-    expect(cors.rules[0].allowed).toEqual({ origins: [url, "https://media.example.com"], methods: ["GET", "HEAD", "PUT"], headers: ["Content-Type"] });
+    expect(cors.rules[0].allowed).toEqual({ origins: [url, "https://media.example.com"], methods: ["GET", "HEAD", "PUT"], headers: ["Content-Type", "If-None-Match"] });
     const [, create, smoke, revoke] = steps as Extract<Step, { kind: "wrangler" }>[];
     expect(create.args.at(-1)).toContain(key.hash);
     expect(create.args.at(-1)).not.toContain(key.key);
