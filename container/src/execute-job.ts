@@ -64,8 +64,8 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
     const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
     clock.next("storeMs");
     hooks.setState("uploading");
-    const outputs = await storeOutputs(job, folder, settings, ran, hooks.canceled);
-    return { status: "completed", errorCode: null, errorMessage: null, outputs, ...ran, ...clock.stop(), ...plannedArgs, ...read() };
+    const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline);
+    return { status: "completed", errorCode: null, errorMessage: null, outputs: stored.outputs, ...stored.ran, ...clock.stop(), ...plannedArgs, ...read() };
   } catch (err) {
     if (err instanceof JobEnded) return { ...inputFirst(err, inputs).outcome, ...clock.stop(), ...plannedArgs, ...read() };
     console.error(`job ${req.jobId}: unexpected runner error`, err);

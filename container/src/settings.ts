@@ -4,6 +4,7 @@ import { CLOUDFLARE_INTERCEPTION_CA_FILE } from "./trust.ts";
 import { DEFAULT_MAX_COPIED_INPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "../../src/jobs/limits.ts";
 import { MIN_RUNNER_SECRET_LENGTH } from "../../src/runner/runner-secret.ts";
 import type { StallWindows } from "./stall-watch.ts";
+import type { TransferLimits } from "./transfer-watch.ts";
 
 /** Runner settings, read once from its environment at start. */
 export type RunnerSettings = {
@@ -62,6 +63,8 @@ export type RunnerSettings = {
   pinCpus: number[] | null;
   /** When a running ffmpeg counts as stalled and is stopped (stall-watch.ts): idle, and busy without output. */
   stall: StallWindows;
+  /** How slow a client's destination may be before a send to it fails (transfer-watch.ts); every send also ends at the job's deadline. */
+  destination: TransferLimits;
   /** A CA to trust on top of the public roots (Cloudflare's HTTPS interception in production). */
   extraCaFile: string;
   /**
@@ -78,6 +81,13 @@ export type RunnerSettings = {
  */
 const DEFAULT_STALL_IDLE_SECONDS = 60;
 const DEFAULT_STALL_BUSY_SECONDS = 600;
+/**
+ * A destination that takes and says nothing for 30 s, or takes the body slower than 32 KiB/s (256 kbit/s)
+ * over 30 s, is not storage a job should wait on: an honest bucket is orders of magnitude faster.
+ */
+const DEFAULT_DESTINATION_IDLE_SECONDS = 30;
+const DEFAULT_DESTINATION_MIN_KIB_PER_SECOND = 32;
+const DEFAULT_DESTINATION_WINDOW_SECONDS = 30;
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === "") return fallback;
@@ -116,6 +126,11 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     stall: {
       idleMs: positiveInt(env.RUNNER_STALL_IDLE_SECONDS, DEFAULT_STALL_IDLE_SECONDS, "RUNNER_STALL_IDLE_SECONDS") * 1000,
       busyMs: positiveInt(env.RUNNER_STALL_BUSY_SECONDS, DEFAULT_STALL_BUSY_SECONDS, "RUNNER_STALL_BUSY_SECONDS") * 1000,
+    },
+    destination: {
+      idleMs: positiveInt(env.RUNNER_DESTINATION_IDLE_SECONDS, DEFAULT_DESTINATION_IDLE_SECONDS, "RUNNER_DESTINATION_IDLE_SECONDS") * 1000,
+      minBytesPerSecond: positiveInt(env.RUNNER_DESTINATION_MIN_KIB_PER_SECOND, DEFAULT_DESTINATION_MIN_KIB_PER_SECOND, "RUNNER_DESTINATION_MIN_KIB_PER_SECOND") * 1024,
+      windowMs: positiveInt(env.RUNNER_DESTINATION_WINDOW_SECONDS, DEFAULT_DESTINATION_WINDOW_SECONDS, "RUNNER_DESTINATION_WINDOW_SECONDS") * 1000,
     },
     extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,
     egress: oneOf(env.RUNNER_EGRESS, ["direct", "cloudflare"], "RUNNER_EGRESS"),

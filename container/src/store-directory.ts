@@ -11,7 +11,7 @@ import { uploadFile } from "./upload.ts";
 import { RUNNER_SECRET_HEADER } from "../../src/runner/runner-secret.ts";
 import type { DeliveredFile } from "../../src/runner/runner-protocol.ts";
 import { contentTypeFor } from "../../src/storage/content-types.ts";
-import { DestinationRefused, sendToDestination } from "./send-to-destination.ts";
+import { DestinationRefused, sendToDestination, type DestinationSends } from "./send-to-destination.ts";
 import { jobOwner, listFiles, openDirIn, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
 /** Uploads in flight per directory output: HLS ladders write hundreds of small files. */
@@ -27,7 +27,7 @@ export const DEFAULT_MAX_DIRECTORY_FILES = 1000;
  * (`frame_%04d.png`) the first file in name order. Its metadata is the main file's probe, or for a
  * playlist the first media file's (a playlist names files, it is not media itself).
  */
-export async function storeDirectory(output: RunnerOutput, folder: JobFolder, settings: RunnerSettings, prober: Prober, ran: RunResult, canceled: AbortSignal, allowedPrivateHosts: string[]): Promise<RunnerOutcome["outputs"][number]> {
+export async function storeDirectory(output: RunnerOutput, folder: JobFolder, settings: RunnerSettings, prober: Prober, ran: RunResult, canceled: AbortSignal, allowedPrivateHosts: string[], sends: DestinationSends): Promise<RunnerOutcome["outputs"][number]> {
   const out = await openTrustedDir(join(folder.root, "out"));
   let dir: OpenedDir | null = null;
   try {
@@ -50,7 +50,7 @@ export async function storeDirectory(output: RunnerOutput, folder: JobFolder, se
     if (!main) throw ended("OUTPUT_MISSING", `The command wrote no ${output.fileName} in directory output "${output.name}"`, ran);
     const probeFile = PLAYLIST.test(main) ? files.find((f) => !PLAYLIST.test(f.path))?.path : main;
     const send = output.destination
-      ? sendAllToDestination(names, openFile, output, settings, allowedPrivateHosts, canceled, ran)
+      ? sendAllToDestination(names, openFile, output, settings, allowedPrivateHosts, canceled, ran, sends)
       : uploadAll(names, openFile, output, settings, canceled, ran).then(() => null);
     const [probe, sent] = await Promise.all([probeFile ? prober(output.name, probeFile) : Promise.resolve(null), send]);
     const size = files.reduce((sum, f) => sum + f.size, 0);
@@ -105,7 +105,7 @@ async function eachFile(names: string[], openFile: OpenFile, canceled: AbortSign
 }
 
 /** Each file to the user's prefix (`.../hls/` + its name, with the prefix's query), 8 at a time, in name order in the answer. */
-async function sendAllToDestination(names: string[], openFile: OpenFile, output: RunnerOutput, settings: RunnerSettings, allowedPrivateHosts: string[], canceled: AbortSignal, ran: RunResult): Promise<DeliveredFile[]> {
+async function sendAllToDestination(names: string[], openFile: OpenFile, output: RunnerOutput, settings: RunnerSettings, allowedPrivateHosts: string[], canceled: AbortSignal, ran: RunResult, sends: DestinationSends): Promise<DeliveredFile[]> {
   const prefix = new URL(output.uploadUrl);
   const sent: DeliveredFile[] = [];
   let refused: { path: string; why: string } | null = null;
@@ -113,7 +113,7 @@ async function sendAllToDestination(names: string[], openFile: OpenFile, output:
     const url = new URL(prefix);
     url.pathname += encodeURIComponent(path);
     try {
-      const got = await sendToDestination(file, { ...output, uploadUrl: url.href, contentType: contentTypeFor(path) }, settings, allowedPrivateHosts, canceled);
+      const got = await sendToDestination(file, { ...output, uploadUrl: url.href, contentType: contentTypeFor(path) }, settings, allowedPrivateHosts, canceled, sends);
       sent.push({ path, size: got.size, sha256: got.sha256, etag: got.etag });
       return true;
     } catch (err) {

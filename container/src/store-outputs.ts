@@ -2,35 +2,40 @@ import { basename, join } from "node:path";
 import type { RunnerJobRequest, RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
 import type { RunResult } from "./run-command.ts";
 import type { JobFolder } from "./job-folder.ts";
-import { ended } from "./job-ended.ts";
+import { ended, JobEnded } from "./job-ended.ts";
+import { createBusyClock } from "./busy-clock.ts";
 import { createProber, summarizeProbe, type Prober } from "./probe.ts";
 import { storeDirectory } from "./store-directory.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
-import { DestinationRefused, sendToDestination } from "./send-to-destination.ts";
+import { DestinationRefused, sendToDestination, type DestinationSends } from "./send-to-destination.ts";
 import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
 /**
  * Checks every declared file output first (a missing or cut-short one fails the job before anything
  * is stored), then uploads and probes them all at once: each output's probe runs while it uploads.
- * An output with a destination goes to the user's own storage instead (send-to-destination.ts).
- * Directory outputs are stored beside them (store-directory.ts).
+ * An output with a destination goes to the user's own storage instead (send-to-destination.ts), by the
+ * job's deadline; the wall time of those sends is billed as run time (docs/api.md: the client's
+ * storage is what is slow, and it holds a runner slot). Directory outputs are stored beside them
+ * (store-directory.ts). Answers the outputs and the run as billed.
  */
-export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult, canceled: AbortSignal): Promise<RunnerOutcome["outputs"]> {
+export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult, canceled: AbortSignal, deadline: number): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
   const prober = createProber(folder, settings);
+  const sends: DestinationSends = { deadline, clock: createBusyClock() };
   const stored = await Promise.allSettled([
-    storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober, canceled, req.allowedPrivateHosts),
-    Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran, canceled, req.allowedPrivateHosts))),
+    storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober, canceled, req.allowedPrivateHosts, sends),
+    Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran, canceled, req.allowedPrivateHosts, sends))),
   ]);
+  const billed = { ...ran, runtimeMs: ran.runtimeMs + sends.clock.ms() };
   // A cancel during the upload ends the job canceled (charged for the run), not as an upload failure.
-  if (canceled.aborted) throw ended("CANCELED", "The job was canceled while its outputs were being stored", ran);
+  if (canceled.aborted) throw ended("CANCELED", "The job was canceled while its outputs were being stored", billed);
   const failed = stored.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
-  return stored.flatMap((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"]>).value);
+  if (failed) throw failed.reason instanceof JobEnded ? new JobEnded({ ...failed.reason.outcome, runtimeMs: billed.runtimeMs }) : failed.reason;
+  return { outputs: stored.flatMap((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"]>).value), ran: billed };
 }
 
-async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[]): Promise<RunnerOutcome["outputs"]> {
+async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[], sends: DestinationSends): Promise<RunnerOutcome["outputs"]> {
   if (outputs.length === 0) return [];
   const out = await openTrustedDir(join(folder.root, "out"));
   const opened = await Promise.allSettled(outputs.map((output) => openOutput(out, output, folder, ran)));
@@ -38,7 +43,7 @@ async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: 
     const refused = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (refused) throw refused.reason;
     const files = opened.map((r, i) => ({ output: outputs[i], file: (r as PromiseFulfilledResult<OpenedFile>).value }));
-    return await sendFiles(files, settings, ran, prober, canceled, allowedPrivateHosts);
+    return await sendFiles(files, settings, ran, prober, canceled, allowedPrivateHosts, sends);
   } finally {
     await Promise.all(opened.map((r) => (r.status === "fulfilled" ? r.value.handle.close().catch(() => {}) : null)));
     await out.handle.close().catch(() => {});
@@ -55,7 +60,7 @@ async function openOutput(out: OpenedDir, output: RunnerOutput, folder: JobFolde
   }
 }
 
-async function sendFiles(files: { output: RunnerOutput; file: OpenedFile }[], settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[]): Promise<RunnerOutcome["outputs"]> {
+async function sendFiles(files: { output: RunnerOutput; file: OpenedFile }[], settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[], sends: DestinationSends): Promise<RunnerOutcome["outputs"]> {
   for (const { output, file: { size } } of files) {
     // ffmpeg exits 0 with "Output file is empty, nothing was encoded" (a seek past the end, a stream that was not there).
     if (size === 0) throw ended("OUTPUT_EMPTY", `Output "${output.name}" (${output.fileName}) is empty: the command encoded nothing into it (a start past the input's end, or a stream the input lacks?)`, ran);
@@ -71,7 +76,7 @@ async function sendFiles(files: { output: RunnerOutput; file: OpenedFile }[], se
       if (output.destination) {
         const [probe, sent] = await Promise.all([
           prober(output.name),
-          sendToDestination(file, output, settings, allowedPrivateHosts, canceled).catch((err: unknown) => (err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"))),
+          sendToDestination(file, output, settings, allowedPrivateHosts, canceled, sends).catch((err: unknown) => (err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"))),
         ]);
         if (sent instanceof DestinationRefused) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be sent to its destination: ${sent.message}`, ran);
         return { name: output.name, size: sent.size, metadata: summarizeProbe(probe, size), delivered: { etag: sent.etag, sha256: sent.sha256 } };
