@@ -4,6 +4,7 @@ import { jobLayout, STREAMED_INPUT_ORIGIN, visiblePaths } from "../../src/jobs/j
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { allocateUid, openFolderToUid, releaseUid } from "./uid-sandbox.ts";
+import { killUidProcesses } from "./uid-reaper.ts";
 
 /**
  * A job's folder: `in/` (inputs copied whole; streamed ones are read by range, never stored), `out/` (declared outputs), `work/` (scratch files and
@@ -55,7 +56,13 @@ export async function openJobFolder(folder: JobFolder): Promise<void> {
   if (folder.uid !== null) await openFolderToUid(folder.root, folder.uid);
 }
 
+/**
+ * At the job's end: under the uid fallback every process of its uid is killed first (one a probe
+ * left, one that escaped its command's process group), so none outlives the job or sees the uid
+ * given to another; then the folder goes.
+ */
 export async function removeJobFolder(folder: JobFolder): Promise<void> {
+  if (folder.uid !== null) await killUidProcesses(folder.uid);
   await rm(folder.root, { recursive: true, force: true });
   if (folder.uid !== null) releaseUid(folder.uid);
 }

@@ -14,6 +14,7 @@ import type { RunnerSettings } from "./settings.ts";
 import { ended } from "./job-ended.ts";
 import { createStallWatch } from "./stall-watch.ts";
 import { processTreeCpuMs } from "./process-cpu.ts";
+import { killUidProcesses } from "./uid-reaper.ts";
 
 const QUOTA_CHECK_INTERVAL_MS = 250;
 /** The stall watch's CPU sample: a few reads of /proc per second would cost more than they tell. */
@@ -64,6 +65,8 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
     maxStdoutBytes: settings.maxStdoutBytes,
     maxStderrBytes: settings.maxStderrBytes,
     onProgressText: createProgressParser(ctx.durationSeconds, ctx.onProgress, (block) => stall?.progressSeen(block)),
+    // Under the uid fallback nothing of the command outlives it, not even what left its process group.
+    afterExit: folder.uid === null ? undefined : () => killUidProcesses(folder.uid!),
   });
   ctx.onCancelable(proc.cancel);
   // Limits hold while the command writes, not after it: bytes of the job's folders and the file

@@ -21,6 +21,11 @@ export type ProcessSpec = {
   maxStderrBytes: number;
   /** ffmpeg writes `-progress` here (fd 3), apart from stdout and stderr. */
   onProgressText?: (text: string) => void;
+  /**
+   * Runs once the first process exits, before the result: ends whatever it left behind outside its
+   * process group (the uid fallback's uid-reaper.ts), which may also hold its pipes open.
+   */
+  afterExit?: () => Promise<void>;
 };
 
 export type RunningProcess = { done: Promise<ProcessResult>; cancel: () => void; pid: number | undefined };
@@ -61,13 +66,19 @@ export function runProcess(spec: ProcessSpec, now: () => number = Date.now): Run
     killGroup();
   }, spec.timeoutMs);
 
+  const cleanedUp = new Promise<void>((resolve) => {
+    const after = () => void (spec.afterExit ?? (async () => {}))().catch((err) => console.error("cleanup after a process failed", err)).finally(resolve);
+    child.once("exit", after);
+    child.once("error", after);
+  });
   const done = new Promise<ProcessResult>((resolve) => {
     let spawnError: Error | null = null;
     child.on("error", (err) => {
       spawnError = err;
     });
-    child.on("close", (code, signal) => {
+    child.on("close", async (code, signal) => {
       clearTimeout(timer);
+      await cleanedUp;
       resolve({
         exitCode: code,
         signal,
