@@ -5,6 +5,7 @@ import { RECIPE_BOOK } from "../../src/presets/recipes/recipe-book.ts";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import { ended } from "./job-ended.ts";
 import type { Prober } from "./probe.ts";
+import { ownValue } from "../../src/own-key.ts";
 
 /**
  * A preset job's command planned from what its inputs are (issue 19): each input probed in the
@@ -13,7 +14,7 @@ import type { Prober } from "./probe.ts";
  */
 export async function planPresetJob(req: RunnerJobRequest, probe: Prober): Promise<RunnerJobRequest> {
   const preset = req.preset;
-  const recipe = preset && RECIPE_BOOK[preset.name];
+  const recipe = preset && ownValue(RECIPE_BOOK, preset.name);
   if (!preset || !recipe?.looksAtInputs) return req;
   const inputs = await Promise.all(preset.inputNames.map(async (name) => {
     const facts = mediaFactsOf(await probe(name));

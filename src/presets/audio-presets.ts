@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { definePreset } from "./preset.ts";
 import { AUDIO_EXTRACTION_CHANNELS } from "./recipes/recipe-book.ts";
+import { ownValue } from "../own-key.ts";
 
 const bitrateKbps = (fallback: number) => z.number().int().min(16).max(512).default(fallback);
 
 /** The audio alone, re-encoded: one preset per codec, differing only in these. */
 function audioExtraction(name: keyof typeof AUDIO_EXTRACTION_CHANNELS, label: string, fileName: string, contentType: string, kbps: number) {
-  const maxChannels = AUDIO_EXTRACTION_CHANNELS[name];
+  const maxChannels = ownValue(AUDIO_EXTRACTION_CHANNELS, name);
   return definePreset({
     name,
     description: `The audio as ${label} at \`bitrateKbps\`.`,

@@ -4,6 +4,7 @@ import { contentTypeFor } from "../storage/content-types.ts";
 import { PRESETS } from "./catalog.ts";
 import { TYPICAL_INPUT } from "./media-facts.ts";
 import { planPreset, RECIPE_BOOK } from "./recipes/recipe-book.ts";
+import { ownValue } from "../own-key.ts";
 
 export type ExpandedPreset = { request: CreateJobRequest; preset: string; params: Record<string, unknown> };
 
@@ -67,7 +68,7 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
  */
 export function presetForRunner(spec: { mode?: string; preset?: string; params?: Record<string, unknown>; inputs: Record<string, unknown> }): { preset?: { name: string; params: Record<string, unknown>; inputNames: string[] } } {
   const preset = spec.mode === "preset" && spec.preset ? PRESETS.get(spec.preset) : undefined;
-  if (!preset || !RECIPE_BOOK[preset.name]?.looksAtInputs) return {};
+  if (!preset || !ownValue(RECIPE_BOOK, preset.name)?.looksAtInputs) return {};
   const inputNames = preset.inputs === "list" ? Object.keys(spec.inputs) : preset.inputs;
   return { preset: { name: preset.name, params: spec.params ?? {}, inputNames } };
 }

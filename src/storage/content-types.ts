@@ -1,3 +1,4 @@
+import { ownValue } from "../own-key.ts";
 const BY_EXTENSION: Record<string, string> = {
   mp4: "video/mp4", m4v: "video/mp4", mov: "video/quicktime", mkv: "video/x-matroska", webm: "video/webm",
   avi: "video/x-msvideo", ts: "video/mp2t", m4s: "video/iso.segment", mpd: "application/dash+xml", flv: "video/x-flv", ogv: "video/ogg", m3u8: "application/vnd.apple.mpegurl",
@@ -11,5 +12,5 @@ const BY_EXTENSION: Record<string, string> = {
 export function contentTypeFor(fileName: string): string {
   const dot = fileName.lastIndexOf(".");
   const ext = dot >= 0 ? fileName.slice(dot + 1).toLowerCase() : "";
-  return BY_EXTENSION[ext] ?? "application/octet-stream";
+  return ownValue(BY_EXTENSION, ext) ?? "application/octet-stream";
 }

@@ -52,3 +52,18 @@ describe("names that are Object.prototype's members", () => {
     }
   });
 });
+
+describe("file names whose extension is an Object.prototype member", () => {
+  it("are plain bytes, as uploads and as outputs, not a 500 or a job that can never end", async () => {
+    for (const name of ["constructor", "__proto__", "tostring"]) {
+      const file = await api(key, "POST", "/v1/files", { fileName: `a.${name}` });
+      expect(file.status, JSON.stringify(file.body)).toBe(201);
+      expect(file.body.contentType).toBe("application/octet-stream");
+      const job = await api(key, "POST", "/v1/jobs", { inputs: { a: url }, outputs: { o: { fileName: `o.${name}` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "mp4", "{{o}}"] });
+      expect(job.status, JSON.stringify(job.body)).toBe(202);
+      const shown = await api(key, "GET", `/v1/jobs/${job.body.id}`);
+      expect(shown.body.outputDeclarations.o.contentType).toBe("application/octet-stream");
+      await api(key, "POST", `/v1/jobs/${job.body.id}/cancel`);
+    }
+  });
+});

@@ -9,6 +9,7 @@ import {
   ALLOWED_FORMATS, ALLOWED_HLS_FLAGS, DIRECTORY_FORMATS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STATS_PERIOD_SECONDS, MAX_STREAM_LOOP, REFUSED_FLAGS, REFUSED_FORMAT_HINTS,
   REFUSED_OPTIONS,
 } from "./option-tables.ts";
+import { ownValue } from "../../own-key.ts";
 
 export type PolicyIssue = { index: number; message: string };
 /**
@@ -59,13 +60,13 @@ export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly strin
       continue;
     }
     const name = optionBase(arg);
-    const takesValue = values.has(name) || (name in REFUSED_OPTIONS && !REFUSED_FLAG_SET.has(name));
+    const takesValue = values.has(name) || (Object.hasOwn(REFUSED_OPTIONS, name) && !REFUSED_FLAG_SET.has(name));
     if (!takesValue || flags.has(name)) {
       tokens.push({ kind: "flag", index: i, name });
       // An option the policy does not know (refused as such): its next token, unless that is an option or a
       // placeholder, is taken as its value, so one unknown option is one error and not a second about its value.
       const next = args[i + 1];
-      if (!flags.has(name) && !(name in REFUSED_OPTIONS) && next !== undefined && !isOptionLike(next) && !next.includes("{{")) i++;
+      if (!flags.has(name) && !Object.hasOwn(REFUSED_OPTIONS, name) && next !== undefined && !isOptionLike(next) && !next.includes("{{")) i++;
       continue;
     }
     tokens.push({ kind: "option", index: i, name, valueIndex: i + 1, value: args[i + 1] });
@@ -93,8 +94,9 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     }
     const arg = args[token.index];
     const name = token.name;
-    if (REFUSED_OPTIONS[name]) {
-      refuse(token.index, `${arg} is not allowed: ${REFUSED_OPTIONS[name]}`);
+    const refusal = ownValue(REFUSED_OPTIONS, name);
+    if (refusal) {
+      refuse(token.index, `${arg} is not allowed: ${refusal}`);
       continue;
     }
     if (token.kind === "flag") {
@@ -118,7 +120,7 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     } else if (name === "f") {
       lastFormat = value.toLowerCase();
       lastFormatIndex = valueIndex;
-      if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed: ${REFUSED_FORMAT_HINTS[lastFormat] ?? "GET /v1/policy lists the formats"}`);
+      if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed: ${ownValue(REFUSED_FORMAT_HINTS, lastFormat) ?? "GET /v1/policy lists the formats"}`);
     } else if (isFilterGraphOption(arg)) {
       for (const message of checkFilterGraph(value, names)) refuse(valueIndex, message);
     } else if (name === "ss" && timePlaceholder(value)) {
@@ -136,7 +138,7 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     } else if (name === "bsf") {
       const problem = refusedBitstreamFilters(value);
       if (problem) refuse(valueIndex, problem);
-    } else if (name in FLAG_OPTIONS) {
+    } else if (Object.hasOwn(FLAG_OPTIONS, name)) {
       const problem = refusedFlags(name, value);
       if (problem) refuse(valueIndex, problem);
     } else if (name === "master_pl_name" || name === "hls_fmp4_init_filename") {
@@ -209,7 +211,7 @@ export function checkFilterGraph(graph: string, names: DeclaredNames): string[] 
     }
     const unbounded = sourceProblem(f);
     if (unbounded) problems.push(unbounded);
-    const rule = FILE_OPTIONS[f.name];
+    const rule = ownValue(FILE_OPTIONS, f.name);
     const values: [string, string, "placeholderOnly" | "refused" | undefined][] = Object.entries(f.options).map(([k, v]) => [
       k, v, rule?.placeholderOnly?.includes(k) ? "placeholderOnly" : rule?.refused?.includes(k) ? "refused" : undefined,
     ]);
@@ -235,7 +237,7 @@ const ALLOWED = new Set<string>(ALLOWED_FILTERS);
 
 /** A source filter must say how long it generates, within MAX_SOURCE_SECONDS. */
 function sourceProblem(f: ParsedFilter): string | null {
-  const keys = SOURCE_DURATION_OPTIONS[f.name];
+  const keys = ownValue(SOURCE_DURATION_OPTIONS, f.name);
   if (!keys) return null;
   // Every spelling given must be bounded: ffmpeg applies the last of `d=1:duration=99999`.
   const given = keys.map((k) => f.options[k]).filter((v) => v !== undefined);

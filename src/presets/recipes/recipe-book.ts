@@ -3,6 +3,7 @@ import { contactSheetRecipe, gifRecipe, thumbnailRecipe, trimRecipe, watermarkRe
 import { audioExtractionRecipe, loudnessRecipe, waveformRecipe } from "./audio-recipes.ts";
 import { hlsLadderRecipe } from "./hls-ladder-recipe.ts";
 import { concatRecipe } from "./concat-recipe.ts";
+import { ownValue } from "../../own-key.ts";
 
 /** How many channels each audio extraction keeps (MP3 holds two); the catalogue's policy text reads it. */
 export const AUDIO_EXTRACTION_CHANNELS = { "audio-mp3": 2, "audio-aac": 8, "audio-opus": 8 } as const;
@@ -32,7 +33,7 @@ export const RECIPE_BOOK: Record<string, { plan: Recipe<any>; looksAtInputs: boo
 };
 
 export function planPreset(name: string, params: unknown, ctx: RecipeContext): Plan {
-  const recipe = RECIPE_BOOK[name];
+  const recipe = ownValue(RECIPE_BOOK, name);
   if (!recipe) throw new Error(`no recipe for preset ${name}`);
   return recipe.plan(params, ctx);
 }
