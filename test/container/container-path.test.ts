@@ -301,6 +301,9 @@ describe.skipIf(skipReason)("the production container path (real containers from
       expect(attacks.ownOutput).toBe(true);
       expect(attacks.workDirWrite).toBe(true);
       expect(attacks.writes).toEqual(Object.fromEntries(Object.keys(attacks.writes).map((k) => [k, false])));
+      // A setsid'd, double-forked process of the job: alive until the job's end, then gone, not left a zombie of PID 1.
+      expect(attacks.afterJobEnd.escaped, JSON.stringify(attacks.afterJobEnd)).toHaveLength(1);
+      expect(attacks.afterJobEnd.left, JSON.stringify(attacks.afterJobEnd)).toEqual([]);
     } finally {
       rmSync(switchFile, { force: true });
     }

@@ -3,10 +3,11 @@
 // test/runner/attacks.test.ts ("the sandbox itself", as if the policy had a hole), against the uid
 // isolation's own command line, in job folders the runner's own code prepares. Prints one JSON
 // object: what each attack got.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { allocateUid, openFolderToUid, uidIsolatedCommand, uidIsolatedEnv } from "../../container/src/uid-sandbox.ts";
+import { killUidProcesses } from "../../container/src/uid-reaper.ts";
 
 const limits = { cpuSeconds: 30, addressSpaceBytes: 4 * 1024 ** 3, fileSizeBytes: 50_000_000, openFiles: 256, processes: 512 };
 
@@ -50,4 +51,18 @@ const result = {
   ownOutput: existsSync(join(job.root, "out", "own")),
   workDirWrite: (ffmpeg(job, "-f", "lavfi", "-i", "anullsrc", "-t", "0.1", `${marker}.wav`).status === 0) && existsSync(join(job.root, "work", `${marker}.wav`)),
 };
-console.log(JSON.stringify(result));
+/** Every process of `uid` in /proc, zombies too ("pid state"). */
+const processesOf = (uid: number) => readdirSync("/proc").filter((p) => /^\d+$/.test(p)).flatMap((p) => {
+  const status = (() => { try { return readFileSync(`/proc/${p}/status`, "utf8"); } catch { return ""; } })();
+  return /^Uid:\s+(\d+)/m.exec(status)?.[1] === String(uid) ? [`${p} ${/^State:\s+(\S)/m.exec(status)?.[1]}`] : [];
+});
+// A process of the job that left its session (setsid, then a double fork), as code run inside ffmpeg could:
+// the runner's reaper kills it by uid, and PID 1 (tini, the image's entrypoint) reaps it: nothing is left, not even a zombie.
+const escape = "import os, time\nif os.fork() == 0:\n os.setsid()\n if os.fork() == 0:\n  time.sleep(300)\n os._exit(0)\nos._exit(0)";
+// stdio ignored: the sleeper would hold a pipe open, and spawnSync wait for it.
+spawnSync("/usr/bin/setpriv", [`--reuid=${job.uid}`, `--regid=${job.uid}`, "--clear-groups", "--", "/usr/bin/python3", "-I", "-c", escape], { stdio: "ignore" });
+const escaped = processesOf(job.uid);
+await killUidProcesses(job.uid);
+await new Promise((r) => setTimeout(r, 500));
+const afterJobEnd = { escaped, left: processesOf(job.uid) };
+console.log(JSON.stringify({ ...result, afterJobEnd }));
