@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
-import { refusePrototypeKeys } from "./validation.ts";
+import { refuseBodyShape } from "./validation.ts";
 import type { AppEnv } from "./app-env.ts";
 import { createJobSchema, presetJobSchema, type CreateJobRequest, type PresetJobRequest } from "./schemas.ts";
 
@@ -20,7 +20,7 @@ export const validateCreateJob = createMiddleware<AppEnv>(async (c, next) => {
 
 /** A job body in its shape (raw or preset), or the 400 that says what is wrong with it. */
 export function parseCreateJobBody(body: unknown): CreateJobRequest | PresetJobRequest {
-  refusePrototypeKeys(body);
+  refuseBodyShape(body);
   const isPreset = typeof body === "object" && body !== null && (body as { mode?: unknown }).mode === "preset";
   const parsed = (isPreset ? presetJobSchema : createJobSchema).safeParse(body);
   const commandIssue = isPreset ? [] : commandShapeIssues(body as Record<string, unknown>);

@@ -2,8 +2,7 @@ import { zValidator } from "@hono/zod-validator";
 import { createMiddleware } from "hono/factory";
 import type { z } from "zod";
 import { ApiError, detailsFromZod, invalidRequest } from "./api-error.ts";
-import { prototypeKeyPath } from "./prototype-keys.ts";
-import { PROTOTYPE_NAME_MESSAGE } from "../jobs/placeholders.ts";
+import { bodyShapeProblem } from "./body-shape.ts";
 
 type Target = "json" | "query" | "param";
 
@@ -13,14 +12,14 @@ const LOCATION: Record<Target, string[]> = { json: [], query: ["query"], param: 
 /** zod validation whose failures become the spec's INVALID_REQUEST body. */
 export const validate = <T extends z.ZodType, Tg extends Target>(target: Tg, schema: T) =>
   zValidator(target, schema, async (result, c) => {
-    if (target === "json") refusePrototypeKeys(await c.req.json());
+    if (target === "json") refuseBodyShape(await c.req.json());
     if (!result.success) throw invalidRequest(detailsFromZod(result.error.issues, LOCATION[target]));
   });
 
-/** A key `__proto__` anywhere in a JSON body is refused (prototype-keys.ts says why). */
-export function refusePrototypeKeys(body: unknown): void {
-  const path = prototypeKeyPath(body);
-  if (path) throw invalidRequest([{ path, message: PROTOTYPE_NAME_MESSAGE, code: "custom" }]);
+/** A key `__proto__` anywhere in a JSON body, or a body nested too deep, is refused (body-shape.ts says why). */
+export function refuseBodyShape(body: unknown): void {
+  const problem = bodyShapeProblem(body);
+  if (problem) throw invalidRequest([{ ...problem, code: "custom" }]);
 }
 
 /** Bodies must be declared JSON: otherwise the validator would see `{}` and blame a missing field. */

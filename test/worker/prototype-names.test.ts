@@ -67,3 +67,14 @@ describe("file names whose extension is an Object.prototype member", () => {
     }
   });
 });
+
+describe("deeply nested bodies", () => {
+  it("are refused at the level past 32, before any schema reads them", async () => {
+    const deep = `{"metadata":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    for (const route of ["/v1/jobs", "/v1/files"]) {
+      const res = await api(key, "POST", route, deep);
+      expect(res.status, route).toBe(400);
+      expect(res.body.details[0]).toMatchObject({ path: ["metadata", ...Array(31).fill("0")], message: "nested more than 32 levels deep" });
+    }
+  });
+});
