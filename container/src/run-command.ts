@@ -15,6 +15,7 @@ import { ended } from "./job-ended.ts";
 import { createStallWatch } from "./stall-watch.ts";
 import { processTreeCpuMs } from "./process-cpu.ts";
 import { killUidProcesses } from "./uid-reaper.ts";
+import { timedOutMessage } from "../../src/jobs/job-request.ts";
 
 const QUOTA_CHECK_INTERVAL_MS = 250;
 /** The stall watch's CPU sample: a few reads of /proc per second would cost more than they tell. */
@@ -94,7 +95,7 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
   if (overLimit) throw ended("LIMIT_EXCEEDED", overLimit, ran);
   if (stalled) throw ended("JOB_STALLED", stalled, ran);
   if (r.canceled) throw ended("CANCELED", "The job was canceled", ran);
-  if (r.timedOut) throw ended("JOB_TIMEOUT", `The job ran past its ${Math.round(req.timeoutMs / 1000)} s limit and was stopped`, ran);
+  if (r.timedOut) throw ended("JOB_TIMEOUT", timedOutMessage(req.timeoutMs), ran);
   const limitHit = limitSignal(r);
   if (limitHit) throw ended("LIMIT_EXCEEDED", limitHit, ran);
   if (r.exitCode !== 0) {

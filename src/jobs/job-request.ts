@@ -68,3 +68,8 @@ export function toJobSpec(req: CreateJobRequest): JobSpec {
 export function jobTimeoutMs(spec: Pick<JobSpec, "timeoutSeconds">, operatorMaxMs: number): number {
   return spec.timeoutSeconds ? Math.min(spec.timeoutSeconds * 1000, operatorMaxMs) : operatorMaxMs;
 }
+
+/** A JOB_TIMEOUT's message, naming the job's own limit (a split job's task runs with what was left of it). */
+export function timedOutMessage(timeoutMs: number): string {
+  return `The job ran past its ${Math.round(timeoutMs / 1000)} s limit and was stopped`;
+}

@@ -4,7 +4,7 @@ import type { RunnerJobStatus } from "../runner/runner-protocol.ts";
 import { applyOutcome } from "./finish-from-outcome.ts";
 import { billableSeconds, failure } from "./billing.ts";
 import { getJob, jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress, type JobRow } from "./job-store.ts";
-import { jobTimeoutMs } from "./job-request.ts";
+import { jobTimeoutMs, timedOutMessage } from "./job-request.ts";
 import { markStarted } from "./attempt-store.ts";
 import { canceledFinish, endJob } from "./end-job.ts";
 import { DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
@@ -35,7 +35,7 @@ export async function watchJob(s: Services, job: JobRow, state: DriveState): Pro
     const report = await s.runner.cancel(job.id).catch(() => null);
     // Charged for what the runner says the binary ran; with no report, nothing proves it ran.
     const seconds = billableSeconds(report?.outcome?.runtimeMs ?? 0);
-    await endJob(s, job.id, failure("JOB_TIMEOUT", `The job ran past its ${Math.round(timeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
+    await endJob(s, job.id, failure("JOB_TIMEOUT", timedOutMessage(timeoutMs), seconds, s.config.creditsPerSecond));
     await s.runner.release(job.id);
     await discardUnrecordedOutputs(s, job.id);
     return { done: true };

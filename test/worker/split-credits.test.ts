@@ -1,15 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createServices } from "../../src/services.ts";
-import { createRunnerClient } from "../../src/runner/runner-client.ts";
-import { driveSplitJob } from "../../src/jobs/split/drive-split-job.ts";
 import { claimForDispatch } from "../../src/jobs/attempt-store.ts";
-import { getJob } from "../../src/jobs/job-store.ts";
-import { insertTasks, listTasks } from "../../src/jobs/split/task-store.ts";
-import { planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
-import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
-import { jobSpecOf } from "../../src/jobs/job-store.ts";
+import { listTasks } from "../../src/jobs/split/task-store.ts";
 import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
+import { plannedSplitJob as planned, splitTick } from "./split-fixtures.ts";
 
 /**
  * A split job on a limited balance (issue 29): it holds a second's charge for each task it runs at
@@ -19,29 +13,11 @@ import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
  */
 const split = { segmentSeconds: 5, maxWorkers: 8 };
 
-async function plannedSplitJob(accountId: string): Promise<string> {
-  const id = await insertQueuedJob(accountId, {
-    args: ["-i", "{{video}}", "-c:v", "libx264", "-an", "{{out}}"], inputs: { video: { type: "url", url: mediaUrl("clip.mp4") } },
-    outputs: { out: { fileName: "out.mp4", contentType: "video/mp4" } }, parallel: split,
-  } as Parameters<typeof insertQueuedJob>[1]);
-  const now = new Date().toISOString();
-  await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, now).run();
-  const shape = splitShape(jobSpecOf((await getJob(env.DB, id))!));
-  if (!("shape" in shape)) throw new Error("not a split job");
-  const facts = { format: "mov,mp4,m4a,3gp,3g2,mj2", formatStartSeconds: 0, formatDurationSeconds: 60, video: { startSeconds: 0, durationSeconds: 60, frameRate: "25/1" }, hasAudio: false, videoStreams: 1, audioStreams: 0 };
-  await insertTasks(env.DB, id, planSplitTasks(facts, shape.shape, split));
-  return id;
-}
+const plannedSplitJob = (accountId: string) => planned(accountId, split);
 
 /** One tick with a runner that takes every task; how many tasks run after it. */
 async function runningAfterTick(id: string): Promise<number> {
-  const runner = createRunnerClient({
-    prepare: async () => null,
-    fetch: async (jobId) => Response.json({ jobId, state: "running", startedAt: new Date().toISOString(), progress: null, outcome: null }),
-    release: async () => {},
-    timeouts: { startMs: 1000, callMs: 1000 },
-  });
-  await driveSplitJob({ ...createServices(env), runner }, (await getJob(env.DB, id))!, { jobId: id, phase: "split", misses: 0 });
+  await splitTick(id);
   return (await listTasks(env.DB, id)).filter((t) => t.status === "running").length;
 }
 

@@ -2,7 +2,7 @@ import type { Services } from "../../services.ts";
 import { RunnerBusy, RunnerUnreachable } from "../../runner/runner-client.ts";
 import type { RunnerJobStatus } from "../../runner/runner-protocol.ts";
 import { jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress, type JobRow } from "../job-store.ts";
-import { jobTimeoutMs } from "../job-request.ts";
+import { jobTimeoutMs, timedOutMessage } from "../job-request.ts";
 import { failure, finishFromOutcome } from "../billing.ts";
 import { CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES, attemptRetryDelayMs } from "../retry-policy.ts";
 import { markStarted } from "../attempt-store.ts";
@@ -31,7 +31,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
   let tasks = await listTasks(s.db, job.id);
   const timeoutMs = jobTimeoutMs(spec, s.config.jobTimeoutMs);
   if (now.getTime() > startedMs + timeoutMs + DEADLINE_GRACE_MS) {
-    await stopSplitJob(s, job, tasks, (seconds) => failure("JOB_TIMEOUT", `The job ran past its ${Math.round(timeoutMs / 1000)} s limit and was stopped`, seconds, s.config.creditsPerSecond));
+    await stopSplitJob(s, job, tasks, (seconds) => failure("JOB_TIMEOUT", timedOutMessage(timeoutMs), seconds, s.config.creditsPerSecond));
     return { done: true };
   }
   if (!tasks.length) {
@@ -79,7 +79,9 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
     const all = [...current.values()];
     if (!completed) {
       // The job fails with the task's own error, named by the task; the others are stopped, in the same batch.
-      const message = task.params.kind === "whole" ? o.errorMessage : `${describeTask(task.name, task.params)}: ${o.errorMessage ?? o.status}`;
+      // A task runs with what was left of the job's time: its time-out is the job's, said as the job's.
+      const message = o.errorCode === "JOB_TIMEOUT" ? timedOutMessage(timeoutMs)
+        : task.params.kind === "whole" ? o.errorMessage : `${describeTask(task.name, task.params)}: ${o.errorMessage ?? o.status}`;
       await stopSplitJob(s, job, all, (seconds) => ({ ...finishFromOutcome(o, s.config.creditsPerSecond), runtimeSeconds: seconds, creditsCharged: seconds * s.config.creditsPerSecond, errorMessage: message, inputReads: null }), [ended]);
       return { done: true };
     }
@@ -126,11 +128,15 @@ async function statusOf(s: Services, task: JobTask): Promise<RunnerJobStatus | n
  * Hands the tasks whose needs have completed to runners of their own, while fewer than `maxWorkers`
  * (or what the account's balance covers) run. True when a runner had no room (the next tick comes after CAPACITY_RETRY_MS).
  */
+/** A task is not started with less of the job's time than this left (a runner refuses a job with none). */
+const MIN_TASK_TIME_MS = 2_000;
+
 async function startReadyTasks(s: Services, job: JobRow, tasks: JobTask[], maxWorkers: number, remainingMs: number): Promise<boolean> {
   const done = new Set(tasks.filter((t) => t.status === "completed").map((t) => t.name));
   let running = tasks.filter((t) => t.status === "running").length;
   const ready = tasks.filter((t) => t.status === "pending" && t.needs.every((n) => done.has(n)));
-  if (!ready.length || running >= maxWorkers) return false;
+  // Too little time left for a task to do anything: the deadline's tick ends the job instead.
+  if (!ready.length || running >= maxWorkers || remainingMs < MIN_TASK_TIME_MS) return false;
   // A limited balance runs fewer at once (credit-reservations.ts).
   const workers = await affordableWorkers(s.db, job, maxWorkers, s.config.creditsPerSecond);
   for (const task of ready) {
