@@ -68,6 +68,8 @@ async function sendInParts(file: OpenedFile, c: Context): Promise<Sent> {
     { maxChars: COMPLETE_ANSWER_MAX_CHARS, complete: COMPLETE_ANSWER_END });
   // S3 may answer the completion 200 with an error in its body (it failed after the answer began).
   if (/<Error>/.test(done.body)) throw new DestinationRefused(`${new URL(completeUrl).host} answered the completion with an error: ${said(done.body)}`);
+  // Only the result says the object exists: an answer cut short, empty or kept open to the limit is no completion.
+  if (!/<\/CompleteMultipartUploadResult>/.test(done.body)) throw new DestinationRefused(`${new URL(completeUrl).host} answered the completion without a result: ${said(done.body) || "an empty body"}`);
   const etag = /<ETag>([^<]*)<\/ETag>/.exec(done.body)?.[1];
   return { size, etag: etag ? unescapeXml(etag) : done.etag, sha256: hash.digest("hex") };
 }

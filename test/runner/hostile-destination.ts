@@ -13,6 +13,7 @@ import type { Socket } from "node:net";
  * - `/multipart-error/…` takes parts (200 + ETag), answers the completion 200 then S3's error in its
  *   body, and keeps the connection open;
  * - `/multipart-keepalive/…` the same, but the completion answer is spaces forever (S3 sends them while it works);
+ * - `/multipart-noresult/…` the same, but the completion answer is 200 with a little whitespace, then ends: no result;
  * - `/late/…` takes the body and answers 200 after LATE_ANSWER_MS (an honest, slowish store).
  */
 export const LATE_ANSWER_MS = 700;
@@ -59,6 +60,10 @@ export async function startHostileDestination() {
       return trickle(req.socket, () => res.write("."));
     }
     if (mode === "late") return void setTimeout(() => res.writeHead(200, { etag: '"late"' }).end(), LATE_ANSWER_MS);
+    if (mode === "multipart-noresult") {
+      if (req.method === "PUT") return void res.writeHead(200, { etag: '"part"' }).end();
+      return void res.writeHead(200, { "content-type": "application/xml" }).end("  \n");
+    }
     if (mode === "multipart-error" || mode === "multipart-keepalive") {
       if (req.method === "PUT") return void res.writeHead(200, { etag: '"part"' }).end();
       res.writeHead(200, { "content-type": "application/xml" });

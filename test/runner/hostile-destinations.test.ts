@@ -85,6 +85,12 @@ describe("a hostile destination cannot hold a runner slot", () => {
     expect(tookMs).toBeLessThan(8_000);
   });
 
+  it("a multipart completion answered 200 without a result is a refusal, not a delivered output", async () => {
+    const { outcome } = await run(toneTo("/multipart-noresult/tone.wav", {}, 1, true));
+    expect(outcome).toMatchObject({ status: "failed", errorCode: "OUTPUT_UPLOAD_FAILED" });
+    expect(outcome.errorMessage).toMatch(/answered the completion without a result/);
+  });
+
   it("a completion kept open with spaces (progress, but never an end) is stopped by the job's own time limit", async () => {
     const { outcome, tookMs } = await run(toneTo("/multipart-keepalive/tone.wav", { timeoutMs: 3_000 }, 1, true));
     expect(outcome).toMatchObject({ status: "failed", errorCode: "OUTPUT_UPLOAD_FAILED" });
