@@ -4,7 +4,8 @@ import { createJobFolder, openJobFolder, removeJobFolder, type JobFolder } from 
 import { startInputServer } from "./input-server.ts";
 import { JobEnded } from "./job-ended.ts";
 import { createProber, summarizeProbe } from "./probe.ts";
-import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
+import { claimedVideoLengthSeconds, splitFactsOf } from "../../src/jobs/split/split-facts.ts";
+import { probeVideoEnd } from "./probe-video-end.ts";
 import { mediaFactsOf } from "../../src/presets/media-facts.ts";
 import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
@@ -57,10 +58,15 @@ async function probeByRange(input: ProbedInput, folder: JobFolder, req: RunnerPr
       deadline: Date.now() + req.timeoutMs,
       canceled: new AbortController().signal,
     });
-    const probe = await createProber({ ...folder, inputSocketDir: dirname(server.socketPath) }, settings)(input.name);
+    const streamed = { ...folder, inputSocketDir: dirname(server.socketPath) };
+    const probe = await createProber(streamed, settings)(input.name);
     const metadata = summarizeProbe(probe, Number(probe?.format?.size ?? 0));
     if (!metadata) return { ok: false, error: `ffprobe could not read it as media${server.failure() ? `: ${server.failure()!.outcome.errorMessage}` : ""}` };
-    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split: splitFactsOf(probe), media: mediaFactsOf(probe) };
+    const split = splitFactsOf(probe);
+    // A split's plan: where the video really ends (a copy cut at PROBE_MAX_INPUT_BYTES, below, could not say).
+    const claimed = split && req.measureVideoEnd ? claimedVideoLengthSeconds(split) : null;
+    if (split && claimed !== null) split.videoEndSeconds = await probeVideoEnd(streamed, settings, input.name, split.video!.startSeconds + claimed);
+    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split, media: mediaFactsOf(probe) };
   } catch (err) {
     return { ok: false, error: err instanceof JobEnded ? err.outcome.errorMessage!.replace(/^Input "[^"]*" /, "") : "could not be fetched: network error" };
   } finally {

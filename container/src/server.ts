@@ -88,7 +88,8 @@ const isBinary = (v: unknown) => v === "ffmpeg" || v === "ffprobe";
 function isProbeRequest(v: unknown): v is RunnerProbeRequest {
   const r = v as RunnerProbeRequest;
   return typeof r === "object" && r !== null && /^[0-9a-f-]{36}$/.test(r.probeId) && Number.isFinite(r.timeoutMs) && r.timeoutMs > 0 &&
-    Array.isArray(r.inputs) && r.inputs.every((i) => /^[A-Za-z0-9_]{1,64}$/.test(i?.name) && typeof i.url === "string") && isStrings(r.allowedPrivateHosts);
+    Array.isArray(r.inputs) && r.inputs.every((i) => /^[A-Za-z0-9_]{1,64}$/.test(i?.name) && typeof i.url === "string") && isStrings(r.allowedPrivateHosts) &&
+    (r.measureVideoEnd === undefined || typeof r.measureVideoEnd === "boolean");
 }
 
 function isJobRequest(v: unknown): v is RunnerJobRequest {

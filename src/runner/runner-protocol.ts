@@ -120,7 +120,11 @@ export type RunnerJobStatus = {
 };
 
 /** A dry run's look at a job's inputs (`POST /probe`): fetched and probed like a job's, nothing run. */
-export type RunnerProbeRequest = { probeId: string; inputs: RunnerInput[]; allowedPrivateHosts: string[]; timeoutMs: number };
+export type RunnerProbeRequest = {
+  probeId: string; inputs: RunnerInput[]; allowedPrivateHosts: string[]; timeoutMs: number;
+  /** A split's plan: also read where each input's video really ends (its last keyframe on), not only what its header claims. */
+  measureVideoEnd?: boolean;
+};
 
 export type RunnerProbeResult = {
   /**

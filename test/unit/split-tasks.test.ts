@@ -7,7 +7,7 @@ import { scanPlaceholders } from "../../src/jobs/placeholders.ts";
 import { SPLIT_PRESETS, splitShape, type SplitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { expandPresetJob } from "../../src/presets/expand-preset.ts";
 import { toJobSpec } from "../../src/jobs/job-request.ts";
-import { splitFactsOf, type SplitFacts } from "../../src/jobs/split/split-facts.ts";
+import { splitFactsOf, videoLengthSeconds, type SplitFacts } from "../../src/jobs/split/split-facts.ts";
 import { describeTask, planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
 import { splitProgress } from "../../src/jobs/split/split-progress.ts";
 import type { JobTask } from "../../src/jobs/split/task-store.ts";
@@ -141,5 +141,17 @@ describe("presets that can be split", () => {
     // One run would fail on an input without the audio it maps: so does the split, run whole.
     expect(planSplitTasks({ ...mp4, hasAudio: false, audioStreams: 0 }, mapped, { segmentSeconds: 20 })).toMatchObject([{ params: { kind: "whole" } }]);
     expect(splitShape(spec(["-i", "{{video}}", "-map", "0:s:0", "-c:v", "libx264", "{{out}}"]))).toHaveProperty("issues");
+  });
+});
+
+describe("a split's video length", () => {
+  it("is what the headers claim, unless the file's packets were measured to end sooner", () => {
+    expect(videoLengthSeconds(mp4)).toBe(60.5);
+    expect(videoLengthSeconds({ ...mp4, videoEndSeconds: null })).toBe(60.5);
+    // Measured where the last packet ends: 13.5 s in, the video starting at 0.5 s.
+    expect(videoLengthSeconds({ ...mp4, videoEndSeconds: 13.5 })).toBe(13);
+    expect(videoLengthSeconds({ ...mp4, video: { ...mp4.video!, durationSeconds: 432000 }, videoEndSeconds: 13.5 })).toBe(13);
+    // Never longer than claimed.
+    expect(videoLengthSeconds({ ...mp4, videoEndSeconds: 100 })).toBe(60.5);
   });
 });

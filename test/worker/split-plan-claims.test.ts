@@ -9,6 +9,8 @@ import { MAX_SPLIT_SEGMENTS } from "../../src/jobs/split/split-tasks.ts";
 import type { SplitFacts } from "../../src/jobs/split/split-facts.ts";
 import type { BudgetedD1 } from "../../src/storage/d1-query-budget.ts";
 import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
+import { plannedSplitJob, splitTick } from "./split-fixtures.ts";
+import { taskRequest } from "../../src/jobs/split/task-requests.ts";
 
 /**
  * A split job is planned from what its input's probe says (issue 29): a file may claim any length.
@@ -86,5 +88,34 @@ describe("a split job's plan, whatever its input claims", () => {
     expect(probes).toHaveLength(1);
     expect(await getJob(env.DB, id)).toMatchObject({ status: "failed", error_code: "SPLIT_PLAN_FAILED", credits_charged: 0 });
     expect((await getJob(env.DB, id))!.error_message).toMatch(/could not be planned/);
+  });
+});
+
+describe("a segment that encodes nothing", () => {
+  it("is done, empty (the file has no frame in its span, as one run has none there), and the join leaves it out", async () => {
+    const id = await plannedSplitJob(accountId, { segmentSeconds: 5, maxWorkers: 4 });
+    await splitTick(id);
+    const emptyRunner = (await listTasks(env.DB, id)).find((t) => t.name === "segment-3")!.runnerId!;
+    const now = new Date().toISOString();
+    const empty = { status: "failed", exitCode: 0, runtimeMs: 400, errorCode: "OUTPUT_EMPTY", errorMessage: "Output \"work\" (segment-3.ts) is empty", stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: 400, storeMs: 0 }, finishedAt: now };
+    const { step } = await splitTick(id, { answer: (rid) => (rid === emptyRunner ? { jobId: rid, state: "finished", startedAt: now, progress: null, outcome: empty } : undefined) });
+    expect(step).toHaveProperty("state");
+    const tasks = await listTasks(env.DB, id);
+    expect(tasks.find((t) => t.name === "segment-3")).toMatchObject({ status: "completed", runtimeMs: 400, result: { outputs: [] } });
+    expect((await getJob(env.DB, id))!.status).toBe("running");
+    // Every other segment done with its work file: the join reads those, in order, and not segment-3's.
+    await env.DB.prepare(`UPDATE job_tasks SET status = 'completed', result_json = '{"outputs":[{"name":"work","size":1}],"timings":{"fetchMs":0,"runMs":1,"storeMs":0},"finishedAt":"${now}"}'
+      WHERE job_id = ?1 AND name LIKE 'segment-%' AND name <> 'segment-3'`).bind(id).run();
+    const join = (await listTasks(env.DB, id)).find((t) => t.name === "join")!;
+    const request = await taskRequest(createServices(env), (await getJob(env.DB, id))!, join, crypto.randomUUID(), 60_000);
+    const parts = request.inputs.map((i) => /work\/[^/]+\/(segment-\d+)\.ts/.exec(decodeURIComponent(i.url))?.[1]);
+    expect(parts).toEqual(["segment-0", "segment-1", "segment-2", ...Array.from({ length: 8 }, (_, i) => `segment-${i + 4}`)]);
+  });
+
+  it("fails the job OUTPUT_EMPTY when every segment is empty", async () => {
+    const id = await plannedSplitJob(accountId, { segmentSeconds: 5, maxWorkers: 4 });
+    await env.DB.prepare(`UPDATE job_tasks SET status = 'completed', result_json = '{"outputs":[],"timings":{"fetchMs":0,"runMs":1,"storeMs":0},"finishedAt":"x"}' WHERE job_id = ?1 AND name LIKE 'segment-%'`).bind(id).run();
+    expect((await splitTick(id)).step).toEqual({ done: true });
+    expect(await getJob(env.DB, id)).toMatchObject({ status: "failed", error_code: "OUTPUT_EMPTY" });
   });
 });

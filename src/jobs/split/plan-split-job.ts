@@ -32,7 +32,7 @@ export async function planSplitJob(s: Services, job: JobRow): Promise<PlanOutcom
   const inputs = (await runnerInputs(s, spec, job.account_id)).filter((i) => i.name === shape.shape.input);
   let probed;
   try {
-    probed = await s.runner.probe({ probeId: crypto.randomUUID(), inputs, allowedPrivateHosts: s.config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS });
+    probed = await s.runner.probe({ probeId: crypto.randomUUID(), inputs, allowedPrivateHosts: s.config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS, measureVideoEnd: true });
   } catch (err) {
     if (err instanceof RunnerBusy) return { kind: "busy" };
     return { kind: "unreachable", message: err instanceof Error ? err.message : String(err) };

@@ -15,6 +15,11 @@ export type SplitFacts = {
   /** How many video streams (not cover art) and audio streams: with several, ffmpeg picks one by its own rules. */
   videoStreams: number;
   audioStreams: number;
+  /**
+   * Where the video's packets really end, read from the file itself (a seek to the claimed end lands on
+   * the last keyframe there is, and its packets are read to the end of the file); absent when not read.
+   */
+  videoEndSeconds?: number | null;
 };
 
 type ProbeJson = { format?: Record<string, unknown>; streams?: (Record<string, unknown> & { codec_type?: string; disposition?: Record<string, unknown> })[] };
@@ -43,8 +48,18 @@ export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
   };
 }
 
-/** How long the video runs: its own duration, else the container's less where the video starts in it. */
+/**
+ * How long the video runs: its own duration, else the container's less where the video starts in it;
+ * no longer than its packets were measured to run (a header may claim any length: issue 29).
+ */
 export function videoLengthSeconds(facts: SplitFacts): number | null {
+  const claimed = claimedVideoLengthSeconds(facts);
+  if (claimed === null || facts.videoEndSeconds == null) return claimed;
+  return Math.min(claimed, facts.videoEndSeconds - facts.video!.startSeconds);
+}
+
+/** What the headers say: the video's own duration, else the container's less where the video starts in it. */
+export function claimedVideoLengthSeconds(facts: SplitFacts): number | null {
   if (!facts.video) return null;
   if (facts.video.durationSeconds !== null && facts.video.durationSeconds > 0) return facts.video.durationSeconds;
   if (facts.formatDurationSeconds === null) return null;
