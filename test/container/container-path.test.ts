@@ -302,7 +302,8 @@ describe.skipIf(skipReason)("the production container path (real containers from
       expect(attacks.workDirWrite).toBe(true);
       expect(attacks.writes).toEqual(Object.fromEntries(Object.keys(attacks.writes).map((k) => [k, false])));
       // A setsid'd, double-forked process of the job: alive until the job's end, then gone, not left a zombie of PID 1.
-      expect(attacks.afterJobEnd.escaped, JSON.stringify(attacks.afterJobEnd)).toHaveLength(1);
+      // (Its first fork may still show as a zombie until PID 1 reaps it.)
+      expect(attacks.afterJobEnd.escaped.filter((p: string) => !p.endsWith(" Z")), JSON.stringify(attacks.afterJobEnd)).toHaveLength(1);
       expect(attacks.afterJobEnd.left, JSON.stringify(attacks.afterJobEnd)).toEqual([]);
     } finally {
       rmSync(switchFile, { force: true });

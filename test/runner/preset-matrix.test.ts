@@ -15,10 +15,13 @@ import { useRunnerHarness } from "./runner-harness.ts";
 /**
  * Every preset on every kind of input people send (issue 19), each output checked with ffprobe
  * against what the preset promises. `npm test` runs a representative slice (each preset on the
- * awkward kinds that once broke it, rotating); FFJOBS_PRESET_MATRIX=full (CI) runs all of it.
+ * awkward kinds that once broke it, rotating); FFJOBS_PRESET_MATRIX=full runs all of it, and =rest all
+ * but that slice (CI, after npm test: together the whole matrix, each case once).
  */
 const { dir, media, logo } = variedMedia();
-const FULL = process.env.FFJOBS_PRESET_MATRIX === "full";
+/** "full": every preset on every kind; "rest": all but npm test's slice (CI, which ran the slice already); else the slice. */
+const MATRIX = process.env.FFJOBS_PRESET_MATRIX;
+const FULL = MATRIX === "full";
 const { h, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "2" }, dir);
 
 type Check = (o: { outcome: RunnerOutcome; files: Map<string, string>; shape: InputShape; shapes: InputShape[] }) => string[];
@@ -110,7 +113,8 @@ const KINDS = Object.keys(media);
 function slice(preset: string, k: number): string[] {
   if (FULL) return KINDS;
   const awkward = ["phone-rotated-odd.mp4", "audio.mp3", "cover-art.flac", "interlaced.ts", "prores-pcm.mov", "video-only.mp4", "multitrack.mkv", "full-range-444.mp4", "surround-96k.wav", "start-offset.ts", "vfr.mp4", "silent-ntsc.mov", "hevc-10bit.mp4", "tiny-16x16.mp4", "av1.mkv", "vp9-opus.webm"];
-  return [awkward[k % awkward.length], awkward[(k + 5) % awkward.length]];
+  const chosen = [awkward[k % awkward.length], awkward[(k + 5) % awkward.length]];
+  return MATRIX === "rest" ? KINDS.filter((kind) => !chosen.includes(kind)) : chosen;
 }
 
 async function runPreset(preset: string, c: PresetCase, file: string) {
@@ -146,7 +150,7 @@ async function runPreset(preset: string, c: PresetCase, file: string) {
   return { outcome, files, shapes: (Array.isArray(given) ? given : [given.video ?? given.media]).map((f) => inputShape(join(dir, f))) };
 }
 
-describe(`every preset on the kinds of media people send (${FULL ? "full matrix" : "slice; FFJOBS_PRESET_MATRIX=full for all"})`, () => {
+describe(`every preset on the kinds of media people send (${FULL ? "full matrix" : MATRIX === "rest" ? "all but the slice" : "slice; FFJOBS_PRESET_MATRIX=full for all"})`, () => {
   for (const [k, [preset, c]] of Object.entries(PRESETS).entries()) {
     for (const file of slice(preset, k)) {
       const kind = media[file];
