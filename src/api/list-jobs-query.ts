@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
 import { listJobsQuerySchema, METADATA_FILTER, METADATA_KEY_PATTERN } from "./schemas.ts";
 import { PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/placeholders.ts";
+import { MAX_METADATA_ENTRIES } from "../jobs/limits.ts";
 
 /**
  * `GET /v1/jobs` query: the usual parameters (strict: a typo is a 400) plus any number of
@@ -18,6 +19,10 @@ export function parseListQuery(params: URLSearchParams) {
     else if (!METADATA_KEY_PATTERN.test(m[1])) {
       throw invalidRequest([{ path: ["query", name], message: "metadata keys are letters, digits and _ . : -", code: "custom" }]);
     } else metadata[m[1]] = value;
+  }
+  // A job has at most MAX_METADATA_ENTRIES labels, so more filters match nothing (and would pass D1's 100 bound parameters).
+  if (Object.keys(metadata).length > MAX_METADATA_ENTRIES) {
+    throw invalidRequest([{ path: ["query"], message: `at most ${MAX_METADATA_ENTRIES} metadata filters (a job has at most ${MAX_METADATA_ENTRIES} metadata entries)`, code: "custom" }]);
   }
   const parsed = listJobsQuerySchema.safeParse(rest);
   if (!parsed.success) throw invalidRequest(detailsFromZod(parsed.error.issues.map(withMetadataHint), ["query"]));

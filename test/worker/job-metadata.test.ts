@@ -32,6 +32,21 @@ describe("job metadata", () => {
     expect((await api(key, "GET", "/v1/jobs?metadata[a b]=x")).status).toBe(400);
     expect((await api(key, "GET", "/v1/jobs?metdata[a]=x")).status).toBe(400);
   });
+
+  it("filters the list by at most 32 entries, as many as a job can have: more is a 400 that says so (issue 30: 48 passed D1's 100 bound parameters)", async () => {
+    const filters = (n: number) => Array.from({ length: n }, (_, i) => `metadata[k${i}]=v`).join("&");
+    const tag = crypto.randomUUID();
+    const full = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`, "v"]));
+    const created = await api(key, "POST", "/v1/jobs", job({ metadata: { ...full, k31: tag } }));
+    const at = await api(key, "GET", `/v1/jobs?${filters(31)}&metadata[k31]=${tag}&limit=100`);
+    expect(at.status, JSON.stringify(at.body)).toBe(200);
+    expect(at.body.data.map((j: { id: string }) => j.id)).toEqual([created.body.id]);
+    for (const n of [33, 48, 200]) {
+      const over = await api(key, "GET", `/v1/jobs?${filters(n)}&limit=100`);
+      expect(over.status, `${n}: ${JSON.stringify(over.body)}`).toBe(400);
+      expect(over.body.details[0]).toMatchObject({ path: ["query"], message: expect.stringMatching(/at most 32 metadata filters/) });
+    }
+  });
 });
 
 describe("timeoutSeconds", () => {
