@@ -21,23 +21,29 @@ export type Prober = (name: string, file?: string) => Promise<ProbeJson | null>;
  * bounded pixels), so a hostile file is no more dangerous to the runner here than in the job.
  */
 export function createProber(folder: JobFolder, settings: RunnerSettings): Prober {
-  return (name, file) => {
+  return async (name, file) => {
     const path = folder.visiblePath(name, file);
-    if (!path) return Promise.resolve(null);
-    const argv = ["-v", "error", ...inputSafetyOptions(path), "-print_format", "json", "-show_format", "-show_streams", path];
-    const limits = { ...PROBE_LIMITS, addressSpaceBytes: settings.maxMemoryBytes };
-    const command = isolatedCommand(settings, folder, "ffprobe", argv, limits);
-    return new Promise((resolve) => {
-      execFile(command.file, command.args, { env: command.env, timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 }, (err, stdout) => {
-        if (err) return resolve(null);
-        try {
-          resolve(JSON.parse(stdout) as ProbeJson);
-        } catch {
-          resolve(null);
-        }
-      });
-    });
+    if (!path) return null;
+    const stdout = await sandboxedFfprobe(folder, settings, ["-print_format", "json", "-show_format", "-show_streams"], path);
+    try {
+      return stdout === null ? null : (JSON.parse(stdout) as ProbeJson);
+    } catch {
+      return null;
+    }
   };
+}
+
+/**
+ * One ffprobe of a job's file (`path` as the sandbox sees it) with `options` before it, in the job's
+ * sandbox under the command's own input options; its stdout, or null when it failed.
+ */
+export function sandboxedFfprobe(folder: JobFolder, settings: RunnerSettings, options: string[], path: string): Promise<string | null> {
+  const argv = ["-v", "error", ...inputSafetyOptions(path), ...options, path];
+  const limits = { ...PROBE_LIMITS, addressSpaceBytes: settings.maxMemoryBytes };
+  const command = isolatedCommand(settings, folder, "ffprobe", argv, limits);
+  return new Promise((resolve) => {
+    execFile(command.file, command.args, { env: command.env, timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 }, (err, stdout) => resolve(err ? null : stdout));
+  });
 }
 
 const num = (v: unknown): number | null => {
