@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,13 +30,26 @@ export async function startFaultStack(mediaHost: string, reuse?: { env: NodeJS.P
     FFJOBS_SWEEP_INTERVAL_MS: "1000",
     RUNNER_WORK_DIR: join(tmpdir(), `ffjobs-faults-${env.RUNNER_PORT}`),
   });
-  const accountKey = reuse?.accountKey ?? createLimitedAccount(stack);
+  const accountKey = reuse?.accountKey ?? (await createLimitedAccount(stack));
   return { stack, accountKey, api: apiClient(stack.baseUrl, accountKey), workDir: join(tmpdir(), `ffjobs-faults-${env.RUNNER_PORT}`) };
 }
 
-function createLimitedAccount(stack: DevStack): string {
-  const out = execFileSync(process.execPath, [join(root, "scripts/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
-  return out.trim().split("\n").pop()!;
+/**
+ * The stack's sweeper (every second here) writes the same SQLite file, so the write can meet it busy
+ * (CI: "database is locked: SQLITE_BUSY"): tried again, as balanceOf's reads are. The statements are
+ * idempotent for the account; an attempt that got as far as a key leaves one more, unused.
+ */
+async function createLimitedAccount(stack: DevStack): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { stdout } = await execFileAsync(process.execPath, [join(root, "scripts/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
+      return stdout.trim().split("\n").pop()!;
+    } catch (err) {
+      const said = `${(err as Error).message} ${(err as { stderr?: string }).stderr ?? ""}`;
+      if (attempt >= 5 || !/SQLITE_BUSY|database is locked/.test(said)) throw err;
+      await new Promise((done) => setTimeout(done, 1000));
+    }
+  }
 }
 
 /** The account's balance, read from the stack's local D1 (not spawnSync: see execFileAsync in faults.test.ts). */
