@@ -69,7 +69,9 @@ describe("an HLS ladder in a web player on another origin", () => {
     const seen = (await tab.evaluate("window.__player")) as { levels: number[]; fragmentLevels: number[]; errors: string[] };
     // No network error of any kind (a CORS refusal is one), nothing fatal. hls.js reports, and steps over
     // itself, the few milliseconds before a rendition's first frame (bufferSeekOverHole): not a failure.
-    expect(seen.errors.filter((e) => e.startsWith("networkError") || e.endsWith(":fatal"))).toEqual([]);
+    // Not "networkError:aborted" (hls.js's INTERNAL_ABORTED: its own call to abort a loader, as on a level
+    // switch; CI saw it once): a refused or failed request has other details, and fails failedRequests too.
+    expect(seen.errors.filter((e) => (e.startsWith("networkError") && e !== "networkError:aborted") || e.endsWith(":fatal"))).toEqual([]);
     expect(failedRequests).toEqual([]);
     expect(seen.levels).toEqual([144, 240]);
     expect(new Set(seen.fragmentLevels)).toEqual(new Set([0, 1]));
