@@ -7,10 +7,10 @@ import { pipeline } from "node:stream/promises";
 import { once } from "node:events";
 import { Transform } from "node:stream";
 import { isAllowedPrivateHost, isPublicAddress } from "../../src/net/address-policy.ts";
-import { isSidecarFallbackAddress } from "../../src/net/sidecar-dns.ts";
 import { EGRESS_REFUSED_HEADER } from "../../src/runner/egress-scope.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { trustedAgent } from "./trust.ts";
+import { bypassesSidecar, sidecarBypassNetworks, type Network } from "./sidecar-bypass.ts";
 
 export type FetchFailureKind = "refused" | "timeout" | "http_status" | "too_large" | "network" | "canceled";
 
@@ -39,9 +39,11 @@ export type SafeFetchOptions = {
   httpsAgent?: https.Agent;
   /**
    * In a Cloudflare container every connection goes through the platform's sidecar to the Worker's
-   * outbound handler: only ports 80 and 443 are carried, names resolve to the sidecar's fallback
-   * addresses (which say nothing of the destination: the Worker checks the real one), and HTTPS
-   * needs a host name (the sidecar learns it from SNI, which an IP address does not give).
+   * outbound handler: only ports 80 and 443 are carried, and HTTPS needs a host name (the sidecar
+   * learns it from SNI, which an IP address does not give). What the container's DNS answers says
+   * nothing of the destination (placeholders, real or private addresses, as the platform's egress
+   * configuration decides): the Worker resolves the name itself and checks the real one. The only
+   * answers refused here are those the sidecar would not carry to the Worker (sidecar-bypass.ts).
    */
   viaCloudflareSidecar?: boolean;
 };
@@ -149,13 +151,16 @@ function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs"
     throw new FetchFailure("refused", "https inputs need a host name, not an IP address (the platform routes HTTPS by its server name)");
   }
   const exempt = opts.trusted === true || isAllowedPrivateHost(hostname, opts.allowedPrivateHosts);
-  if (!exempt && isIP(hostname) && !isPublicAddress(hostname)) {
-    throw new FetchFailure("refused", "the address is not publicly routable");
+  const bypass = opts.viaCloudflareSidecar ? sidecarBypassNetworks() : null;
+  if (isIP(hostname)) {
+    // A literal is the real destination, unlike a DNS answer behind the sidecar: judge it as such too.
+    const refusal = answerRefusal([hostname], exempt, null) ?? (bypass && answerRefusal([hostname], exempt, bypass));
+    if (refusal) throw new FetchFailure("refused", refusal);
   }
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const agent = url.protocol === "https:" ? opts.httpsAgent : undefined;
-    const lookup = exempt ? undefined : checkedLookup(opts.viaCloudflareSidecar === true);
+    const lookup = exempt && !bypass ? undefined : checkedLookup(exempt, bypass);
     const req = client.request(url.href, { method, signal, agent, lookup, headers }, resolve);
     req.on("error", (err) => reject(asFetchFailure(err, signal)));
     if (body) body.pipe(req);
@@ -166,17 +171,28 @@ function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs"
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * A lookup that refuses private addresses. Behind Cloudflare's sidecar its fallback addresses are
- * accepted: they reach the sidecar, and the Worker checks the real destination of the name.
+ * Why a connection may not use these addresses, or null. Directly (no sidecar) every address must
+ * be public unless the host is exempt. Behind Cloudflare's sidecar no answer is judged by what it
+ * looks like, since the Worker checks the real destination, except one the sidecar leaves alone:
+ * that connection would skip the Worker, so even an exempt host (the service's own) may not use it.
  */
-const checkedLookup = (viaSidecar: boolean) => (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+export function answerRefusal(addresses: readonly string[], exempt: boolean, bypass: readonly Network[] | null): string | null {
+  if (addresses.length === 0) return "the name has no address";
+  if (bypass) {
+    const direct = addresses.find((a) => bypassesSidecar(a, bypass));
+    return direct ? `${direct} would not go through the platform's egress` : null;
+  }
+  if (exempt) return null;
+  return addresses.every((a) => isPublicAddress(a)) ? null : "the address is not publicly routable";
+}
+
+/** A lookup whose every answer must pass `answerRefusal` (no gap for rebinding: the connection uses these). */
+const checkedLookup = (exempt: boolean, bypass: readonly Network[] | null) => (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
   const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : (options.family ?? 0);
   dnsLookup(hostname, { all: true, family }, (err, addresses) => {
     if (err) return callback(err, []);
-    const refused = addresses.find((a) => !isPublicAddress(a.address) && !(viaSidecar && isSidecarFallbackAddress(a.address)));
-    if (refused || addresses.length === 0) {
-      return callback(Object.assign(new Error("the address is not publicly routable"), { code: "EREFUSED_PRIVATE" }), []);
-    }
+    const refusal = answerRefusal(addresses.map((a) => a.address), exempt, bypass);
+    if (refusal) return callback(Object.assign(new Error(refusal), { code: "EREFUSED_ADDRESS" }), []);
     if (options.all) callback(null, addresses);
     else callback(null, addresses[0].address, addresses[0].family);
   });
@@ -201,6 +217,6 @@ function asFetchFailure(err: unknown, signal: AbortSignal): FetchFailure {
     return canceled ? new FetchFailure("canceled", "canceled") : new FetchFailure("timeout", "timed out");
   }
   const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === "EREFUSED_PRIVATE") return new FetchFailure("refused", "the address is not publicly routable");
+  if (code === "EREFUSED_ADDRESS") return new FetchFailure("refused", (err as Error).message);
   return new FetchFailure("network", code ? `network error (${code})` : "network error");
 }

@@ -69,8 +69,8 @@ export type RunnerSettings = {
   extraCaFile: string;
   /**
    * "cloudflare": the runner is in a Cloudflare container, whose every connection goes through the
-   * platform's sidecar to the Worker's outbound handler (only ports 80/443; names resolve to the
-   * sidecar's fallback addresses; HTTPS needs a name for SNI). "direct": it connects itself.
+   * platform's sidecar to the Worker's outbound handler (only ports 80/443; DNS answers say nothing of
+   * the destination; HTTPS needs a name for SNI). "direct": it connects itself.
    */
   egress: "direct" | "cloudflare";
 };
