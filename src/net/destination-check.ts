@@ -1,7 +1,10 @@
 import { isAllowedPrivateHost, isPublicAddress, parseIPv4, parseIPv6 } from "./address-policy.ts";
 
-/** A host name's addresses, or why there are none. */
-export type Resolution = { addresses: string[] } | { error: "nxdomain" | "failed"; detail: string };
+/**
+ * A host name's addresses, or why there are none. `ttlSeconds`: how long the answer may be reused,
+ * as the DNS said (the least TTL of its records); absent when it said nothing.
+ */
+export type Resolution = { addresses: string[]; ttlSeconds?: number } | { error: "nxdomain" | "failed"; detail: string };
 export type Resolver = (hostname: string) => Promise<Resolution>;
 
 /**

@@ -26,7 +26,8 @@ export function containerTransport(
       const name = placement.kind === "per-job" ? jobId : await pool.acquire(jobId, placement.maxInstances);
       if (!name) throw new RunnerBusy(`all ${placement.kind === "pool" ? placement.maxInstances : 1} containers are busy`);
       known.set(jobId, name);
-      return container(name).admitJob(jobId, scope);
+      // The scope names its job, so the Worker's DNS answers are kept per job (src/net/resolution-cache.ts).
+      return container(name).admitJob(jobId, { ...scope, jobId });
     },
     async fetch(jobId, path, init) {
       const name = await instanceOf(jobId);

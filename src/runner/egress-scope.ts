@@ -14,6 +14,12 @@ export type EgressRule = {
   external?: true;
 };
 export type EgressScope = {
+  /**
+   * The runner id (job, task or probe) the scope was admitted for, set at admission
+   * (container-transport.ts): the Worker keeps DNS answers per job (src/net/resolution-cache.ts).
+   * A union of several jobs' scopes names them all, space-separated.
+   */
+  jobId?: string;
   allow: EgressRule[];
   /** Hosts the job's URL inputs name: the only hosts a redirect of one of them may lead to. */
   namedHosts?: string[];
@@ -71,7 +77,8 @@ export function staleScopeKeys(stored: string[], admitted: string): string[] {
 export function mergeScopes(scopes: EgressScope[]): EgressScope {
   const seen = new Map<string, EgressRule>();
   for (const rule of scopes.flatMap((s) => s.allow)) seen.set(`${rule.method} ${rule.url} ${rule.prefix ? "prefix" : ""} ${rule.external ? "external" : ""}`, rule);
-  return { allow: [...seen.values()], namedHosts: [...new Set(scopes.flatMap((s) => s.namedHosts ?? []))] };
+  const jobIds = [...new Set(scopes.flatMap((s) => (s.jobId ? [s.jobId] : [])))].sort();
+  return { ...(jobIds.length ? { jobId: jobIds.join(" ") } : {}), allow: [...seen.values()], namedHosts: [...new Set(scopes.flatMap((s) => s.namedHosts ?? []))] };
 }
 
 /** The rule that lets this request through, if any. */

@@ -9,6 +9,7 @@ import { isRunnerFilesRequest, runnerFileLimits } from "./runner-files.ts";
 import { acceptRunnerFile } from "../storage/directory-files.ts";
 import { serveJobEgress } from "./job-egress.ts";
 import { dohResolver } from "../net/doh-resolver.ts";
+import { jobResolver } from "../net/resolution-cache.ts";
 import { newRunnerSecret, RUNNER_SECRET_HEADER } from "./runner-secret.ts";
 
 const SCOPE_KEY_PREFIX = "egress-scope:";
@@ -60,7 +61,7 @@ export class FfmpegContainer extends Container<Env> {
         const config = loadConfig(env);
         return serveJobEgress(req, ctx.params, {
           fetch: (r) => fetch(r),
-          resolve: dohResolver(config.egressResolverUrl),
+          resolve: jobResolver(ctx, dohResolver(config.egressResolverUrl)),
           allowedPrivateHosts: config.allowedPrivateHosts,
           internal(r, url) {
             const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;

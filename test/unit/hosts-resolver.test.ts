@@ -27,11 +27,12 @@ describe("the lab's hosts-file DoH resolver (a test double)", () => {
     const server = await startHostsResolver(file);
     try {
       const resolve = dohResolver(server.url);
-      expect(await resolve("media.ffjobs-lab.test")).toEqual({ addresses: ["192.31.196.10", "2001:4860::10"] });
-      expect(await resolve("sneaky.ffjobs-lab.test")).toEqual({ addresses: ["127.0.0.5"] });
+      // TTL 0: the file is read anew for every query (the Worker's cache keeps such an answer 5 s).
+      expect(await resolve("media.ffjobs-lab.test")).toEqual({ addresses: ["192.31.196.10", "2001:4860::10"], ttlSeconds: 0 });
+      expect(await resolve("sneaky.ffjobs-lab.test")).toEqual({ addresses: ["127.0.0.5"], ttlSeconds: 0 });
       expect(await resolve("nowhere.example")).toMatchObject({ error: "nxdomain" });
       writeFileSync(file, `${HOSTS}192.31.196.12 later.ffjobs-lab.test\n`);
-      expect(await resolve("later.ffjobs-lab.test")).toEqual({ addresses: ["192.31.196.12"] });
+      expect(await resolve("later.ffjobs-lab.test")).toEqual({ addresses: ["192.31.196.12"], ttlSeconds: 0 });
     } finally {
       server.close();
     }
