@@ -6,6 +6,8 @@
 // allows user namespaces. A file named `confine-all` next to this runtime's state turns it off, so
 // tests can show what happens on a host that does not (the runner falls back to its uid isolation,
 // or with RUNNER_SANDBOX=namespaces fails jobs SANDBOX_UNAVAILABLE).
+// It also tells each egress sidecar double how to answer DNS: the mode in a file `dns-mode` there
+// (placeholder, public or private; lab/egress-sidecar/dns.ts), read as the sidecar is created.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,11 +18,18 @@ const command = args.find((a) => a === "create" || a === "run");
 const bundleAt = args.findIndex((a) => a === "--bundle" || a === "-b");
 const labDir = process.env.FFJOBS_LAB_DIR ?? "/var/lib/ffjobs-lab";
 
-if (command && bundleAt >= 0 && !existsSync(join(labDir, "confine-all"))) {
+const modeFile = join(labDir, "dns-mode");
+if (command && bundleAt >= 0) {
   const configPath = join(args[bundleAt + 1], "config.json");
   const config = JSON.parse(readFileSync(configPath, "utf8"));
   const env: string[] = config.process?.env ?? [];
-  if ((env.includes("RUNNER_SANDBOX=on") || env.includes("RUNNER_SANDBOX=namespaces")) && config.linux) {
+  const isSidecar = (config.process?.args ?? []).includes("/sidecar/sidecar.ts");
+  if (isSidecar && existsSync(modeFile)) {
+    config.process.env = [...env, `SIDECAR_DNS_MODE=${readFileSync(modeFile, "utf8").trim()}`];
+    writeFileSync(configPath, JSON.stringify(config));
+  }
+  const unconfine = !existsSync(join(labDir, "confine-all")) && (env.includes("RUNNER_SANDBOX=on") || env.includes("RUNNER_SANDBOX=namespaces"));
+  if (unconfine && config.linux) {
     delete config.linux.seccomp;
     config.linux.maskedPaths = [];
     config.linux.readonlyPaths = [];

@@ -4,15 +4,17 @@
 // (main.go `readHostname`, at most 128 KiB of headers).
 
 export const MAX_PEEKED_HTTP_HEADER_BYTES = 128 * 1024;
+/** Upstream peeks a ClientHello through a 4 KiB `bufio.Reader`: a longer record is parsed as far as that goes. */
+export const SNI_PEEK_BYTES = 4096;
 const TLS_RECORD_HEADER_BYTES = 5;
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"];
 
-/** Whether `bytes` are enough to decide on SNI: a whole TLS record, or bytes that are not TLS. */
+/** Whether `bytes` are enough to decide on SNI: a TLS record (or its first 4 KiB), or a first byte that is not TLS. */
 export function sniDecidable(bytes: Buffer): boolean {
   if (bytes.length === 0) return false;
   if (bytes[0] !== 0x16) return true;
   if (bytes.length < TLS_RECORD_HEADER_BYTES) return false;
-  return bytes.length >= TLS_RECORD_HEADER_BYTES + bytes.readUInt16BE(3);
+  return bytes.length >= Math.min(SNI_PEEK_BYTES, TLS_RECORD_HEADER_BYTES + bytes.readUInt16BE(3));
 }
 
 /** The SNI host name of a ClientHello, or "" (not TLS, no SNI, or malformed: upstream's rules). */

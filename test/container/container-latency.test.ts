@@ -6,9 +6,9 @@ import { median, percentile, writeBenchmarkSection } from "../../bench/benchmark
 import { apiClient, isFinished } from "../support/api-client.ts";
 import type { DevStack } from "../support/dev-stack.ts";
 import { mediaFixtures } from "../support/media-fixtures.ts";
-import { startStaticServer } from "../support/static-server.ts";
-import { HOSTS, labOrReason, startContainerStack, stopContainerStack } from "./container-stack.ts";
+import { labOrReason, startContainerStack, stopContainerStack } from "./container-stack.ts";
 import { labDocker, runningRunnerContainers } from "./lab-docker.ts";
+import { startTestHosts, TEST_HOSTS, type TestHosts } from "./test-hosts.ts";
 
 /**
  * A small job's latency through a cold container (CONTAINER_PLACEMENT=per-job: a new one per job)
@@ -23,7 +23,8 @@ const POLL_MS = 30_000;
 const skipReason = await labOrReason();
 const fx = mediaFixtures();
 const root = resolve(import.meta.dirname, "../..");
-let media: Awaited<ReturnType<typeof startStaticServer>>;
+let hosts: TestHosts;
+const media = { url: `http://${TEST_HOSTS.media.name}` };
 let stack: DevStack | undefined;
 const figures: Record<string, { job: number[]; bare: number[] }> = {};
 
@@ -54,16 +55,16 @@ const runnerIdentity = () => runningRunnerContainers().map((name) => `${name}@${
 
 describe.skipIf(skipReason)("job latency through cold and warm containers", () => {
   beforeAll(async () => {
-    media = await startStaticServer(fx.dir, { host: HOSTS.media, port: 80 });
+    hosts = await startTestHosts(fx.dir);
   });
   afterAll(async () => {
     await stopContainerStack(stack);
-    await media?.close();
+    hosts?.close();
     writeReport();
   });
 
   it("cold: with CONTAINER_PLACEMENT=per-job every job starts a container of its own", async () => {
-    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS), CONTAINER_PLACEMENT: "per-job", ALLOWED_PRIVATE_HOSTS: HOSTS.media });
+    stack = await startContainerStack(hosts, { RUNNER_POLL_INTERVAL_MS: String(POLL_MS), CONTAINER_PLACEMENT: "per-job" });
     try {
       // Each job's container ends with it (just after the job is recorded finished).
       await measure("cold (a new container per job: per-job)", ROUNDS, () => expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]));
@@ -74,7 +75,7 @@ describe.skipIf(skipReason)("job latency through cold and warm containers", () =
   });
 
   it("warm: with the warm pool (the default) the running container serves the next job", async () => {
-    stack = await startContainerStack({ RUNNER_POLL_INTERVAL_MS: String(POLL_MS), ALLOWED_PRIVATE_HOSTS: HOSTS.media });
+    stack = await startContainerStack(hosts, { RUNNER_POLL_INTERVAL_MS: String(POLL_MS) });
     await measure("first job on the pool (cold)", 1);
     const warm = runnerIdentity();
     expect(warm).toHaveLength(1);
@@ -91,7 +92,7 @@ function writeReport(): void {
   const report = `## Job latency through a real container (container suite)
 
 \`npm run test:containers\` (test/container/container-latency.test.ts): small ffprobe jobs (3 s 320x240 MP4 from
-a loopback URL) one after another through \`npm run dev:containers\` (wrangler dev, containers on the lab's
+a URL on the suite's test host, by name) one after another through \`npm run dev:containers\` (wrangler dev, containers on the lab's
 Docker engine, egress through the Worker); the runner notifies its coordinator (which polls only every 30 s). Job time is \`createdAt → finishedAt\`
 (server clock, ms); each job is paired with the same ffprobe run bare on this machine in the same run.
 

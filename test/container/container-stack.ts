@@ -1,17 +1,18 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DnsMode } from "../../lab/egress-sidecar/dns.ts";
+import { LAB } from "../../lab/lab-paths.ts";
 import { labUnavailableReason, prepareLab } from "../../lab/prepare.ts";
 import { startDevStack, type DevStack } from "../support/dev-stack.ts";
 import { removeLabContainers } from "./lab-docker.ts";
+import { TEST_HOSTS, type TestHosts } from "./test-hosts.ts";
 
 /**
- * Addresses on loopback, each on port 80 because the container egress hands the Worker only port
- * 80: the API (and its storage endpoint: miniflare serves that only to Host 127.0.0.1 or
- * localhost), a loopback media server (the latency benchmark's, allowed by ALLOWED_PRIVATE_HOSTS
- * there), and a server no job may reach. URL inputs by host name use test-hosts.ts.
+ * A loopback server no job may reach (a test host's name resolves there). The API, its storage and
+ * URL inputs are on the suite's test hosts (test-hosts.ts), by name and on public addresses.
  */
-export const HOSTS = { api: "127.0.0.1", media: "127.0.0.4", elsewhere: "127.0.0.5" } as const;
+export const HOSTS = { elsewhere: "127.0.0.5" } as const;
 
 /**
  * Readies the lab (Docker engine, images) or says loudly why it cannot: in CI that fails the run,
@@ -35,15 +36,19 @@ export async function labOrReason(): Promise<string | null> {
 }
 
 /**
- * `npm run dev:containers` on HOSTS.api:80, with a state folder of its own. `NODE_EXTRA_CA_CERTS`
- * in `env` names a CA workerd trusts besides the public roots (wrangler hands it to workerd).
+ * `npm run dev:containers` on the test hosts' API address, port 80, reached by its name, with a state
+ * folder of its own; workerd trusts the test hosts' CA besides the public roots (wrangler hands
+ * NODE_EXTRA_CA_CERTS to workerd). The test hosts must be up (their names are in /etc/hosts).
  */
-export async function startContainerStack(env: Record<string, string> = {}): Promise<DevStack> {
+export async function startContainerStack(hosts: TestHosts, env: Record<string, string> = {}, dnsMode: DnsMode = "placeholder"): Promise<DevStack> {
   removeLabContainers();
+  setDnsMode(dnsMode);
   return startDevStack(
     {
-      HOST: HOSTS.api,
+      HOST: TEST_HOSTS.api.address,
+      PUBLIC_HOST: TEST_HOSTS.api.name,
       PORT: "80",
+      NODE_EXTRA_CA_CERTS: hosts.caFile,
       FFJOBS_STATE_DIR: mkdtempSync(join(tmpdir(), "ffjobs-containers-state-")),
       ALLOWED_PRIVATE_HOSTS: "",
       RUNNER_POLL_INTERVAL_MS: "200",
@@ -51,6 +56,16 @@ export async function startContainerStack(env: Record<string, string> = {}): Pro
     },
     { containers: true },
   );
+}
+
+/**
+ * How the sidecar double answers the containers' DNS from now on (lab/egress-sidecar/dns.ts): the
+ * lab's runtime reads it as each sidecar is created, so it applies to containers started later.
+ */
+export function setDnsMode(mode: DnsMode): void {
+  const file = join(LAB.dir, "dns-mode");
+  if (mode === "placeholder") rmSync(file, { force: true });
+  else writeFileSync(file, mode);
 }
 
 export async function stopContainerStack(stack: DevStack | undefined): Promise<void> {

@@ -11,6 +11,8 @@ import { makeTestCa } from "../support/test-ca.ts";
  * refuses to go on unless they are, so nothing is ever sent off the machine.
  */
 const NAMESPACE = "ffjobs-lab-hosts";
+/** The API's own address lives on a dummy interface of this machine: wrangler dev listens there. */
+const API_LINK = "ffjlab-api";
 const VETH = { host: "ffjlab0", inside: "ffjlab1" };
 const TRANSFER = { host: "172.31.214.1", inside: "172.31.214.2", bits: 24 };
 const HOSTS_BEGIN = "# ffjobs container suite test hosts BEGIN";
@@ -22,6 +24,11 @@ export const TEST_HOSTS = {
   media: { name: "media.ffjobs-lab.test", address: "192.31.196.10" },
   cdn: { name: "cdn.ffjobs-lab.test", address: "192.31.196.11" },
   unnamed: { name: "unnamed.ffjobs-lab.test", address: "192.31.196.12" },
+  /**
+   * The API and its storage, served by `npm run dev:containers` on this machine under a public
+   * address and name, as production's are reached (not loopback, which the sidecar leaves alone).
+   */
+  api: { name: "api.ffjobs-lab.test", address: "192.31.196.20" },
   /** A name that resolves to a loopback address (where the suite's "elsewhere" server listens). */
   sneaky: { name: "sneaky.ffjobs-lab.test", address: "127.0.0.5" },
 } as const;
@@ -50,7 +57,7 @@ function teardown(): void {
   } catch {
     // no namespace
   }
-  for (const args of [["link", "del", VETH.host], ["netns", "del", NAMESPACE], ...PUBLIC.map((h) => ["route", "del", `${h.address}/32`])]) {
+  for (const args of [["link", "del", VETH.host], ["link", "del", API_LINK], ["netns", "del", NAMESPACE], ...PUBLIC.map((h) => ["route", "del", `${h.address}/32`])]) {
     try {
       ip(args);
     } catch {
@@ -66,6 +73,8 @@ export function assertLocal(): void {
     const route = ip(["route", "get", h.address]);
     if (!route.includes(`dev ${VETH.host}`)) throw new Error(`${h.address} is not routed to the test namespace (${route.trim()}): refusing to send anything`);
   }
+  const api = ip(["route", "get", TEST_HOSTS.api.address]);
+  if (!api.startsWith("local ")) throw new Error(`${TEST_HOSTS.api.address} is not an address of this machine (${api.trim()}): refusing to send anything`);
 }
 
 export async function startTestHosts(fixturesDir: string): Promise<TestHosts> {
@@ -81,6 +90,9 @@ export async function startTestHosts(fixturesDir: string): Promise<TestHosts> {
   ip(["-n", NAMESPACE, "link", "set", "lo", "up"]);
   ip(["-n", NAMESPACE, "route", "add", "default", "via", TRANSFER.host]);
   for (const h of PUBLIC) ip(["route", "add", `${h.address}/32`, "via", TRANSFER.inside, "dev", VETH.host]);
+  ip(["link", "add", API_LINK, "type", "dummy"]);
+  ip(["addr", "add", `${TEST_HOSTS.api.address}/32`, "dev", API_LINK]);
+  ip(["link", "set", API_LINK, "up"]);
   assertLocal();
   const all = Object.values(TEST_HOSTS);
   writeFileSync(HOSTS_FILE, `${readFileSync(HOSTS_FILE, "utf8").replace(/\n?$/, "\n")}${HOSTS_BEGIN}\n${all.map((h) => `${h.address} ${h.name}`).join("\n")}\n${HOSTS_END}\n`);

@@ -66,7 +66,7 @@ async function launchDevStack(extraEnv: Record<string, string>, opts: { containe
     });
   });
   return {
-    baseUrl: `http://${host}:${port}`,
+    baseUrl: `http://${extraEnv.PUBLIC_HOST ?? host}:${port}`,
     apiKey,
     stateDir,
     env,
