@@ -28,6 +28,12 @@ const containers = process.argv.includes("--containers");
 const port = Number(process.env.PORT || (containers ? 80 : 8787));
 const runnerPort = Number(process.env.RUNNER_PORT || port + 10);
 const host = process.env.HOST || "127.0.0.1";
+/**
+ * The name clients and the service's own URLs use, where it differs from the address bound (the
+ * container suite serves on a public address by name, as production is reached; HOST stays the
+ * address). miniflare answers its storage endpoint only to a Host it knows: the upstream named here.
+ */
+const publicHost = process.env.PUBLIC_HOST || host;
 const supervisor = createSupervisor((message) => console.error(`[ffjobs] ${message}`));
 /** The sweeper (re-sends stalled jobs) runs on cron in production; wrangler dev fires no cron. */
 const SWEEP_INTERVAL_MS = Number(process.env.FFJOBS_SWEEP_INTERVAL_MS || 60_000);
@@ -80,11 +86,11 @@ async function main() {
   const vars: Record<string, string> = {
     ...(containers
       ? { RUNNER_MODE: "container", EGRESS_RESOLVER_URL: resolver!.url }
-      : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${host}:${port}`, RUNNER_CONTROL_SECRET: runnerSecret }),
+      : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${publicHost}:${port}`, RUNNER_CONTROL_SECRET: runnerSecret }),
     STORAGE_TOKEN_SECRET: storageTokenSecret,
     // The platform's limit on D1 queries per Worker invocation, which wrangler dev does not enforce.
     D1_QUERY_LIMIT_PER_INVOCATION: "1000",
-    R2_S3_ENDPOINT: `http://${host}:${port}/cdn-cgi/local/r2/s3`,
+    R2_S3_ENDPOINT: `http://${publicHost}:${port}/cdn-cgi/local/r2/s3`,
     R2_ACCESS_KEY_ID: localS3.accessKeyId,
     R2_SECRET_ACCESS_KEY: localS3.secretAccessKey,
     ALLOWED_PRIVATE_HOSTS: process.env.ALLOWED_PRIVATE_HOSTS ?? "",
@@ -99,6 +105,7 @@ async function main() {
       [
         "dev", "--config", config, "--ip", host, "--port", String(innerPort), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false", "--test-scheduled",
         ...(state ? ["--persist-to", state] : []),
+        ...(publicHost !== host ? ["--local-upstream", `${publicHost}:${port}`] : []),
         ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ],
       // X_LOCAL_EXPLORER: miniflare's explorer (SQL on D1, any object of R2) stays off as well.
@@ -106,13 +113,13 @@ async function main() {
     ),
   );
   await startFrontDoor(host, port, innerPort);
-  await waitFor(`http://${host}:${port}/openapi.json`, containers ? CONTAINER_READY_TIMEOUT_MS : READY_TIMEOUT_MS);
+  await waitFor(`http://${publicHost}:${port}/openapi.json`, containers ? CONTAINER_READY_TIMEOUT_MS : READY_TIMEOUT_MS);
   if (!containers) await waitFor(`http://${host}:${runnerPort}/healthz`);
   const sweep = () => fetch(`http://${host}:${port}/__scheduled?cron=*+*+*+*+*`).then((r) => r.body?.cancel(), () => {});
   void sweep();
   setInterval(sweep, SWEEP_INTERVAL_MS);
-  console.log(`\nffjobs is running at http://${host}:${port}${containers ? " (jobs run in containers)" : ""}\nAPI key: ${apiKey}\n`);
-  console.log(`Try: curl -H "Authorization: Bearer ${apiKey}" http://${host}:${port}/v1/jobs`);
+  console.log(`\nffjobs is running at http://${publicHost}:${port}${containers ? " (jobs run in containers)" : ""}\nAPI key: ${apiKey}\n`);
+  console.log(`Try: curl -H "Authorization: Bearer ${apiKey}" http://${publicHost}:${port}/v1/jobs`);
 }
 
 function freePort(host: string): Promise<number> {
