@@ -264,6 +264,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/platform-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask a runner of its own what it sees of the platform: its DNS answers, the sandbox it chose, whether a request no job scopes comes back as the Worker's egress refusal, and whether its notification reaches the Worker (an operator account's key; `npm run smoke` judges it) */
+        post: operations["getPlatformReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/capabilities": {
         parameters: {
             query?: never;
@@ -1063,6 +1080,100 @@ export interface components {
                 bytesOut: number;
             }[];
         };
+        /**
+         * @example {
+         *       "publicHost": "example.com"
+         *     }
+         */
+        PlatformReportRequest: {
+            /** @description A public name for the runner to look up and try to reach directly (nothing is sent there unless the platform lets traffic out without the Worker) (default "example.com") */
+            publicHost?: string;
+        };
+        PlatformReport: {
+            /**
+             * @description How the runner reaches anything: cloudflare (a container whose every connection goes through the platform's sidecar to the Worker) or direct (a local process that connects itself)
+             * @enum {string}
+             */
+            egress: "direct" | "cloudflare";
+            sandbox: {
+                /**
+                 * @description RUNNER_SANDBOX as the runner was started with (CONTAINER_RUNNER_SANDBOX in production)
+                 * @enum {string}
+                 */
+                requested: "on" | "namespaces" | "uid" | "off";
+                /** @enum {string} */
+                mode: "namespaces" | "uid" | "off" | "unavailable";
+                description: string;
+                /** @description Why a stronger isolation did not start (bubblewrap's error when the uid fallback was chosen); null when none was tried and failed */
+                fallbackReason: string | null;
+                /** @description Why no isolation could start (mode unavailable: every job fails SANDBOX_UNAVAILABLE) */
+                problem: string | null;
+            };
+            dns: {
+                name: string;
+                /**
+                 * @description public: the name asked for; internal: a made-up name the Worker's egress handler answers (runner notifications, directory-output files)
+                 * @enum {string}
+                 */
+                role: "public" | "internal";
+                /**
+                 * @description not-applicable: a runner that connects by itself (RUNNER_EGRESS=direct), where no container DNS is in the way
+                 * @enum {string}
+                 */
+                outcome: "resolved" | "failed" | "not-applicable";
+                /** @description Every address dns.lookup answered, in its order */
+                addresses: {
+                    address: string;
+                    family: 4 | 6;
+                    /**
+                     * @description bypasses-sidecar: in a range Cloudflare's sidecar leaves alone (loopback, the container's own networks, the gateway's /24), so a connection there would not reach the Worker; sidecar-placeholder: 11.0.0.1 or fd00::1, what the sidecar of wrangler dev answers; public; private: any other address that is not public (behind the sidecar it still reaches the Worker)
+                     * @enum {string}
+                     */
+                    kind: "bypasses-sidecar" | "sidecar-placeholder" | "public" | "private";
+                }[];
+                /** @description What happened, in words */
+                detail: string;
+                ms: number;
+            }[];
+            connections: {
+                /**
+                 * @description raw-socket: a plain request with the system's resolver, as any process in the container could make; runner-client: the runner's own client, as a job's URL input or destination uses it
+                 * @enum {string}
+                 */
+                via: "raw-socket" | "runner-client";
+                url: string;
+                /**
+                 * @description worker-refused: the Worker's egress handler answered (403 with x-ffjobs-egress), as it must for a host no job scopes; runner-refused: the runner's own checks refused the DNS answer; answered: something else answered (the request did not go only to the Worker); failed: no answer at all
+                 * @enum {string}
+                 */
+                outcome: "worker-refused" | "runner-refused" | "answered" | "failed" | "not-applicable";
+                status: number | null;
+                /** @description What happened, in words */
+                detail: string;
+                ms: number;
+            }[];
+            notification: {
+                /**
+                 * @description delivered: the Worker's notification handler answered 2xx to the runner, through the path a job's notifications take
+                 * @enum {string}
+                 */
+                outcome: "delivered" | "failed" | "not-configured";
+                status: number | null;
+                /** @description What happened, in words */
+                detail: string;
+                ms: number;
+            };
+            /**
+             * @description RUNNER_MODE of the Worker that asked
+             * @enum {string}
+             */
+            runnerMode: "local" | "container";
+            publicHost: string;
+            /** @description When the Worker asked (ISO 8601) */
+            checkedAt: string;
+            /** @description How long the runner took to answer, a container's start included */
+            durationMs: number;
+        };
         WebhookSecret: {
             secret: string;
             createdAt: string;
@@ -1187,6 +1298,8 @@ export type CompleteUploadRequest = components['schemas']['CompleteUploadRequest
 export type AssetList = components['schemas']['AssetList'];
 export type Account = components['schemas']['Account'];
 export type MetricsReport = components['schemas']['MetricsReport'];
+export type PlatformReportRequest = components['schemas']['PlatformReportRequest'];
+export type PlatformReport = components['schemas']['PlatformReport'];
 export type WebhookSecret = components['schemas']['WebhookSecret'];
 export type WebhookTestRequest = components['schemas']['WebhookTestRequest'];
 export type WebhookTestResult = components['schemas']['WebhookTestResult'];
@@ -2567,6 +2680,95 @@ export interface operations {
             };
             /** @description Internal error (`INTERNAL`) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlatformReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlatformReportRequest"];
+            };
+        };
+        responses: {
+            /** @description What the runner saw */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformReport"];
+                };
+            };
+            /** @description Invalid request: INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's account may not do this: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`RATE_LIMITED`; see `Retry-After`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`INTERNAL`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No runner could be asked (`RUNNER_UNAVAILABLE`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

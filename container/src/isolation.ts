@@ -15,7 +15,8 @@ import { closeWorldWritableDirs, uidIsolatedCommand, uidIsolatedEnv, uidIsolatio
  * - `none`: only limits (RUNNER_SANDBOX=off, an operator's explicit choice).
  */
 export type IsolationKind = "namespaces" | "uid" | "none";
-export type IsolationChoice = { kind: IsolationKind | null; problem: string | null; description: string };
+/** `fallback`: why a stronger isolation did not start, when a weaker one did (the platform report shows it). */
+export type IsolationChoice = { kind: IsolationKind | null; problem: string | null; description: string; fallback: string | null };
 
 const DESCRIPTIONS: Record<IsolationKind, string> = {
   namespaces: "bubblewrap: every namespace unshared, no network, only the job's folder and /usr visible",
@@ -38,14 +39,14 @@ function runnerAccount(user: string | undefined): { uid: number; gid: number } |
  * With namespaces the runner then drops to RUNNER_USER (it needs root only for the uid fallback).
  */
 export function chooseIsolation(settings: RunnerSettings): IsolationChoice {
-  if (settings.sandbox === "off") return { kind: "none", problem: null, description: DESCRIPTIONS.none };
+  if (settings.sandbox === "off") return { kind: "none", problem: null, description: DESCRIPTIONS.none, fallback: null };
   const account = runnerAccount(settings.runnerUser);
   const problems: string[] = [];
   if (settings.sandbox !== "uid") {
     const bwrap = sandboxWorks(settings.bwrapPath, account);
     if (bwrap.ok) {
       if (account) dropTo(account, settings.workDir);
-      return { kind: "namespaces", problem: null, description: DESCRIPTIONS.namespaces };
+      return { kind: "namespaces", problem: null, description: DESCRIPTIONS.namespaces, fallback: null };
     }
     problems.push(`bubblewrap: ${bwrap.reason}`);
   }
@@ -55,12 +56,12 @@ export function chooseIsolation(settings: RunnerSettings): IsolationChoice {
       const uid = uidIsolationWorks();
       if (uid.ok) {
         closeWorldWritableDirs(settings.workDir);
-        return { kind: "uid", problem: null, description: DESCRIPTIONS.uid };
+        return { kind: "uid", problem: null, description: DESCRIPTIONS.uid, fallback: problems.length ? problems.join("; ") : null };
       }
       problems.push(`uid fallback: ${uid.reason}`);
     }
   }
-  return { kind: null, problem: problems.join("; "), description: "unavailable" };
+  return { kind: null, problem: problems.join("; "), description: "unavailable", fallback: null };
 }
 
 function dropTo(account: { uid: number; gid: number }, workDir: string): void {

@@ -20,13 +20,13 @@ if (choice.kind === "none") {
   console.error(`ERROR: no sandbox can start on this host: ${choice.problem}`);
   console.error("ERROR: refusing every job (SANDBOX_UNAVAILABLE). Fix the host, or set RUNNER_SANDBOX=off explicitly.");
 } else {
-  console.error(`sandbox: ${choice.description}`);
+  console.error(`sandbox: ${choice.description}${choice.fallback ? ` (not bubblewrap: ${choice.fallback})` : ""}`);
 }
 const leftovers = await removeLeftoverJobFolders(settings.workDir);
 if (leftovers.length) console.error(`removed ${leftovers.length} job folder(s) a previous runner left in ${settings.workDir}`);
 const manager = createJobManager(settings);
 const sandbox = choice.kind === "none" ? "off" : (choice.kind ?? "unavailable");
-const server = createRunnerServer(manager, { concurrency: settings.concurrency, sandbox, sandboxDescription: choice.description }, settings);
+const server = createRunnerServer(manager, { concurrency: settings.concurrency, sandbox, sandboxDescription: choice.description, sandboxFallback: choice.fallback }, settings);
 server.listen(settings.port, settings.host, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : settings.port;

@@ -5,6 +5,7 @@ import { probeInputs } from "./probe-inputs.ts";
 import { capabilities } from "./capabilities.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { RUNNER_SECRET_HEADER, secretMatches } from "../../src/runner/runner-secret.ts";
+import { isPlatformRequest, platformReport, realPlatformDeps } from "./platform-report.ts";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Dry-run probes at once; more answer 503 (busy). They hold no job slot, so they are capped here. */
@@ -14,7 +15,10 @@ type JobManager = ReturnType<typeof createJobManager>;
 /** The runner's HTTP API, spoken by the coordinator (see src/runner/runner-client.ts). */
 export type SandboxMode = RunnerCapabilities["sandbox"]["mode"];
 
-export function createRunnerServer(manager: JobManager, info: { concurrency: number; sandbox: SandboxMode; sandboxDescription: string }, settings: RunnerSettings): http.Server {
+/** `sandboxFallback`: why a stronger isolation did not start, when a weaker one did (isolation.ts). */
+export type RunnerInfo = { concurrency: number; sandbox: SandboxMode; sandboxDescription: string; sandboxFallback?: string | null };
+
+export function createRunnerServer(manager: JobManager, info: RunnerInfo, settings: RunnerSettings): http.Server {
   let probesInFlight = 0;
   return http.createServer(async (req, res) => {
     const send = (status: number, body?: unknown) => {
@@ -31,6 +35,12 @@ export function createRunnerServer(manager: JobManager, info: { concurrency: num
       if (!secretMatches(headerValue(req.headers[RUNNER_SECRET_HEADER]), settings.controlSecret)) return send(401, { error: "unauthorized" });
       if (req.method === "GET" && url.pathname === "/capabilities") {
         return send(200, { ...(await capabilities()), sandbox: { mode: info.sandbox, description: info.sandboxDescription } });
+      }
+      if (req.method === "POST" && url.pathname === "/platform-report") {
+        const body = await readJson(req);
+        if (!isPlatformRequest(body)) return send(400, { error: "malformed platform report request" });
+        const sandbox = { requested: settings.sandbox, mode: info.sandbox, description: info.sandboxDescription, fallbackReason: info.sandboxFallback ?? null, problem: settings.sandboxProblem };
+        return send(200, await platformReport(body, { egress: settings.egress, sandbox }, realPlatformDeps(settings)));
       }
       if (req.method === "POST" && url.pathname === "/probe") {
         const body = await readJson(req);

@@ -15,6 +15,8 @@ import { presetRoutes } from "./routes/presets.ts";
 import { capabilityRoutes } from "./routes/capabilities.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { adminRoutes } from "./routes/admin-metrics.ts";
+import { platformReportRoutes } from "./routes/admin-platform-report.ts";
+import { operatorOnly } from "./operator-only.ts";
 import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
 import { loadConfig } from "../config.ts";
 import { LOCAL_FILES_PATH, runnerFileLimits } from "../runner/runner-files.ts";
@@ -75,6 +77,8 @@ app.route("/v1/policy", policyRoutes);
 app.route("/v1/presets", presetRoutes);
 app.route("/v1/capabilities", capabilityRoutes);
 app.route("/v1/account", accountRoutes);
+app.use("/v1/admin/*", operatorOnly);
+app.route("/v1/admin/platform-report", platformReportRoutes);
 app.route("/v1/admin", adminRoutes);
 
 app.notFound(() => {

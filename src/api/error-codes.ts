@@ -15,7 +15,7 @@ export const API_ERRORS = {
   IDEMPOTENCY_KEY_IN_USE: { status: 409, description: "A request with this Idempotency-Key is still running (or just failed); retry shortly." },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is over the limit (1 MiB)." },
   RATE_LIMITED: { status: 429, description: "Too many requests for this API key; retry after `Retry-After` seconds." },
-  RUNNER_UNAVAILABLE: { status: 503, description: "No runner could answer (GET /v1/capabilities); retry after `Retry-After` seconds." },
+  RUNNER_UNAVAILABLE: { status: 503, description: "No runner could answer (GET /v1/capabilities, POST /v1/admin/platform-report); retry after `Retry-After` seconds." },
   INTERNAL: { status: 500, description: "Unexpected server error; no internals are disclosed." },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import * as S from "./schemas.ts";
 import { metricsReportSchema } from "../metrics/metrics-report.ts";
+import { platformReportRequestSchema, platformReportSchema } from "../runner/platform-report.ts";
 
 /** A zod schema as OpenAPI 3.0 JSON Schema (`input`: what a client sends; `output`: what it gets). */
 export const jsonSchema = (s: z.ZodType, io: "input" | "output" = "output") => {
@@ -70,6 +71,8 @@ export const SCHEMAS = {
   AssetList: () => jsonSchema(S.assetListSchema),
   Account: () => jsonSchema(S.accountSchema),
   MetricsReport: () => jsonSchema(metricsReportSchema),
+  PlatformReportRequest: () => ({ ...jsonSchema(platformReportRequestSchema, "input"), example: { publicHost: "example.com" } }),
+  PlatformReport: () => jsonSchema(platformReportSchema),
   WebhookSecret: () => jsonSchema(S.webhookSecretSchema),
   WebhookTestRequest: () => ({ ...jsonSchema(S.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
   WebhookTestResult: () => jsonSchema(S.webhookTestResultSchema),

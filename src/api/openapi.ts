@@ -200,6 +200,18 @@ export function buildOpenApiDocument(serverUrl: string) {
           errors: { 400: ["INVALID_REQUEST"], 403: ["FORBIDDEN"], 404: ["NOT_FOUND"] },
         }),
       },
+      "/v1/admin/platform-report": {
+        post: op({
+          id: "getPlatformReport",
+          summary: "Ask a runner of its own what it sees of the platform: its DNS answers, the sandbox it chose, whether a request no job scopes comes back as the Worker's egress refusal, and whether its notification reaches the Worker (an operator account's key; `npm run smoke` judges it)",
+          request: "PlatformReportRequest",
+          responses: {
+            200: body("PlatformReport", "What the runner saw"),
+            503: { description: "No runner could be asked (`RUNNER_UNAVAILABLE`)", content: { "application/json": { schema: ref("Error") } } },
+          },
+          errors: { 400: ["INVALID_REQUEST"], 403: ["FORBIDDEN"], 413: ["PAYLOAD_TOO_LARGE"] },
+        }),
+      },
       "/v1/capabilities": {
         get: op({
           id: "getCapabilities",

@@ -100,12 +100,12 @@ export class FfmpegContainer extends Container<Env> {
   }
 
   /**
-   * Only a job start (or a dry run's probe, or a capabilities read: each on an instance of its own) may boot the container. Asking a stopped container about a job would start a
+   * Only a job start (or a dry run's probe, a capabilities read or a platform report: each on an instance of its own) may boot the container. Asking a stopped container about a job would start a
    * fresh one that knows nothing of it; answering "unknown job" lets the coordinator see it is lost.
    */
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
-    const startsJob = (request.method === "POST" && (pathname === "/jobs" || pathname === "/probe")) || (request.method === "GET" && pathname === "/capabilities");
+    const startsJob = (request.method === "POST" && (pathname === "/jobs" || pathname === "/probe" || pathname === "/platform-report")) || (request.method === "GET" && pathname === "/capabilities");
     if (!startsJob && !this.ctx.container?.running) {
       return Response.json({ error: "the runner's container is not running" }, { status: 404 });
     }

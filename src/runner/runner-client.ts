@@ -1,6 +1,7 @@
 import type { RunnerCapabilities, RunnerJobRequest, RunnerJobStatus, RunnerProbeRequest, RunnerProbeResult } from "./runner-protocol.ts";
 import { egressScopeOf, probeScopeOf, type EgressScope } from "./egress-scope.ts";
 import { RUNNER_SECRET_HEADER } from "./runner-secret.ts";
+import type { RunnerPlatformRequest } from "./platform-report.ts";
 
 /**
  * The one seam between production and local development: how the coordinator reaches "the runner
@@ -27,6 +28,8 @@ export type RunnerClient = ReturnType<typeof createRunnerClient>;
 
 /** A runner's cancel waits up to 10 s for the process to exit (container/src/job-manager.ts). */
 const CANCEL_EXTRA_MS = 10_000;
+/** A platform report's lookups and connection attempts run side by side, each bounded (container/src/platform-report.ts). */
+const PLATFORM_REPORT_EXTRA_MS = 30_000;
 
 export function createRunnerClient(transport: RunnerTransport) {
   async function call(jobId: string, path: string, init: RequestInit, timeoutMs: number): Promise<Response> {
@@ -78,6 +81,23 @@ export function createRunnerClient(transport: RunnerTransport) {
         return (await res.json()) as RunnerCapabilities;
       } finally {
         await transport.release(id).catch(() => {});
+      }
+    },
+    /**
+     * The platform report (src/runner/platform-report.ts), asked of a runner of its own whose egress lets
+     * through only the report's own notification: any other request it makes must meet the Worker's refusal.
+     * The answer is unchecked here: the caller parses it.
+     */
+    async platformReport(req: RunnerPlatformRequest): Promise<unknown> {
+      await transport.prepare(req.reportId, { allow: req.notifyUrl ? [{ method: "POST", url: req.notifyUrl }] : [] });
+      try {
+        const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(req) };
+        const res = await call(req.reportId, "/platform-report", init, startMs + PLATFORM_REPORT_EXTRA_MS);
+        if (res.status === 503) throw new RunnerBusy("runner busy");
+        if (!res.ok) throw new RunnerUnreachable(`runner answered HTTP ${res.status}`);
+        return await res.json();
+      } finally {
+        await transport.release(req.reportId).catch(() => {});
       }
     },
     /** A dry run's probe of a job's inputs, on a runner of its own (scoped to GET just those inputs). */

@@ -11,16 +11,10 @@ const DAY_MS = 24 * HOUR_MS;
 
 /**
  * `GET /v1/admin/metrics`: the service's figures for a period, for the operator (an account marked
- * operator: `npm run keys -- create --operator`). Any other key gets 403, whatever it asks.
+ * operator: `npm run keys -- create --operator`). Any other key gets 403, whatever it asks
+ * (src/api/operator-only.ts, on every /v1/admin route).
  */
 export const adminRoutes = new Hono<AppEnv>();
-
-adminRoutes.use(async (c, next) => {
-  if (!c.get("account").operator) {
-    throw new ApiError("FORBIDDEN", "Only an operator account's key may read the service's metrics (npm run keys -- create --operator)");
-  }
-  await next();
-});
 
 adminRoutes.get("/metrics", validate("query", metricsQuerySchema), async (c) => {
   const q = c.req.valid("query");

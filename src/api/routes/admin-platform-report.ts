@@ -1,0 +1,45 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { ApiError } from "../api-error.ts";
+import { requireJsonBody, validate } from "../validation.ts";
+import { loadConfig } from "../../config.ts";
+import { createServices } from "../../services.ts";
+import { NOTIFY_HOST, notifyUrlFor } from "../../runner/runner-notify.ts";
+import { FILES_HOST } from "../../runner/runner-files.ts";
+import { RunnerBusy } from "../../runner/runner-client.ts";
+import { platformReportRequestSchema, runnerPlatformReportSchema, type PlatformReport } from "../../runner/platform-report.ts";
+
+/**
+ * `POST /v1/admin/platform-report` (operator only, src/api/operator-only.ts): asks a runner of its own
+ * what it sees of the platform (src/runner/platform-report.ts; `npm run smoke` judges the answer). The
+ * runner's egress lets through only the report's own notification, so every other request it makes
+ * must come back as the Worker's refusal. The runner's answer is parsed with the same schema the API
+ * documents: nothing it says reaches the client unchecked.
+ */
+export const platformReportRoutes = new Hono<AppEnv>();
+
+platformReportRoutes.post("/", requireJsonBody, validate("json", platformReportRequestSchema), async (c) => {
+  const { publicHost } = c.req.valid("json");
+  const config = loadConfig(c.env);
+  const reportId = crypto.randomUUID();
+  const checkedAt = new Date();
+  let answer: unknown;
+  try {
+    answer = await createServices(c.env).runner.platformReport({
+      reportId, publicHost, internalHosts: [NOTIFY_HOST, FILES_HOST], notifyUrl: notifyUrlFor(config, reportId),
+    });
+  } catch (err) {
+    console.error("platform report: no runner answered", err);
+    const why = err instanceof RunnerBusy ? "every runner is busy" : "no runner could be reached";
+    throw new ApiError("RUNNER_UNAVAILABLE", `No platform report: ${why}; try again shortly`, { headers: { "Retry-After": "5" } });
+  }
+  const parsed = runnerPlatformReportSchema.safeParse(answer);
+  if (!parsed.success) {
+    console.error("platform report: the runner's answer does not match the schema", parsed.error.issues.slice(0, 5));
+    throw new ApiError("INTERNAL", "The runner's platform report was malformed (see the Worker's logs)");
+  }
+  const report: PlatformReport = {
+    ...parsed.data, runnerMode: config.runnerMode, publicHost, checkedAt: checkedAt.toISOString(), durationMs: Date.now() - checkedAt.getTime(),
+  };
+  return c.json(report);
+});
