@@ -19,6 +19,7 @@ import { newKey } from "./api-key-sql.ts";
 import { terminalAsk } from "./deploy/terminal-ask.ts";
 import { realClock } from "./smoke/cold-start.ts";
 import { runSmoke } from "./smoke/run-smoke.ts";
+import { failures } from "./smoke/finding.ts";
 import { DEFAULT_WAIT_MINUTES } from "./smoke.ts";
 
 const SMOKE_RETRY_EVERY_MS = 15_000;
@@ -65,7 +66,10 @@ async function main(): Promise<void> {
     const patience = { budgetMs: DEFAULT_WAIT_MINUTES * 60_000, retryEveryMs: SMOKE_RETRY_EVERY_MS, clock: realClock, log };
     await executePlan(planAfterDeploy({ workDir, origins, smoke, firstKey }), {
       ...x,
-      smoke: (step) => runSmoke({ url: step.url, apiKey: step.apiKey, inputUrl: step.inputUrl }, { fetch, patience }),
+      smoke: async (step) => {
+        const failed = failures(await runSmoke({ url: step.url, apiKey: step.apiKey, inputUrl: step.inputUrl }, { fetch, patience }));
+        if (failed.length) throw new Error(`the smoke test's platform checks found ${failed.map((f) => f.check).join(", ")} not as expected (what to do is printed above)`);
+      },
     });
     log(`\nffjobs is deployed at ${url} (dashboard: ${url}/dashboard/).`);
     if (firstKey) log(`API key for account "${firstKey.account}" (shown once, stored only as a hash):\n${firstKey.key}`);

@@ -1,11 +1,13 @@
-// npm run smoke -- --url <deployed URL> [--key <API key>] [--input-url <public media URL>] [--wait-minutes N]
-// Without --key (or FFJOBS_API_KEY) it makes a key of its own in the remote D1 and revokes it at the end.
+// npm run smoke -- --url <deployed URL> [--key <API key>] [--input-url <public media URL>] [--public-host <name>] [--wait-minutes N]
+// Without --key (or FFJOBS_API_KEY) it makes an operator's key of its own in the remote D1 and revokes it
+// at the end. Exits 1 when the service fails or a required platform check is not as expected.
 import { parseArgs } from "node:util";
 import { realWrangler } from "./deploy/run-wrangler.ts";
 import { createKeySql, newKey, revokeKeySql } from "./api-key-sql.ts";
 import { D1_DATABASE } from "./deploy/resources.ts";
 import { realClock } from "./smoke/cold-start.ts";
 import { runSmoke } from "./smoke/run-smoke.ts";
+import { failures, type Finding } from "./smoke/finding.ts";
 
 /** A first deploy's containers can take several minutes to answer; past this the test fails. */
 export const DEFAULT_WAIT_MINUTES = 15;
@@ -14,10 +16,13 @@ const RETRY_EVERY_MS = 15_000;
 export async function smokeMain(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { url: { type: "string" }, key: { type: "string" }, "input-url": { type: "string" }, "wait-minutes": { type: "string" }, "retry-seconds": { type: "string" } },
+    options: {
+      url: { type: "string" }, key: { type: "string" }, "input-url": { type: "string" }, "public-host": { type: "string" },
+      "wait-minutes": { type: "string" }, "retry-seconds": { type: "string" },
+    },
   });
   if (!values.url) {
-    console.error("usage: npm run smoke -- --url <deployed URL> [--key <API key>] [--input-url <media URL>] [--wait-minutes N]");
+    console.error("usage: npm run smoke -- --url <deployed URL> [--key <operator API key>] [--input-url <media URL>] [--public-host <name>] [--wait-minutes N]");
     return 2;
   }
   const waitMinutes = Number(values["wait-minutes"] ?? DEFAULT_WAIT_MINUTES);
@@ -26,24 +31,22 @@ export async function smokeMain(argv: string[]): Promise<number> {
   const log = (line: string) => console.log(line);
   const patience = { budgetMs: waitMinutes * 60_000, retryEveryMs: retryMs, clock: realClock, log };
   const given = values.key ?? process.env.FFJOBS_API_KEY;
-  if (given) {
-    await runSmoke({ url: values.url, apiKey: given, inputUrl: values["input-url"] }, { fetch, patience });
-    return 0;
-  }
+  const options = { url: values.url, inputUrl: values["input-url"], publicHost: values["public-host"] };
+  const exitCode = (findings: Finding[]) => (failures(findings).length ? 1 : 0);
+  if (given) return exitCode(await runSmoke({ ...options, apiKey: given }, { fetch, patience }));
   const wrangler = realWrangler();
   const key = await newKey();
   const d1 = (sql: string) => {
     const r = wrangler(["d1", "execute", D1_DATABASE.binding, "--remote", "--command", sql]);
     if (r.status !== 0) throw new Error(`wrangler d1 execute failed:\n${r.stdout}${r.stderr}`);
   };
-  log("making a smoke-test API key in the remote D1 (pass --key to use yours)");
-  d1(createKeySql(key));
+  log("making a smoke-test operator API key in the remote D1 (pass --key to use yours)");
+  d1(createKeySql(key, null, true));
   try {
-    await runSmoke({ url: values.url, apiKey: key.key, inputUrl: values["input-url"] }, { fetch, patience });
+    return exitCode(await runSmoke({ ...options, apiKey: key.key }, { fetch, patience }));
   } finally {
     d1(revokeKeySql({ hash: key.hash, at: new Date().toISOString() }));
   }
-  return 0;
 }
 
 if (import.meta.main) {

@@ -73,7 +73,8 @@ export function planAfterDeploy({ workDir, origins, smoke, firstKey }: AfterDepl
   const d1 = ["d1", "execute", D1_DATABASE.binding, "--remote", "--command"];
   if (firstKey) steps.push(wrangler(`create an API key for account ${firstKey.account}`, [...d1, createKeySql(firstKey)]));
   if (!smoke) return steps;
-  steps.push(wrangler("create the smoke test's API key", [...d1, createKeySql(smoke.key)]));
+  // An operator's key: the smoke test reads the platform report (POST /v1/admin/platform-report).
+  steps.push(wrangler("create the smoke test's API key", [...d1, createKeySql(smoke.key, null, true)]));
   steps.push({ kind: "smoke", why: `smoke test ${smoke.url}`, url: smoke.url, apiKey: smoke.key.key, inputUrl: smoke.inputUrl });
   steps.push(wrangler("revoke the smoke test's API key", [...d1, revokeKeySql(smoke.key)], { always: true }));
   return steps;

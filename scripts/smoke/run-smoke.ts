@@ -1,22 +1,33 @@
 // The smoke test of a deployed (or local) ffjobs: the runner answers, an upload lands in storage, an
 // ffmpeg job reads it and stores an output that downloads byte-exact, and an ffprobe job reads a URL
-// input (by default that output's download URL: through the container's egress in production).
-import { createClient, FfjobsError, type CreateJobRequest, type FfjobsClient, type Job } from "../../client/src/index.ts";
-import { NotReadyYet, RUNNER_FAULT_CODES, untilReady, type Patience } from "./cold-start.ts";
+// input (by default that output's download URL: through the container's egress in production); then
+// the platform checks (platform-checks.ts), each printed as expected or not, with what to do.
+import { createClient } from "../../client/src/index.ts";
+import { untilReady, type Patience } from "./cold-start.ts";
+import { failures, type Finding } from "./finding.ts";
+import { runPlatformChecks } from "./platform-checks.ts";
+import { completed, jobRunner, notReadyOnFault } from "./smoke-job.ts";
 import { makeWav, readWav, SMOKE_WAV } from "./wav.ts";
 
-export type SmokeOptions = { url: string; apiKey: string; /** a public media URL for the probe job instead of the output's */ inputUrl?: string };
+export type SmokeOptions = {
+  url: string;
+  apiKey: string;
+  /** a public media URL for the probe job instead of the output's */
+  inputUrl?: string;
+  /** the public name the platform report looks up and tries to reach from a container */
+  publicHost?: string;
+};
 export type SmokeDeps = { fetch: typeof fetch; patience: Patience };
 
-/** Longest a single smoke job may take once it has a runner: the input is one second of audio. */
-const JOB_WAIT_MS = 5 * 60_000;
-const JOB_TIMEOUT_SECONDS = 120;
-const METADATA = { purpose: "smoke-test" };
-
-export async function runSmoke(o: SmokeOptions, d: SmokeDeps): Promise<void> {
+/**
+ * Throws on a failure of the service itself (no upload, a job that fails); otherwise answers the
+ * platform checks' findings, which the caller judges (failures()).
+ */
+export async function runSmoke(o: SmokeOptions, d: SmokeDeps): Promise<Finding[]> {
   const log = d.patience.log;
   const startedAt = d.patience.clock.now();
   const client = createClient({ baseUrl: o.url, apiKey: o.apiKey, fetch: d.fetch });
+  const runJob = jobRunner(client, startedAt, d.patience);
 
   log(`smoke test of ${o.url}`);
   const caps = await untilReady("runner", () => notReadyOnFault(() => client.getCapabilities()), startedAt, d.patience);
@@ -31,11 +42,11 @@ export async function runSmoke(o: SmokeOptions, d: SmokeDeps): Promise<void> {
   if (asset.status !== "ready" || asset.size !== wav.length) throw new Error(`the upload is ${asset.status} with ${asset.size} bytes, expected ready with ${wav.length}`);
   log(`✓ uploaded ${wav.length} bytes (file ${asset.id})`);
 
-  const copy = await untilReady("ffmpeg job", () => runJob(client, {
+  const copy = await completed(client, await runJob("ffmpeg job", {
     inputs: { src: { type: "asset", assetId: asset.id } },
     outputs: { copy: { fileName: "ffjobs-smoke-copy.wav" } },
     ffmpegArgs: ["-i", "{{src}}", "-c:a", "pcm_s16le", "{{copy}}"],
-  }), startedAt, d.patience);
+  }));
   const output = copy.outputs[0];
   if (!output?.downloadUrl) throw new Error(`job ${copy.id} completed without an output to download`);
   log(`✓ ffmpeg job ${copy.id} completed in ${copy.runtimeSeconds} s`);
@@ -50,11 +61,11 @@ export async function runSmoke(o: SmokeOptions, d: SmokeDeps): Promise<void> {
   log(`✓ downloaded the output: the same ${got.data.length} bytes of samples`);
 
   const inputUrl = o.inputUrl ?? output.downloadUrl;
-  const probeJob = await untilReady("ffprobe job", () => runJob(client, {
+  const probeJob = await completed(client, await runJob("ffprobe job", {
     binary: "ffprobe",
     inputs: { src: { type: "url", url: inputUrl } },
     ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{src}}"],
-  }), startedAt, d.patience);
+  }));
   const probe = (await client.getResult(probeJob.id)).probe as { streams?: { codec_name?: string; sample_rate?: string }[] } | null;
   const stream = probe?.streams?.[0];
   if (!stream) throw new Error(`ffprobe job ${probeJob.id} found no stream in ${o.inputUrl ? o.inputUrl : "the output"}`);
@@ -62,40 +73,14 @@ export async function runSmoke(o: SmokeOptions, d: SmokeDeps): Promise<void> {
     throw new Error(`ffprobe job ${probeJob.id} read ${stream.codec_name} at ${stream.sample_rate} Hz, expected pcm_s16le at ${SMOKE_WAV.sampleRate}`);
   }
   log(`✓ ffprobe job ${probeJob.id} read a URL input (${stream.codec_name})`);
-  log(`smoke test passed in ${Math.round((d.patience.clock.now() - startedAt) / 1000)} s`);
-}
 
-/** Creates a job and waits for its end; a job whose runner never worked is NotReadyYet (a new job is tried). */
-async function runJob(client: FfjobsClient, body: CreateJobRequest): Promise<Job> {
-  const created = await notReadyOnFault(() => client.createJob({ ...body, metadata: METADATA, timeoutSeconds: JOB_TIMEOUT_SECONDS }));
-  const job = await client.waitForJob(created.id, { timeoutMs: JOB_WAIT_MS }).catch(async (err: Error) => {
-    // Still queued: no runner took it (yet). Cancel it, so only the next try runs.
-    if (err instanceof FfjobsError) throw err;
-    await client.cancelJob(created.id).catch(() => {});
-    throw new NotReadyYet(`job ${created.id} did not finish within ${JOB_WAIT_MS / 60_000} min`);
-  });
-  if (job.status === "completed") return job;
-  if (job.errorCode && RUNNER_FAULT_CODES.includes(job.errorCode)) throw new NotReadyYet(`job ${job.id} ${job.status} ${job.errorCode}`);
-  const result = await client.getResult(job.id).catch(() => null);
-  throw new Error(`job ${job.id} ${job.status}: ${job.errorCode} ${job.errorMessage ?? ""}${result?.stderrTail ? `\n${result.stderrTail}` : ""}`);
-}
-
-/**
- * Not ready: no connection yet, a 5xx, or an answer that is not the API's JSON (a new workers.dev
- * name can answer Cloudflare's own page for a while). A 401 (a wrong key) and other 4xx are final.
- */
-async function notReadyOnFault<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof FfjobsError) {
-      if (err.status === 401) throw new Error("the API key was refused (401)");
-      if (err.status >= 500 || err.code.startsWith("HTTP_")) throw new NotReadyYet(`HTTP ${err.status} ${err.code}`);
-      throw err;
-    }
-    if (err instanceof TypeError) throw new NotReadyYet(`cannot connect: ${(err.cause as Error | undefined)?.message ?? err.message}`);
-    throw err;
-  }
+  log("platform checks (docs/deploy.md, \"The smoke test\"):");
+  const findings = await runPlatformChecks({ url: o.url, apiKey: o.apiKey, publicHost: o.publicHost }, { fetch: d.fetch, client, runJob, patience: d.patience, startedAt }, { asset, wav });
+  const failed = failures(findings);
+  const seconds = Math.round((d.patience.clock.now() - startedAt) / 1000);
+  if (failed.length) log(`smoke test FAILED in ${seconds} s: ${failed.length} platform check(s) not as expected (${failed.map((f) => f.check).join(", ")})`);
+  else log(`smoke test passed in ${seconds} s`);
+  return findings;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevStack, type DevStack } from "../support/dev-stack.ts";
 
@@ -12,6 +13,12 @@ function smoke(args: string[]): Promise<{ code: number | null; output: string }>
   child.stdout.on("data", (c: Buffer) => (output += c));
   child.stderr.on("data", (c: Buffer) => (output += c));
   return new Promise((done) => child.on("exit", (code) => done({ code, output })));
+}
+
+/** A key of an account that is not the operator's (the local stack's own key is one). */
+async function makeUserKey(stack: DevStack): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [resolve(root, "scripts/keys.ts"), "create", "--account", "smoke-user", "--local"], { cwd: root, env: stack.env });
+  return stdout.trim().split("\n").pop()!;
 }
 
 describe("npm run smoke against a local stack", () => {
@@ -28,6 +35,34 @@ describe("npm run smoke against a local stack", () => {
     for (const line of [/✓ the runner answers/, /✓ uploaded 16044 bytes/, /✓ ffmpeg job \S+ completed/, /✓ downloaded the output: the same 16000 bytes/, /✓ ffprobe job \S+ read a URL input \(pcm_s16le\)/, /smoke test passed/]) {
       expect(output).toMatch(line);
     }
+  });
+
+  it("reports every platform check: as expected where the local stack can show it, not applicable where only a container behind the sidecar can", async () => {
+    const { code, output } = await smoke(["--url", stack.baseUrl, "--key", stack.apiKey, "--wait-minutes", "2"]);
+    expect(code, output).toBe(0);
+    const findings = output.split("\n").filter((l) => /^\s+(✓ expected|✗ NOT expected|- not applicable here)/.test(l)).map((l) => l.trim());
+    expect(findings.filter((l) => l.startsWith("✗")), output).toEqual([]);
+    expect(findings, output).toEqual([
+      expect.stringMatching(/^✓ expected: job sandbox: bubblewrap starts/),
+      expect.stringMatching(/^- not applicable here: container DNS: the runner connects by itself here \(egress direct\)/),
+      expect.stringMatching(/^- not applicable here: direct connection from the container: http:\/\/example\.com\/ was not tried/),
+      expect.stringMatching(/^- not applicable here: HTTPS from the runner: https:\/\/example\.com\/ was not tried/),
+      expect.stringMatching(/^✓ expected: runner notification: the runner's notification reached the Worker \(the Worker answered HTTP 204/),
+      expect.stringMatching(/^✓ expected: HLS directory output: job \S+ wrote \d+ files; its playlist and seg_000\.ts \(\d+ bytes\) download/),
+      expect.stringMatching(/^✓ expected: output sent to a destination: job \S+'s runner sent 16000 bytes to 127\.0\.0\.1:\d+ \(SHA-256 and ETag recorded\), and storage kept them/),
+      expect.stringMatching(/^✓ expected: R2 refuses x-amz-copy-source on an upload URL: PUT with x-amz-copy-source answered HTTP 403 .*and the slot stayed empty/),
+      expect.stringMatching(/^✓ expected: multipart upload completed: 2 parts \(5242880 \+ 1024 bytes\) sent and completed/),
+    ]);
+    expect(output).toMatch(/\(runner: RUNNER_MODE local, egress direct; report in \d+ ms\)/);
+  });
+
+  it("fails, with what to do, when the key cannot read the platform report", async () => {
+    const user = await makeUserKey(stack);
+    const { code, output } = await smoke(["--url", stack.baseUrl, "--key", user, "--wait-minutes", "2"]);
+    expect(code, output).toBe(1);
+    expect(output).toMatch(/✗ NOT expected: platform report: the API key is not an operator's/);
+    expect(output).toMatch(/what to do: run it again without --key .* or with an operator's key/);
+    expect(output).toMatch(/smoke test FAILED in \d+ s: 1 platform check\(s\) not as expected \(platform report\)/);
   });
 
   it("fails at once, without waiting, when the key is refused", async () => {

@@ -102,6 +102,8 @@ describe("after the deploy", () => {
     expect(create.args.at(-1)).toContain(key.hash);
     expect(create.args.at(-1)).not.toContain(key.key);
     expect(create.args.at(-1)).toContain("'ffjobs-smoke'");
+    // An operator's: the smoke test reads the platform report (POST /v1/admin/platform-report).
+    expect(create.args.at(-1)).toContain("UPDATE accounts SET operator = 1 WHERE name = 'ffjobs-smoke';");
     expect((smoke as unknown as Extract<Step, { kind: "smoke" }>).apiKey).toBe(key.key);
     expect(revoke.args.at(-1)).toMatch(/UPDATE api_keys SET revoked_at = .* WHERE key_hash = '[0-9a-f]{64}'/);
     expect(revoke.always).toBe(true);
