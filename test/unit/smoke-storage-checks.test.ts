@@ -48,12 +48,16 @@ describe("R2 and x-amz-copy-source", () => {
     expect(deleted).toEqual([slotId]);
   });
 
-  it("warns when storage accepts the header but copies nothing, and is content with a refusal", async () => {
+  it("warns when storage accepts the header but copies nothing, and is content with a refusal of the header alone", async () => {
     const ignored = await checkCopySource({ client: client({ status: "ready", size: 0 }), fetch: storage(() => new Response(null, { status: 200 })) }, source);
     expect(ignored).toMatchObject({ verdict: "not-expected", required: false });
     const refusedBody = "<Error><Code>InvalidArgument</Code><Message>x-amz-copy-source is not signed</Message></Error>";
-    const refused = await checkCopySource({ client: client({ status: "pending", size: null }), fetch: storage(() => new Response(refusedBody, { status: 400 })) }, source);
-    expect(refused).toMatchObject({ verdict: "expected", detail: `PUT with x-amz-copy-source answered HTTP 400 (${refusedBody}) and the slot stayed empty` });
+    const refusingCopies = storage((_u, init) => (new Headers(init.headers).has("x-amz-copy-source") ? new Response(refusedBody, { status: 400 }) : new Response(null, { status: 200 })));
+    const refused = await checkCopySource({ client: client({ status: "pending", size: null }), fetch: refusingCopies }, source);
+    expect(refused).toMatchObject({ verdict: "expected", detail: `PUT with x-amz-copy-source answered HTTP 400 (${refusedBody}) and the slot stayed empty; the same PUT without it stored its 12 bytes` });
+    // A storage that refuses every PUT says nothing of the header: not taken for a refusal of it.
+    const refusingAll = await checkCopySource({ client: client({ status: "pending", size: null }), fetch: storage(() => new Response(refusedBody, { status: 403 })) }, source);
+    expect(refusingAll).toMatchObject({ verdict: "not-expected", detail: expect.stringMatching(/but so did the same PUT without it \(HTTP 403\)/) });
   });
 });
 
