@@ -14,10 +14,11 @@ export async function checkCopySource(d: { client: FfjobsClient; fetch: typeof f
   const slot = await d.client.createFile({ fileName: "ffjobs-smoke-copy-target.wav", contentType: "audio/wav" });
   try {
     if (slot.upload.method !== "PUT") throw new Error(`a small file's slot answered an upload of method ${slot.upload.method}, not PUT`);
-    const copySource = copySourceOf(slot.upload.url, slot.id, source);
+    const { url: uploadUrl, headers: signed } = slot.upload;
+    const copySource = copySourceOf(uploadUrl, slot.id, source);
     // Exactly the slot's own signed request (its If-None-Match included, an empty body with its length),
     // plus the copy header; the same request without it, after, shows the refusal was the header's.
-    const put = (headers: Record<string, string>, body: Uint8Array) => d.fetch(slot.upload.url, { method: "PUT", headers: { ...slot.upload.headers, ...headers }, body });
+    const put = (headers: Record<string, string>, body: Uint8Array) => d.fetch(uploadUrl, { method: "PUT", headers: { ...signed, ...headers }, body });
     const res = await put({ "x-amz-copy-source": copySource }, new Uint8Array(0));
     const said = (await res.text()).replace(/\s+/g, " ").slice(0, MAX_SHOWN_BODY);
     const after = await d.client.getFile(slot.id);

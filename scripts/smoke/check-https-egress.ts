@@ -13,6 +13,9 @@ export function checkHttpsEgress(report: PlatformReport): Finding {
   if (https.outcome === "answered") {
     return notExpected(CHECK, `POST ${https.url}: ${https.detail}`, "HTTPS leaves the container without the Worker: do not let untrusted accounts run jobs; check interceptHttps and enableInternet in src/runner/ffmpeg-container.ts");
   }
+  if (https.outcome === "runner-refused") {
+    return notExpected(CHECK, `POST ${https.url}: ${https.detail}`, "the runner refused the DNS answer before connecting: see the container DNS finding above");
+  }
   return notExpected(CHECK, `POST ${https.url}: ${https.detail}`,
     "https URL inputs and destinations will fail: the runner does not trust the platform's interception CA or cannot reach it (container/src/trust.ts, RUNNER_EXTRA_CA_FILE); see the container's logs");
 }

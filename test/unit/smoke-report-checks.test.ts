@@ -73,6 +73,8 @@ describe("the smoke test's platform report checks", () => {
     expect(nowhere.advice).toMatch(/reach neither the Worker nor anything else/);
     const tls = checkHttpsEgress(wrong((r) => Object.assign(r.connections[2], { outcome: "failed", status: null, detail: "network error (UNABLE_TO_VERIFY_LEAF_SIGNATURE)" })));
     expect(tls).toMatchObject({ verdict: "not-expected", advice: expect.stringMatching(/does not trust the platform's interception CA/) });
+    const httpsRefused = checkHttpsEgress(wrong((r) => Object.assign(r.connections[2], { outcome: "runner-refused", status: null, detail: "the runner refused it: the address is not publicly routable" })));
+    expect(httpsRefused.advice).toMatch(/see the container DNS finding/);
     const httpsLeak = checkHttpsEgress(wrong((r) => Object.assign(r.connections[2], { outcome: "answered", status: 200 })));
     expect(httpsLeak.advice).toMatch(/HTTPS leaves the container without the Worker/);
   });
