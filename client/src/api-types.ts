@@ -12,7 +12,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List jobs, newest first; `metadata[key]=value` filters by metadata */
+        /** List jobs, newest first, as summaries (GET /v1/jobs/{id} has the whole job); `metadata[key]=value` filters by metadata */
         get: operations["listJobs"];
         put?: never;
         /** Create a job (with `Prefer: wait=N`, answer with the finished job if it ends within N ≤ 60 seconds) */
@@ -819,8 +819,79 @@ export interface components {
                 maxWorkers: number;
             } | null;
         };
+        /**
+         * @description A job as lists show it; GET /v1/jobs/{id} has the whole job (request, outputs and their URLs), its /result the stdout and stderr.
+         * @example {
+         *       "id": "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11",
+         *       "binary": "ffmpeg",
+         *       "mode": "raw",
+         *       "status": "completed",
+         *       "queuedReason": null,
+         *       "preset": null,
+         *       "command": "ffmpeg -i {{video}} -vf scale=640:-2 -c:v libx264 -crf 28 {{small}}",
+         *       "metadata": {
+         *         "customer": "acme"
+         *       },
+         *       "progress": null,
+         *       "attempts": 1,
+         *       "runtimeSeconds": 3,
+         *       "creditsCharged": 3,
+         *       "timings": {
+         *         "queuedMs": 15,
+         *         "fetchMs": 30,
+         *         "runMs": 2900,
+         *         "storeMs": 70,
+         *         "finishMs": 12
+         *       },
+         *       "errorCode": null,
+         *       "errorMessage": null,
+         *       "failedStep": null,
+         *       "createdAt": "2026-11-23T12:00:00.000Z",
+         *       "startedAt": "2026-11-23T12:00:00.015Z",
+         *       "finishedAt": "2026-11-23T12:00:03.027Z"
+         *     }
+         */
+        JobSummary: {
+            id: string;
+            /** @enum {string} */
+            binary: "ffmpeg" | "ffprobe";
+            /** @enum {string} */
+            mode: "preset" | "raw";
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "canceled" | "rejected";
+            queuedReason: string | null;
+            preset: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            progress: {
+                percent: number | null;
+                outTimeSeconds: number | null;
+                speed: number | null;
+                frames: number | null;
+            } | null;
+            attempts: number;
+            runtimeSeconds: number;
+            creditsCharged: number;
+            timings: {
+                queuedMs: number;
+                fetchMs: number;
+                runMs: number;
+                storeMs: number;
+                finishMs: number;
+            } | null;
+            errorCode: string | null;
+            /** @description As in the job's own GET, cut to 1000 characters ending in … if longer. */
+            errorMessage: string | null;
+            failedStep: number | null;
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description The job's command line as one shell line (the planned arguments of a preset job that ran, else as created; a multi-step job's commands joined with &&), cut to 200 characters ending in … (the job's own GET has its arguments whole). */
+            command: string;
+        };
         JobList: {
-            data: components["schemas"]["Job"][];
+            data: components["schemas"]["JobSummary"][];
             nextCursor: string | null;
         };
         JobResult: {
@@ -1286,6 +1357,7 @@ export type CreateJobRequest = components['schemas']['CreateJobRequest'];
 export type PresetJobRequest = components['schemas']['PresetJobRequest'];
 export type JobAccepted = components['schemas']['JobAccepted'];
 export type Job = components['schemas']['Job'];
+export type JobSummary = components['schemas']['JobSummary'];
 export type JobList = components['schemas']['JobList'];
 export type JobResult = components['schemas']['JobResult'];
 export type JobTaskList = components['schemas']['JobTaskList'];
@@ -1316,7 +1388,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 status?: "queued" | "running" | "completed" | "failed" | "canceled" | "rejected";
-                /** @description metadata[key]=value, any number; all must match */
+                /** @description metadata[key]=value, at most 32; all must match */
                 metadata?: {
                     [key: string]: string;
                 };
@@ -1327,7 +1399,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of jobs */
+            /** @description A page of job summaries */
             200: {
                 headers: {
                     [name: string]: unknown;

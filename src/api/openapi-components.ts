@@ -59,7 +59,16 @@ export const SCHEMAS = {
       webhookUrl: null, metadata: { customer: "acme" }, timeoutSeconds: 3600, parallel: null,
     },
   }),
-  JobList: () => pageOf("Job"),
+  JobSummary: () => ({
+    ...jsonSchema(S.jobSummarySchema),
+    example: {
+      id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", queuedReason: null, preset: null,
+      command: "ffmpeg -i {{video}} -vf scale=640:-2 -c:v libx264 -crf 28 {{small}}", metadata: { customer: "acme" }, progress: null, attempts: 1,
+      runtimeSeconds: 3, creditsCharged: 3, timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 }, errorCode: null, errorMessage: null,
+      failedStep: null, createdAt: "2026-11-23T12:00:00.000Z", startedAt: "2026-11-23T12:00:00.015Z", finishedAt: "2026-11-23T12:00:03.027Z",
+    },
+  }),
+  JobList: () => pageOf("JobSummary"),
   JobResult: () => withOutputRefs(jsonSchema(S.jobResultSchema)),
   JobTaskList: () => jsonSchema(S.jobTaskListSchema),
   Output: () => jsonSchema(S.outputSchema),

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import * as S from "./schemas.ts";
 import { API_ERRORS, type ApiErrorCode } from "./error-codes.ts";
 import { componentSchemas, jsonSchema, ref, type SchemaName } from "./openapi-components.ts";
+import { MAX_METADATA_ENTRIES } from "../jobs/limits.ts";
 
 type Param = { name: string; in: "path" | "query" | "header"; required?: boolean; schema: Record<string, unknown>; description?: string; style?: "deepObject"; explode?: boolean };
 
@@ -92,9 +93,9 @@ export function buildOpenApiDocument(serverUrl: string) {
         }),
         get: op({
           id: "listJobs",
-          summary: "List jobs, newest first; `metadata[key]=value` filters by metadata",
-          params: [...queryParams(S.listJobsQuerySchema), { name: "metadata", in: "query", style: "deepObject", explode: true, schema: { type: "object", additionalProperties: { type: "string" } }, description: "metadata[key]=value, any number; all must match" }],
-          responses: { 200: body("JobList", "A page of jobs") },
+          summary: "List jobs, newest first, as summaries (GET /v1/jobs/{id} has the whole job); `metadata[key]=value` filters by metadata",
+          params: [...queryParams(S.listJobsQuerySchema), { name: "metadata", in: "query", style: "deepObject", explode: true, schema: { type: "object", additionalProperties: { type: "string" } }, description: `metadata[key]=value, at most ${MAX_METADATA_ENTRIES}; all must match` }],
+          responses: { 200: body("JobList", "A page of job summaries") },
           errors: { 400: ["INVALID_REQUEST"] },
         }),
       },

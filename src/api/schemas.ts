@@ -379,7 +379,26 @@ export const assetSchema = z.object({
 const presignedPut = z.object({ url: z.string(), method: z.literal("PUT"), expiresAt: timestamp });
 export const partUrlsSchema = z.object({ parts: z.array(presignedPut.extend({ partNumber: z.number().int() })) });
 
-export const jobListSchema = z.object({ data: z.array(jobSchema), nextCursor: z.string().nullable() });
+/**
+ * A job as `GET /v1/jobs` lists it: its state, cost, labels and a cut command line, every field
+ * bounded in size (src/jobs/job-summary.ts). The request (arguments, inputs, outputs), the outputs
+ * and their URLs are in the job's own `GET /v1/jobs/{id}`, stdout and stderr in its result.
+ */
+export const jobSummarySchema = jobSchema
+  .pick({
+    id: true, binary: true, mode: true, status: true, queuedReason: true, preset: true, metadata: true, progress: true, attempts: true,
+    runtimeSeconds: true, creditsCharged: true, timings: true, errorCode: true, errorMessage: true, failedStep: true,
+    createdAt: true, startedAt: true, finishedAt: true,
+  })
+  .extend({
+    command: z.string().describe(
+      `The job's command line as one shell line (the planned arguments of a preset job that ran, else as created; a multi-step job's commands joined with &&), cut to ${L.COMMAND_PREVIEW_CHARS} characters ending in … (the job's own GET has its arguments whole).`,
+    ),
+    errorMessage: z.string().nullable().describe(`As in the job's own GET, cut to ${L.ERROR_PREVIEW_CHARS} characters ending in … if longer.`),
+  })
+  .describe("A job as lists show it; GET /v1/jobs/{id} has the whole job (request, outputs and their URLs), its /result the stdout and stderr.");
+
+export const jobListSchema = z.object({ data: z.array(jobSummarySchema), nextCursor: z.string().nullable() });
 export const accountSchema = z.object({
   id: uuid,
   name: z.string(),

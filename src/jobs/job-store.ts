@@ -4,6 +4,7 @@ import type { JobSpec } from "./job-request.ts";
 import { sourcesOf, TERMINAL_STATUSES, type JobStatus } from "./job-states.ts";
 import { keysetPage, type Cursor } from "../storage/keyset-page.ts";
 import type { JobTimings } from "./job-timings.ts";
+import { JOB_SUMMARY_COLUMNS, JOB_SUMMARY_COMPUTED, type JobSummaryRow } from "./job-summary.ts";
 
 export type JobRow = {
   id: string;
@@ -137,13 +138,16 @@ export async function finishJob(
   return { moved: update.meta.changes === 1, alongside: rest };
 }
 
-/** Newest first, keyset-paginated (src/storage/keyset-page.ts); `metadata` entries must all match. */
+/**
+ * Newest first, keyset-paginated (src/storage/keyset-page.ts); `metadata` entries must all match. Rows
+ * as a list shows them (src/jobs/job-summary.ts): bounded columns only, never the whole row.
+ */
 export function listJobs(db: D1Database, accountId: string, q: { limit: number; cursor?: Cursor; status?: JobStatus; metadata?: Record<string, string> }) {
   const filters: [string, unknown][] = [["account_id", accountId]];
   if (q.status) filters.push(["status", q.status]);
   // Keys are [A-Za-z0-9_.:-] (checked by the caller), so the quoted JSON path cannot be escaped.
   const conditions = Object.entries(q.metadata ?? {}).map(([k, v]) => ({ sql: "json_extract(metadata_json, ?) = ?", params: [`$."${k}"`, v] }));
-  return keysetPage<JobRow>(db, { table: "jobs", filters, conditions, limit: q.limit, cursor: q.cursor });
+  return keysetPage<JobSummaryRow>(db, { table: "jobs", columns: JOB_SUMMARY_COLUMNS, computed: JOB_SUMMARY_COMPUTED, filters, conditions, limit: q.limit, cursor: q.cursor });
 }
 
 /**

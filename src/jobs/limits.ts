@@ -27,6 +27,9 @@ export const MAX_PART_URLS_PER_REQUEST = 100;
 export const UPLOAD_URL_TTL_SECONDS = 3600;
 export const DOWNLOAD_URL_TTL_SECONDS = 3600;
 export const RUNNER_IO_URL_TTL_SECONDS = 6 * 3600;
+/** A job list (`GET /v1/jobs`) cuts each job's command line and error message to this many characters (code points), the last `…`. */
+export const COMMAND_PREVIEW_CHARS = 200;
+export const ERROR_PREVIEW_CHARS = 1000;
 export const MAX_STDOUT_BYTES = 256 * 1024;
 export const MAX_STDERR_TAIL_BYTES = 16 * 1024;
 /** Longest a client may hold a request waiting for a job (`?wait=`, `Prefer: wait=`). */

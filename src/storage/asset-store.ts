@@ -67,11 +67,15 @@ export async function markUploadComplete(db: D1Database, id: string, size: numbe
   await db.prepare("UPDATE assets SET status = 'ready', size = ?2, multipart_upload_id = NULL WHERE id = ?1 AND status = 'pending'").bind(id, size).run();
 }
 
+/** What a file list shows of each file (`GET /v1/files`): every column is small, but a page reads only these. */
+const ASSET_LIST_COLUMNS = ["id", "origin", "job_id", "file_name", "content_type", "size", "status", "created_at", "expires_at", "expired_at"] as const;
+export type ListedAsset = Pick<AssetRow, (typeof ASSET_LIST_COLUMNS)[number]>;
+
 /** An account's files, newest first (keyset pages); `origin` narrows to uploads or outputs. */
 export function listAssets(db: D1Database, accountId: string, q: { limit: number; cursor?: Cursor; origin?: "upload" | "output" }) {
   const filters: [string, unknown][] = [["account_id", accountId]];
   if (q.origin) filters.push(["origin", q.origin]);
-  return keysetPage<AssetRow>(db, { table: "assets", filters, limit: q.limit, cursor: q.cursor });
+  return keysetPage<ListedAsset>(db, { table: "assets", columns: ASSET_LIST_COLUMNS, filters, limit: q.limit, cursor: q.cursor });
 }
 
 /**

@@ -69,11 +69,15 @@ export async function reopenDelivery(db: D1Database, deliveryId: string, now: st
   await db.prepare("UPDATE webhook_deliveries SET status = 'pending', updated_at = ?2 WHERE id = ?1").bind(deliveryId, now).run();
 }
 
+/** What the delivery log shows of each delivery: everything but `payload` (a job's whole form, up to megabytes). */
+const DELIVERY_LIST_COLUMNS = ["id", "job_id", "event_id", "event_type", "url", "status", "attempt_count", "created_at", "updated_at"] as const;
+export type ListedDelivery = Pick<DeliveryRow, (typeof DELIVERY_LIST_COLUMNS)[number]>;
+
 /** Newest first, keyset-paginated, with each delivery's attempts. */
 export async function listDeliveries(db: D1Database, accountId: string, q: { limit: number; jobId?: string; cursor?: Cursor }) {
   const filters: [string, unknown][] = [["account_id", accountId]];
   if (q.jobId) filters.push(["job_id", q.jobId]);
-  const page = await keysetPage<DeliveryRow>(db, { table: "webhook_deliveries", filters, limit: q.limit, cursor: q.cursor });
+  const page = await keysetPage<ListedDelivery>(db, { table: "webhook_deliveries", columns: DELIVERY_LIST_COLUMNS, filters, limit: q.limit, cursor: q.cursor });
   return { ...page, attempts: await attemptsOf(db, page.rows.map((r) => r.id)) };
 }
 

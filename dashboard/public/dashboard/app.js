@@ -65,7 +65,8 @@ async function jobsView(params, nav) {
     location.hash = `#/jobs?${new URLSearchParams({ status: statusSelect.value, meta: metaInput.value })}`;
   } }, field("status-filter", "Status", statusSelect), field("meta-filter", "Metadata", metaInput), h("button", { type: "submit" }, "Filter"));
   const rows = page.data.map((j) => {
-    const command = commandLine(j);
+    // A list item is a summary: its command line comes cut to 200 characters (the job's page has it whole).
+    const command = j.command;
     const running = j.status === "running" ? h("progress", { max: 100, value: j.progress?.percent ?? 0, "aria-label": `Progress of job ${j.id.slice(0, 8)}` }) : null;
     return h("tr", {},
       h("td", {}, h("a", { href: `#/jobs/${j.id}` }, j.id.slice(0, 8))),

@@ -4,7 +4,7 @@ import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest, unknownCursor } from "../api-error.ts";
 import { completeUploadSchema, createFileSchema, idParamSchema, listFilesQuerySchema, partUrlsRequestSchema } from "../schemas.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { getAsset, insertUploadAsset, isInputOfActiveJob, listAssets, markUploadComplete, refreshUploadStatus, type AssetRow } from "../../storage/asset-store.ts";
+import { getAsset, insertUploadAsset, isInputOfActiveJob, listAssets, markUploadComplete, refreshUploadStatus, type AssetRow, type ListedAsset } from "../../storage/asset-store.ts";
 import { completeMultipart, partPlan, partUrls, pendingMultipart, renewMultipart, startMultipart } from "../../storage/multipart-upload.ts";
 import { createPresigner, objectKeys } from "../../storage/presigner.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
@@ -16,7 +16,7 @@ import { loadConfig } from "../../config.ts";
 
 export const fileRoutes = new Hono<AppEnv>();
 
-function assetView(a: AssetRow) {
+function assetView(a: ListedAsset) {
   return {
     id: a.id, fileName: a.file_name, contentType: a.content_type, size: a.size, status: a.expired_at ? ("expired" as const) : a.status,
     origin: a.origin, jobId: a.job_id, createdAt: a.created_at, expiresAt: a.expires_at,

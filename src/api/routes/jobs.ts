@@ -19,6 +19,7 @@ import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/job-states.ts";
 import { jobResultView, jobView, type Links } from "../../jobs/job-view.ts";
+import { jobSummary } from "../../jobs/job-summary.ts";
 import { listOutputs } from "../../jobs/output-store.ts";
 import { listTasks } from "../../jobs/split/task-store.ts";
 import { taskView } from "../../jobs/split/task-view.ts";
@@ -64,9 +65,8 @@ jobRoutes.get("/", async (c) => {
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   if (cursor === null) throw unknownCursor();
   const page = await listJobs(c.env.DB, c.get("account").id, { limit: q.limit, cursor, status: q.status, metadata });
-  const outputs = await listOutputs(c.env.DB, page.rows.map((r) => r.id));
-  const links = linksOf(c);
-  return c.json({ data: await Promise.all(page.rows.map((r) => jobView(r, outputs, links))), nextCursor: page.nextCursor });
+  // Summaries (src/jobs/job-summary.ts): a page of whole jobs could outgrow the isolate's memory.
+  return c.json({ data: page.rows.map(jobSummary), nextCursor: page.nextCursor });
 });
 
 jobRoutes.get("/:id", validate("param", idParamSchema), validate("query", getJobQuerySchema), async (c) => {

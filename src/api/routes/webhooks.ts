@@ -5,7 +5,7 @@ import { requireJsonBody, validate } from "../validation.ts";
 import { idParamSchema, listDeliveriesQuerySchema, webhookTestSchema } from "../schemas.ts";
 import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
-import { attemptsOf, getDelivery, insertDelivery, listDeliveries, recordAttempt, reopenDelivery, type AttemptRow, type DeliveryRow } from "../../webhooks/delivery-store.ts";
+import { attemptsOf, getDelivery, insertDelivery, listDeliveries, recordAttempt, reopenDelivery, type AttemptRow, type ListedDelivery } from "../../webhooks/delivery-store.ts";
 import { getSecrets, rotateSecret, signingSecrets, type WebhookSecrets } from "../../webhooks/secret-store.ts";
 import { DELIVERY_ERROR_TEXT, sendWebhook, type DeliveryErrorKind } from "../../webhooks/send-webhook.ts";
 import { secretPreview } from "../../webhooks/signing.ts";
@@ -16,7 +16,7 @@ export const webhookRoutes = new Hono<AppEnv>();
 
 const secretView = (s: WebhookSecrets) => ({ secret: s.current, createdAt: s.createdAt, previousSecretExpiresAt: s.previousExpiresAt });
 
-function deliveryView(d: DeliveryRow, attempts: AttemptRow[]) {
+function deliveryView(d: ListedDelivery, attempts: AttemptRow[]) {
   return {
     id: d.id, eventId: d.event_id, eventType: d.event_type, jobId: d.job_id, url: d.url, status: d.status,
     attemptCount: d.attempt_count, createdAt: d.created_at, updatedAt: d.updated_at,
