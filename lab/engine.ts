@@ -23,7 +23,7 @@ function writeRuntimeLauncher(node: string): string {
 }
 
 export async function startEngine(node: string): Promise<void> {
-  if (engineAnswers()) return fenceBridge();
+  if (engineAnswers()) return;
   need(existsSync(LAB.dockerd), `dockerd is not installed (${LAB.dockerd}): apt-get install docker.io`);
   const runtime = writeRuntimeLauncher(node);
   mkdirSync(LAB.dir, { recursive: true });
@@ -45,27 +45,6 @@ export async function startEngine(node: string): Promise<void> {
       throw new Error(`dockerd did not start; its log (${LAB.dir}/dockerd.log) ends:\n${readFileSync(join(LAB.dir, "dockerd.log"), "utf8").slice(-2000)}`);
     }
     await new Promise((r) => setTimeout(r, 300));
-  }
-  fenceBridge();
-}
-
-/** The container suite's test-host namespace is reached over this veth (test/container/test-hosts.ts). */
-const TEST_HOSTS_VETH = "ffjlab0";
-
-/**
- * Nothing a lab container sends is forwarded off the machine: the sidecar double, like upstream,
- * leaves UDP other than DNS and the ranges it does not intercept alone, so the fence is the lab's
- * own network, as an absent internet would be. Only the suite's test-host namespace is reachable.
- */
-export function fenceBridge(): void {
-  const rules = [
-    ["-i", "docker0", "-o", TEST_HOSTS_VETH, "-j", "ACCEPT"],
-    ["-i", "docker0", "!", "-o", "docker0", "-j", "DROP"],
-  ];
-  for (const rule of rules.reverse()) {
-    if (spawnSync("iptables", ["-C", "DOCKER-USER", ...rule], { stdio: "ignore" }).status === 0) continue;
-    const added = spawnSync("iptables", ["-I", "DOCKER-USER", "1", ...rule], { encoding: "utf8" });
-    need(added.status === 0, `iptables could not fence the lab's bridge: ${added.stderr}`);
   }
 }
 

@@ -6,6 +6,11 @@
 // DNS goes by DNAT instead of upstream's TPROXY: answering a TPROXY'd datagram needs a transparent
 // UDP socket sending from the original resolver's address, which Node cannot open; conntrack gives
 // the container the same view (the reply comes from the resolver it asked).
+//
+// One rule upstream does not have: what upstream leaves alone and would leave the machine (UDP other
+// than DNS, ICMP, to addresses outside the ranges left alone) is dropped, because nothing of the lab
+// may leave the machine. ffjobs sends no such traffic; whether production lets it out is for
+// `npm run smoke` to find (its direct-connection check), not for this double to show.
 import { execFileSync } from "node:child_process";
 import { networkInterfaces } from "node:os";
 
@@ -57,6 +62,11 @@ export function interceptionCommands(ignored: string[], dns: { address: string; 
     ...ignored.map((cidr) => ["iptables", "-t", "nat", "-A", DNS_CHAIN, "-d", cidr, "-j", "RETURN"]),
     ["iptables", "-t", "nat", "-A", DNS_CHAIN, "-p", "udp", "--dport", "53", "-j", "DNAT", "--to-destination", `${dns.address}:${dns.port}`],
     ["iptables", "-t", "nat", "-A", "OUTPUT", "-p", "udp", "--dport", "53", "-j", DNS_CHAIN],
+    // The lab's fence (not upstream's): TCP is intercepted and DNS redirected above; the rest stays local.
+    ["iptables", "-A", "OUTPUT", "-p", "tcp", "-j", "ACCEPT"],
+    ["iptables", "-A", "OUTPUT", "-p", "udp", "--dport", "53", "-j", "ACCEPT"],
+    ...ignored.map((cidr) => ["iptables", "-A", "OUTPUT", "-d", cidr, "-j", "ACCEPT"]),
+    ["iptables", "-A", "OUTPUT", "-j", "DROP"],
   ];
 }
 

@@ -161,7 +161,9 @@ describe("the sidecar double's interception (main.go entrypoint)", () => {
     expect(tproxy).toContain("iptables -t mangle -A DOCKER_PROXY_ANYTHING_TPROXY -p tcp -j TPROXY --tproxy-mark 0x1/0x1 --on-port 41209 --on-ip 127.0.0.3");
     // Every port: no --dport in the TCP rules; DNS only on 53, and not to the ranges left alone.
     expect(lines.filter((l) => l.includes("-p tcp") && l.includes("--dport"))).toEqual([]);
-    expect(lines.at(-1)).toBe("iptables -t nat -A OUTPUT -p udp --dport 53 -j DOCKER_PROXY_DNS");
+    expect(lines).toContain("iptables -t nat -A OUTPUT -p udp --dport 53 -j DOCKER_PROXY_DNS");
+    // The lab's own fence after them: what upstream would let leave (UDP, ICMP) stays on the machine.
+    expect(lines.at(-1)).toBe("iptables -A OUTPUT -j DROP");
     expect(lines.indexOf("iptables -t nat -A DOCKER_PROXY_DNS -d 172.31.213.0/24 -j RETURN")).toBeLessThan(lines.findIndex((l) => l.includes("DNAT")));
   });
 });
