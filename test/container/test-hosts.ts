@@ -11,8 +11,6 @@ import { makeTestCa } from "../support/test-ca.ts";
  * refuses to go on unless they are, so nothing is ever sent off the machine.
  */
 const NAMESPACE = "ffjobs-lab-hosts";
-/** The API's own address lives on a dummy interface of this machine: wrangler dev listens there. */
-const API_LINK = "ffjlab-api";
 const VETH = { host: "ffjlab0", inside: "ffjlab1" };
 const TRANSFER = { host: "172.31.214.1", inside: "172.31.214.2", bits: 24 };
 const HOSTS_BEGIN = "# ffjobs container suite test hosts BEGIN";
@@ -57,7 +55,7 @@ function teardown(): void {
   } catch {
     // no namespace
   }
-  for (const args of [["link", "del", VETH.host], ["link", "del", API_LINK], ["netns", "del", NAMESPACE], ...PUBLIC.map((h) => ["route", "del", `${h.address}/32`])]) {
+  for (const args of [["link", "del", VETH.host], ["netns", "del", NAMESPACE], ...PUBLIC.map((h) => ["route", "del", `${h.address}/32`])]) {
     try {
       ip(args);
     } catch {
@@ -90,9 +88,8 @@ export async function startTestHosts(fixturesDir: string): Promise<TestHosts> {
   ip(["-n", NAMESPACE, "link", "set", "lo", "up"]);
   ip(["-n", NAMESPACE, "route", "add", "default", "via", TRANSFER.host]);
   for (const h of PUBLIC) ip(["route", "add", `${h.address}/32`, "via", TRANSFER.inside, "dev", VETH.host]);
-  ip(["link", "add", API_LINK, "type", "dummy"]);
-  ip(["addr", "add", `${TEST_HOSTS.api.address}/32`, "dev", API_LINK]);
-  ip(["link", "set", API_LINK, "up"]);
+  // The API's own address is this machine's, on its end of the veth: wrangler dev listens there.
+  ip(["addr", "add", `${TEST_HOSTS.api.address}/32`, "dev", VETH.host]);
   assertLocal();
   const all = Object.values(TEST_HOSTS);
   writeFileSync(HOSTS_FILE, `${readFileSync(HOSTS_FILE, "utf8").replace(/\n?$/, "\n")}${HOSTS_BEGIN}\n${all.map((h) => `${h.address} ${h.name}`).join("\n")}\n${HOSTS_END}\n`);
