@@ -30,8 +30,10 @@ export default defineConfig({
                 RUNNER_MODE: "local",
                 RUNNER_URL: runnerUrl,
                 RUNNER_CONTROL_SECRET: process.env.FFJOBS_TEST_RUNNER_SECRET,
-                // The platform's D1 queries per Worker invocation (Workers Paid): miniflare does not enforce it.
+                // The platform's per-invocation limits on Workers Paid, which miniflare does not enforce
+                // (src/platform/invocation-budget.ts): D1 queries, and subrequests of every kind.
                 D1_QUERY_LIMIT_PER_INVOCATION: "1000",
+                SUBREQUEST_LIMIT_PER_INVOCATION: "10000",
                 RUNNER_POLL_INTERVAL_MS: "100",
                 // Real queue retries, fast: attempts 1 s apart (production default spans ~21 h).
                 WEBHOOK_RETRY_SCHEDULE_SECONDS: "1,1,1",

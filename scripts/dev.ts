@@ -88,8 +88,10 @@ async function main() {
       ? { RUNNER_MODE: "container", EGRESS_RESOLVER_URL: resolver!.url }
       : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${publicHost}:${port}`, RUNNER_CONTROL_SECRET: runnerSecret }),
     STORAGE_TOKEN_SECRET: storageTokenSecret,
-    // The platform's limit on D1 queries per Worker invocation, which wrangler dev does not enforce.
+    // The platform's per-invocation limits (Workers Paid), which wrangler dev does not enforce:
+    // D1 queries, and subrequests of every kind (src/platform/invocation-budget.ts).
     D1_QUERY_LIMIT_PER_INVOCATION: "1000",
+    SUBREQUEST_LIMIT_PER_INVOCATION: "10000",
     R2_S3_ENDPOINT: `http://${publicHost}:${port}/cdn-cgi/local/r2/s3`,
     R2_ACCESS_KEY_ID: localS3.accessKeyId,
     R2_SECRET_ACCESS_KEY: localS3.secretAccessKey,

@@ -24,6 +24,8 @@ export interface Env extends Omit<WranglerEnv, "JOBS_QUEUE" | "WEBHOOKS_QUEUE"> 
   PROBE_CONCURRENCY_PER_ACCOUNT?: string;
   /** Local stack and tests only: refuse a D1 query past this many in one invocation, as the platform does (1000). */
   D1_QUERY_LIMIT_PER_INVOCATION?: string;
+  /** Local stack and tests only: refuse a subrequest past this many in one invocation, as the platform does (10000 on Workers Paid). */
+  SUBREQUEST_LIMIT_PER_INVOCATION?: string;
   /** Secrets of a local stack (the dev launcher makes them per run); unset in production. */
   RUNNER_CONTROL_SECRET?: string;
   STORAGE_TOKEN_SECRET?: string;

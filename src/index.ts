@@ -2,7 +2,7 @@ import { app } from "./api/app.ts";
 import type { Env } from "./env.ts";
 import { consumeDeadJobMessages, consumeJobMessages } from "./jobs/dispatch-consumer.ts";
 import { createServices } from "./services.ts";
-import { withQueryBudget } from "./storage/d1-query-budget.ts";
+import { startInvocation } from "./platform/invocation.ts";
 import { runScheduled } from "./maintenance/scheduled.ts";
 import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-consumer.ts";
 
@@ -22,24 +22,22 @@ export const QUEUES = {
   webhooksDead: "ffjobs-webhooks-dlq",
 } as const;
 
-// Each invocation gets its own count of D1 queries where the local stack enforces the platform's limit.
+// Each handler is an invocation: its D1 queries and subrequests count against a budget of its own
+// where the local stack enforces the platform's limits (src/platform/invocation.ts).
 export default {
-  fetch: (request: Request, env: Env, ctx: ExecutionContext) => app.fetch(request, withQueryBudget(env), ctx),
-  async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
-    env = withQueryBudget(env);
-    await runScheduled(createServices(env), env.BUCKET);
-  },
-  async queue(batch: MessageBatch<any>, env: Env): Promise<void> {
-    env = withQueryBudget(env);
-    switch (batch.queue) {
-      case QUEUES.jobsDead:
-        return consumeDeadJobMessages(batch, env);
-      case QUEUES.webhooks:
-        return consumeDeliveries(batch, createServices(env));
-      case QUEUES.webhooksDead:
-        return consumeDeadDeliveries(batch, createServices(env));
-      default:
-        return consumeJobMessages(batch, env);
-    }
-  },
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => startInvocation(env, (env) => app.fetch(request, env, ctx)),
+  scheduled: (_controller: ScheduledController, env: Env): Promise<void> => startInvocation(env, (env) => runScheduled(createServices(env), env.BUCKET)),
+  queue: (batch: MessageBatch<any>, env: Env): Promise<void> =>
+    startInvocation(env, async (env) => {
+      switch (batch.queue) {
+        case QUEUES.jobsDead:
+          return consumeDeadJobMessages(batch, env);
+        case QUEUES.webhooks:
+          return consumeDeliveries(batch, createServices(env));
+        case QUEUES.webhooksDead:
+          return consumeDeadDeliveries(batch, createServices(env));
+        default:
+          return consumeJobMessages(batch, env);
+      }
+    }),
 } satisfies ExportedHandler<Env>;

@@ -6,7 +6,7 @@ import { createPresigner, type Presigner } from "./storage/presigner.ts";
 import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
 import type { JobMessage } from "./jobs/job-message.ts";
 import type { JobStatus } from "./jobs/job-states.ts";
-import { withQueryBudget } from "./storage/d1-query-budget.ts";
+import { counted } from "./platform/invocation.ts";
 import { analyticsEngineSink, type MetricsSink } from "./metrics/analytics-engine.ts";
 
 /** Everything the job logic depends on, built once from the environment; tests build their own. */
@@ -30,11 +30,11 @@ export type Services = {
 };
 
 /**
- * Built once per invocation (a request, a queue batch, a cron run, a Durable Object request or tick):
- * D1 is counted against that invocation's query limit where D1_QUERY_LIMIT_PER_INVOCATION is set.
+ * Built for an invocation (a request, a queue batch, a cron run, a Durable Object's event): its D1
+ * queries and subrequests count against that invocation's limits where the local stack enforces them.
  */
 export function createServices(env: Env): Services {
-  env = withQueryBudget(env);
+  env = counted(env);
   const config = loadConfig(env);
   const transport =
     config.runnerMode === "local"

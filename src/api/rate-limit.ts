@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { takeToken, type Bucket } from "./token-bucket.ts";
 import { takeSlot, type Leases } from "./concurrency-slots.ts";
+import { countEachInvocation } from "../platform/counted-durable-object.ts";
 
 /** Requests that create or change something (they cost: jobs, uploads, webhook sends) and reads (cheap). */
 export type RequestKind = "write" | "read" | "probe";
@@ -12,6 +13,10 @@ export type RequestKind = "write" | "read" | "probe";
  * not stopped by the limit on what costs.
  */
 export class RateLimiter extends DurableObject {
+  static {
+    countEachInvocation(this);
+  }
+
   #buckets = new Map<RequestKind, Bucket>();
   #leases: Leases = new Map();
 

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.ts";
 import { createServices, type Services } from "../services.ts";
+import { countEachInvocation } from "../platform/counted-durable-object.ts";
 import { getJob } from "./job-store.ts";
 import { isTerminal } from "./job-states.ts";
 import { driveJob, initialDriveState } from "./drive-job.ts";
@@ -17,6 +18,11 @@ import { withProgress, withStatus, type JobSnapshot, type TickNews } from "./tic
  * the sweeper re-sends the job and `start` re-arms it).
  */
 export class JobCoordinator extends DurableObject<Env> {
+  // Each event (an RPC call, an alarm) is an invocation with its own limits; a tick it starts is charged to it.
+  static {
+    countEachInvocation(this);
+  }
+
   /** The tick under way (ticks never overlap) and the one queued behind it, if any. */
   #running: Promise<void> = Promise.resolve();
   #queued: Promise<void> | null = null;
@@ -29,10 +35,7 @@ export class JobCoordinator extends DurableObject<Env> {
    */
   #snapshot: JobSnapshot | null = null;
 
-  /**
-   * Services for one invocation (a start, a cancel, a tick): built afresh each time, so each counts
-   * its own D1 queries against the per-invocation limit where the local stack enforces it.
-   */
+  /** Services for one tick, start or cancel, charged to the invocation that asked for it. */
   protected newServices(): Services {
     return createServices(this.env);
   }
@@ -81,10 +84,26 @@ export class JobCoordinator extends DurableObject<Env> {
     }
   }
 
-  /** When this coordinator next looks at the job (SSE), with what it knows then; not woken after `timeoutMs`. */
-  async waitForTick(timeoutMs: number): Promise<TickNews> {
-    const { woken, ended } = await this.#wait(this.#tickWaiters, timeoutMs);
-    return { woken, ended, snapshot: this.#snapshot };
+  /**
+   * An event stream's news for as long as it stays open: a line of JSON (TickNews) each time this
+   * coordinator looks at the job, with what it knows then, or after `idleMs` without a look (not
+   * woken), until the job ends. One call however long the job runs, where a call per tick would be a
+   * subrequest per tick of the stream's one invocation (src/platform/invocation-budget.ts).
+   */
+  async tickFeed(idleMs: number): Promise<ReadableStream<Uint8Array>> {
+    const encoder = new TextEncoder();
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          const { woken, ended } = await this.#wait(this.#tickWaiters, idleMs);
+          const news: TickNews = { woken, ended, snapshot: this.#snapshot };
+          controller.enqueue(encoder.encode(`${JSON.stringify(news)}\n`));
+          if (ended) controller.close();
+        },
+      },
+      // Nothing waits ahead of the reader: each line is the news of the moment it was asked for.
+      { highWaterMark: 0 },
+    );
   }
 
   /** The job's status and latest progress as this coordinator last saw them; null if it has not ticked since it started. */

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.ts";
-import { withQueryBudget } from "../storage/d1-query-budget.ts";
+import { counted } from "../platform/invocation.ts";
+import { countEachInvocation } from "../platform/counted-durable-object.ts";
 import { acquire, busyJobIds, instanceOf, reclaimable, release, type PoolState } from "./pool-state.ts";
 
 /** A dry run's probe or a capabilities read holds an instance at most this long (its caller releases it sooner). */
@@ -13,6 +14,10 @@ const SIDE_CALL_LEASE_MS = 5 * 60_000;
  * releasing it) is taken back when the pool is full.
  */
 export class ContainerPool extends DurableObject<Env> {
+  static {
+    countEachInvocation(this);
+  }
+
   // Each change reads, changes and writes the state with no other call in between (the reclaim's D1
   // query is an await where another acquire could otherwise take the same instance).
   acquire(jobId: string, maxInstances: number): Promise<string | null> {
@@ -49,7 +54,7 @@ export class ContainerPool extends DurableObject<Env> {
     if (!busy.length) return false;
     // One parameter whatever the pool's size: D1 binds at most 100 per statement (a pool may hold 9999).
     // A split job's tasks hold instances under runner ids of their own (src/jobs/split/task-store.ts).
-    const jobs = await withQueryBudget(this.env).DB.prepare(
+    const jobs = await counted(this.env).DB.prepare(
       `SELECT id, status FROM jobs WHERE id IN (SELECT value FROM json_each(?1))
        UNION ALL SELECT runner_id, CASE status WHEN 'running' THEN 'running' ELSE 'completed' END FROM job_tasks WHERE runner_id IN (SELECT value FROM json_each(?1))`,
     )

@@ -11,6 +11,7 @@ import { serveJobEgress } from "./job-egress.ts";
 import { dohResolver } from "../net/doh-resolver.ts";
 import { jobResolver } from "../net/resolution-cache.ts";
 import { newRunnerSecret, RUNNER_SECRET_HEADER } from "./runner-secret.ts";
+import { startInvocation } from "../platform/invocation.ts";
 
 const SCOPE_KEY_PREFIX = "egress-scope:";
 const RUNNER_SECRET_KEY = "runner-secret";
@@ -57,7 +58,8 @@ export class FfmpegContainer extends Container<Env> {
   // static setters, leaving its handler registry empty (no jobEgress, no deny-all default).
   static {
     this.outboundHandlers = {
-      async jobEgress(req: Request, env: Env, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> {
+      // Each of a container's requests is an invocation (of ContainerProxy, which calls this), with its own limits.
+      jobEgress: (req: Request, env: Env, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> => startInvocation(env, (env) => {
         const config = loadConfig(env);
         return serveJobEgress(req, ctx.params, {
           fetch: (r) => fetch(r),
@@ -70,7 +72,7 @@ export class FfmpegContainer extends Container<Env> {
             return null;
           },
         });
-      },
+      }),
     };
     /** Deny-all until a job scopes the egress. */
     this.outbound = async (req: Request) => egressRefusal(req.method, req.url);

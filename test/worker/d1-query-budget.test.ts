@@ -2,7 +2,9 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { createServices } from "../../src/services.ts";
-import { budgetedD1, D1QueryBudgetExceeded, withQueryBudget, type BudgetedD1 } from "../../src/storage/d1-query-budget.ts";
+import { budgetedD1, type BudgetedD1 } from "../../src/storage/d1-query-budget.ts";
+import { counted, startInvocation } from "../../src/platform/invocation.ts";
+import { InvocationLimitExceeded } from "../../src/platform/invocation-budget.ts";
 import { createAccount } from "./helpers.ts";
 
 /**
@@ -10,14 +12,14 @@ import { createAccount } from "./helpers.ts";
  * does not enforce: the tests and the local stack count them and refuse the one past the limit.
  */
 describe("D1 queries per invocation", () => {
-  it("at the tests' limit (1,000, as the platform's): 1,000 queries run, the 1,001st is refused", async () => {
+  it("at the tests' limit (1,000, as the platform's): 1,000 queries run, the 1,001st is refused in the platform's words", async () => {
     expect(env.D1_QUERY_LIMIT_PER_INVOCATION).toBe("1000");
-    const db = withQueryBudget(env).DB as BudgetedD1;
+    const db = counted(env).DB as BudgetedD1;
     for (let i = 1; i <= 999; i++) await db.prepare("SELECT ?1 AS n").bind(i).first();
     expect(await db.prepare("SELECT 1000 AS n").first<{ n: number }>()).toEqual({ n: 1000 });
     expect(db.queries()).toBe(1000);
-    await expect(db.prepare("SELECT 1001").run()).rejects.toThrow(/D1 query 1001 refused: more than 1000 D1 queries in one Worker invocation/);
-    await expect(db.prepare("SELECT 1001").all()).rejects.toBeInstanceOf(D1QueryBudgetExceeded);
+    await expect(db.prepare("SELECT 1001").run()).rejects.toThrow(/^D1_ERROR: Too many API requests by single Worker invocation\. .*D1 query 1001 is over 1000/);
+    await expect(db.prepare("SELECT 1001").all()).rejects.toBeInstanceOf(InvocationLimitExceeded);
   });
 
   it("counts every statement of a batch, and refuses a batch that would cross the limit as a whole", async () => {
@@ -26,20 +28,24 @@ describe("D1 queries per invocation", () => {
     await db.batch([db.prepare("SELECT 1"), db.prepare("SELECT 2"), db.prepare("SELECT 3")]);
     expect(db.queries()).toBe(5);
     const refused = budgetedD1(env.DB, 2);
-    await expect(refused.batch([refused.prepare("SELECT 1"), refused.prepare("SELECT 2"), refused.prepare("SELECT 3")])).rejects.toThrow(D1QueryBudgetExceeded);
+    await expect(refused.batch([refused.prepare("SELECT 1"), refused.prepare("SELECT 2"), refused.prepare("SELECT 3")])).rejects.toThrow(InvocationLimitExceeded);
   });
 
-  it("one invocation keeps one count: services built inside a request spend the request's budget; a new invocation starts afresh", async () => {
-    const invocation = withQueryBudget(env);
-    const db = invocation.DB as BudgetedD1;
-    await db.prepare("SELECT 1").run();
-    await createServices(invocation).db.prepare("SELECT 2").run();
-    expect(db.queries()).toBe(2);
-    // A Durable Object tick or a queue batch builds its services from the plain env: a count of its own.
-    const tick = createServices(env).db as BudgetedD1;
-    expect(tick.queries()).toBe(0);
-    await tick.prepare("SELECT 3").run();
-    expect([db.queries(), tick.queries()]).toEqual([2, 1]);
+  it("one invocation keeps one count: services built inside it, even from the plain env, spend its budget; a new invocation starts afresh", async () => {
+    const counts = await startInvocation(env, async (invocation) => {
+      const db = invocation.DB as BudgetedD1;
+      await db.prepare("SELECT 1").run();
+      await createServices(invocation).db.prepare("SELECT 2").run();
+      // A Durable Object builds its services from its plain `this.env`, inside its invocation.
+      await createServices(env).db.prepare("SELECT 3").run();
+      return db.queries();
+    });
+    expect(counts).toBe(3);
+    expect(await startInvocation(env, async (next) => (next.DB as BudgetedD1).queries())).toBe(0);
+    // Outside any invocation (a test calling it directly), services count as one of their own.
+    const alone = createServices(env).db as BudgetedD1;
+    await alone.prepare("SELECT 4").run();
+    expect(alone.queries()).toBe(1);
   });
 
   it("are counted afresh for each request the Worker serves, and enforced there", async () => {
@@ -55,8 +61,9 @@ describe("D1 queries per invocation", () => {
     for (let i = 0; i < 3; i++) expect(await serve("50")).toBe(200);
   });
 
-  it("are not counted where the variable is unset (production: the platform counts)", () => {
-    const plain = { ...env, D1_QUERY_LIMIT_PER_INVOCATION: undefined };
-    expect(withQueryBudget(plain).DB).toBe(env.DB);
+  it("are not counted where the variables are unset (production: the platform counts)", () => {
+    const plain = { ...env, D1_QUERY_LIMIT_PER_INVOCATION: undefined, SUBREQUEST_LIMIT_PER_INVOCATION: undefined };
+    expect(counted(plain).DB).toBe(env.DB);
+    expect(startInvocation(plain, (e) => e)).toBe(plain);
   });
 });

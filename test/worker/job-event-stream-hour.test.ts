@@ -2,7 +2,8 @@ import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { createServices, type Services } from "../../src/services.ts";
-import { budgetedD1 } from "../../src/storage/d1-query-budget.ts";
+import { countedEnv } from "../../src/platform/invocation.ts";
+import { InvocationBudget } from "../../src/platform/invocation-budget.ts";
 import type { RunnerJobStatus, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { createAccount, insertQueuedJob } from "./helpers.ts";
 
@@ -10,9 +11,11 @@ import { createAccount, insertQueuedJob } from "./helpers.ts";
  * An event stream held open across a compressed hour, through the real route, the real coordinator
  * and D1: the job's runner is a fake that reports one second of progress each time the coordinator
  * asks, on a fake clock (the coordinator's `now`), so an hour is 3,600 coordinator ticks driven as
- * fast as the stream takes them. The stream's request runs with D1 counted and refused past 1,000
- * queries, the platform's limit for one invocation, which a stream that read D1 at every tick (as it
- * did before) exceeds by the 1,000th second.
+ * fast as the stream takes them. The stream's request is one invocation, counted and refused as the
+ * platform would past 1,000 D1 queries and 10,000 subrequests (src/platform/invocation-budget.ts): a
+ * stream that read D1 at every tick (as it once did) broke the first by the 1,000th second; one that
+ * asked its coordinator at every tick (as it then did: a subrequest each) made 3,600 an hour, and
+ * would break the second within three hours of a job (or of waiting in line).
  */
 const HOUR_S = 3600;
 /** How long the test waits for the stream to deliver a tick's progress before it moves on. */
@@ -24,7 +27,7 @@ const until = async (done: () => boolean, ms: number) => {
 };
 
 describe("an event stream across a compressed hour-long job", () => {
-  it("delivers every second's progress and the end within 1,000 D1 queries", { timeout: 240_000 }, async () => {
+  it("delivers every second's progress and the end in a handful of D1 queries and subrequests", { timeout: 240_000 }, async () => {
     const { accountId, key } = await createAccount();
     const jobId = await insertQueuedJob(accountId, { args: ["-i", "in.mp4", "-f", "null", "-"] });
     const stub = env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));
@@ -53,10 +56,10 @@ describe("an event stream across a compressed hour-long job", () => {
       };
     });
 
-    // The stream's one invocation, its D1 counted here so the test can say how many queries it made.
-    const db = budgetedD1(env.DB, 1000);
+    // The stream's one invocation, with the platform's limits, counted here so the test can say what it spent.
+    const budget = new InvocationBudget({ d1Queries: 1000, subrequests: 10_000 });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request(`https://ffjobs.test/v1/jobs/${jobId}/events`, { headers: { authorization: `Bearer ${key}` } }), { ...env, DB: db }, ctx);
+    const res = await worker.fetch(new Request(`https://ffjobs.test/v1/jobs/${jobId}/events`, { headers: { authorization: `Bearer ${key}` } }), countedEnv(env, budget), ctx);
     expect(res.status).toBe(200);
     const events: { event: string; status: string; second: number | null }[] = [];
     let streamEnded = false;
@@ -97,9 +100,12 @@ describe("an event stream across a compressed hour-long job", () => {
     expect(seconds.length).toBeGreaterThan(HOUR_S * 0.9);
     expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
     expect(seconds.at(-1)).toBe(HOUR_S);
-    // Auth, rate limit, the job at the start, at the change to running, at the end and its outputs.
-    console.log(`an hour-long event stream: ${events.length} events, ${db.queries()} D1 queries`);
-    expect(db.queries()).toBeLessThanOrEqual(10);
+    // Auth, rate limit, the job at the start, at the change to running, at the end and its outputs;
+    // the coordinator's feed once.
+    console.log(`an hour-long event stream: ${events.length} events, ${budget.d1Queries} D1 queries, ${budget.subrequests} subrequests ${JSON.stringify(budget.byKind)}`);
+    expect(budget.d1Queries).toBeLessThanOrEqual(10);
+    expect(budget.byKind["durable-object"]).toBeLessThanOrEqual(2);
+    expect(budget.subrequests).toBeLessThanOrEqual(12);
     const row = await env.DB.prepare("SELECT status, progress_json FROM jobs WHERE id = ?1").bind(jobId).first<{ status: string }>();
     expect(row?.status).toBe("completed");
   });

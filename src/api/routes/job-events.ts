@@ -3,7 +3,7 @@ import { isTerminal, type JobStatus } from "../../jobs/job-states.ts";
 import type { TickNews } from "../../jobs/tick-news.ts";
 
 /** A comment line keeps idle connections open through proxies. */
-const KEEPALIVE_MS = 15_000;
+export const KEEPALIVE_MS = 15_000;
 /** A coordinator that cannot be asked (restarting) is asked again after this long. */
 const RETRY_TICK_MS = 500;
 /**
@@ -19,6 +19,8 @@ export type EventDeps = {
   view: (job: JobRow) => Promise<unknown>;
   /** Resolves when the job's coordinator next looks at the job (with what it knows then), or after `ms`; may reject. */
   tick: (ms: number) => Promise<TickNews>;
+  /** The stream is over (ended, or its client went away): let go of the coordinator. */
+  close?: () => void;
   now?: () => number;
 };
 
@@ -85,10 +87,12 @@ export function jobEventStream(deps: EventDeps, lastEventId: string | null): Rea
         if (news.snapshot) reported = news.snapshot.status;
         job = withPushedProgress(job, news);
       }
+      deps.close?.();
       if (!closed) controller.close();
     },
     cancel() {
       closed = true;
+      deps.close?.();
     },
   });
 }

@@ -7,7 +7,8 @@ import { ApiError, unknownCursor } from "../api-error.ts";
 import { getJobQuerySchema, idParamSchema } from "../schemas.ts";
 import { validateCreateJob } from "../create-job-validation.ts";
 import { preferredWaitSeconds, waitForTerminal } from "../job-waits.ts";
-import { jobEventStream, withPushedProgress } from "./job-events.ts";
+import { jobEventStream, KEEPALIVE_MS, withPushedProgress } from "./job-events.ts";
+import { tickFeedReader } from "./tick-feed.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
 import { getJob, insertJob, jobSpecOf, listJobs, plannedArgsOf, type JobRow } from "../../jobs/job-store.ts";
@@ -82,12 +83,15 @@ jobRoutes.get("/:id/events", validate("param", idParamSchema), async (c) => {
   const accountId = c.get("account").id;
   const { id } = c.req.valid("param");
   await requireJob(c.env.DB, id, accountId);
+  // One call to the coordinator for the stream's life, not one per tick (a subrequest each).
+  const feed = tickFeedReader(() => coordinatorOf(c.env, id).tickFeed(KEEPALIVE_MS));
   const stream = jobEventStream(
     {
       read: () => requireJob(c.env.DB, id, accountId),
       // Outputs are recorded with the terminal state: before it there are none to read.
       view: async (job) => jobView(job, isTerminal(job.status) ? await listOutputs(c.env.DB, [job.id]) : [], linksOf(c)),
-      tick: (ms) => coordinatorOf(c.env, id).waitForTick(ms),
+      tick: feed.tick,
+      close: feed.close,
     },
     c.req.header("Last-Event-ID") ?? null,
   );
