@@ -41,6 +41,23 @@ const safeDecode = (s: string) => {
   }
 };
 
+const S3_PATH = "/cdn-cgi/local/r2/s3/";
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * miniflare answers its storage endpoint only to a loopback Host (its guard against DNS rebinding),
+ * while a stack served by name (PUBLIC_HOST: the container suite's, as production's storage is a
+ * host of its own) signs its URLs for that name. Such a request reaches miniflare with a loopback
+ * Host and the name it was signed for in `MF-Original-Hostname`, which miniflare's S3 endpoint
+ * verifies the signature against: what its own upstream mode sends. Clients' `mf-*` headers never pass.
+ */
+export function relayedHeaders(path: string, headers: http.IncomingHttpHeaders): http.IncomingHttpHeaders {
+  const out = Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith("mf-")));
+  const host = headers.host ?? "";
+  if (!path.startsWith(S3_PATH) || LOOPBACK_HOSTS.has(host.replace(/:\d+$/, ""))) return out;
+  return { ...out, host: "127.0.0.1", "mf-original-hostname": host };
+}
+
 /** Listens on host:port and relays to host:innerPort, streaming both ways (event streams included). */
 export function startFrontDoor(host: string, port: number, innerPort: number): Promise<http.Server> {
   const server = http.createServer((req, res) => {
@@ -53,7 +70,7 @@ export function startFrontDoor(host: string, port: number, innerPort: number): P
       res.writeHead(403, { "content-type": "text/plain" }).end(`${header} is not accepted: storage URLs read or write one object only\n`);
       return;
     }
-    const upstream = http.request({ host, port: innerPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
+    const upstream = http.request({ host, port: innerPort, method: req.method, path: req.url, headers: relayedHeaders(req.url ?? "/", req.headers) }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.rawHeaders);
       r.pipe(res);
     });

@@ -31,7 +31,7 @@ const host = process.env.HOST || "127.0.0.1";
 /**
  * The name clients and the service's own URLs use, where it differs from the address bound (the
  * container suite serves on a public address by name, as production is reached; HOST stays the
- * address). miniflare answers its storage endpoint only to a Host it knows: the upstream named here.
+ * address; the front door hands miniflare's storage endpoint the name its URLs were signed for).
  */
 const publicHost = process.env.PUBLIC_HOST || host;
 const supervisor = createSupervisor((message) => console.error(`[ffjobs] ${message}`));
@@ -107,7 +107,6 @@ async function main() {
       [
         "dev", "--config", config, "--ip", host, "--port", String(innerPort), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false", "--test-scheduled",
         ...(state ? ["--persist-to", state] : []),
-        ...(publicHost !== host ? ["--local-upstream", `${publicHost}:${port}`] : []),
         ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ],
       // X_LOCAL_EXPLORER: miniflare's explorer (SQL on D1, any object of R2) stays off as well.
