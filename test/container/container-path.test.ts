@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ import { assertLocal, startTestHosts, TEST_HOSTS, type TestHosts } from "./test-
  * which answers DNS and intercepts TLS as Cloudflare's does), driven over the public API. URL
  * inputs are named by host name, on hosts with public addresses in a namespace of the suite's own.
  */
+const execFileAsync = promisify(execFile);
 const JOB_TIMEOUT_SECONDS = 15;
 /** A job's disk in these containers: smaller than long.mp4, which a job still reads whole (by range). */
 const JOB_DISK_BYTES = 16 * 1024 * 1024;
@@ -318,7 +320,9 @@ describe.skipIf(skipReason)("the production container path (real containers from
   it("runs a split encode on several containers at once and joins their work into the output one run makes", async () => {
     // 12 s at 25 fps with a tone: the audio and two segments of 5 s (the last runs to the end), then the join.
     const source = join(fx.dir, "split-12s.mp4");
-    execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=12", "-f", "lavfi", "-i", "sine=frequency=440:duration=12",
+    // Not execFileSync: a blocked event loop keeps an API connection the server has since closed, and
+    // the next POST on it fails "other side closed" (seen once).
+    await execFileAsync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=12", "-f", "lavfi", "-i", "sine=frequency=440:duration=12",
       "-c:v", "libx264", "-g", "50", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", source]);
     const since = new Date(Date.now() - 1000).toISOString();
     const id = await createJob({
