@@ -14,6 +14,7 @@ import { projectRoot, spawnWrangler, wrangler, wranglerEnv } from "./wrangler.ts
 import { buildDashboardClient } from "./build-dashboard.ts";
 import { newRunnerSecret } from "../src/runner/runner-secret.ts";
 import { startFrontDoor } from "./dev-front-door.ts";
+import { enforceLocalRowSize } from "./d1-local-row-size.ts";
 import { createServer } from "node:net";
 
 /** wrangler.toml's local S3 credentials: public constants, replaced in a config of this run's own (devConfig). */
@@ -63,6 +64,8 @@ async function main() {
   const localS3 = { accessKeyId: `dev-${newRunnerSecret().slice(0, 16)}`, secretAccessKey: newRunnerSecret() };
   const config = devConfig(localS3);
   wrangler(["d1", "migrations", "apply", "DB", ...target], { quiet: true });
+  // Rows over D1's 2,000,000 bytes are refused locally as production refuses them.
+  await enforceLocalRowSize(target);
   buildDashboardClient();
   // The developer's own stack: its key is the operator's too, so the dashboard's metrics page shows.
   const apiKey = await createKey({ account: process.env.DEV_ACCOUNT || "dev", credits: null, target, key: process.env.DEV_API_KEY || undefined, operator: true });

@@ -48,6 +48,8 @@ export const idempotent = (operation: string) =>
       if (row.status !== null) {
         const headers: Record<string, string> = { "content-type": "application/json", "Idempotent-Replayed": "true" };
         if (row.location) headers.Location = row.location;
+        // An answer too large to keep (recordResponse): the resource it created, by its Location.
+        if (row.response_json === null && row.location) return new Response(null, { status: 303, headers: { Location: row.location, "Idempotent-Replayed": "true" } });
         return new Response(row.response_json, { status: row.status, headers });
       }
       if (Date.now() > deadline) throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still running; retry shortly");

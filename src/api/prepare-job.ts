@@ -10,6 +10,8 @@ import { checkAssetInputs } from "../jobs/asset-inputs.ts";
 import { checkChainedInputs } from "../jobs/chained-inputs.ts";
 import { splitShape } from "../jobs/split/split-eligibility.ts";
 import { webhookUrlProblem } from "../webhooks/webhook-url.ts";
+import { JOB_COLUMN_MAX_BYTES } from "../jobs/row-budget.ts";
+import { utf8Bytes } from "../jobs/stored-bytes.ts";
 
 /**
  * A parsed job body as the job it would create: a preset expanded, every rule checked (policy,
@@ -46,6 +48,9 @@ export async function prepareJob(env: Env, config: Config, accountId: string, bo
   }
   const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, config.allowedPrivateHosts);
   if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
+  // The job's row keeps the request as stored (src/jobs/row-budget.ts); a preset's expansion could outgrow the body.
+  const storedBytes = utf8Bytes(JSON.stringify(spec));
+  if (storedBytes > JOB_COLUMN_MAX_BYTES.request_json) issues.push({ path: [], message: `the job as stored would be ${storedBytes} bytes, more than ${JOB_COLUMN_MAX_BYTES.request_json}` });
   if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
   return { spec, req };
 }

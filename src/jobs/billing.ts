@@ -1,6 +1,5 @@
 import type { JobErrorCode } from "../api/error-codes.ts";
 import type { RunnerOutcome } from "../runner/runner-protocol.ts";
-import { MAX_STDERR_TAIL_BYTES, MAX_STDOUT_BYTES } from "./limits.ts";
 import type { JobFinish } from "./job-store.ts";
 
 /** Whole seconds the binary ran, rounded up: a job that ran at all is billed at least one second. */
@@ -17,8 +16,9 @@ export function finishFromOutcome(outcome: RunnerOutcome, creditsPerSecond: numb
     creditsCharged: runtimeSeconds * creditsPerSecond,
     errorCode: outcome.errorCode,
     errorMessage: outcome.errorMessage,
-    stdout: outcome.stdout.slice(0, MAX_STDOUT_BYTES),
-    stderrTail: outcome.stderrTail.slice(-MAX_STDERR_TAIL_BYTES),
+    // Cut to their bytes where the row is written (finishJob, src/jobs/row-budget.ts).
+    stdout: outcome.stdout,
+    stderrTail: outcome.stderrTail,
     failedStep: outcome.failedStep ?? null,
     plannedArgs: outcome.plannedArgs ?? null,
     inputReads: outcome.inputReads ?? null,

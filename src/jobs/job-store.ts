@@ -5,6 +5,8 @@ import { sourcesOf, TERMINAL_STATUSES, type JobStatus } from "./job-states.ts";
 import { keysetPage, type Cursor } from "../storage/keyset-page.ts";
 import type { JobTimings } from "./job-timings.ts";
 import { JOB_SUMMARY_COLUMNS, JOB_SUMMARY_COMPUTED, type JobSummaryRow } from "./job-summary.ts";
+import { JOB_COLUMN_MAX_BYTES, storedFinish } from "./row-budget.ts";
+import { boundedJson, headBytes } from "./stored-bytes.ts";
 
 export type JobRow = {
   id: string;
@@ -96,7 +98,7 @@ export const PROGRESS_SAVE_INTERVAL_MS = 10_000;
 export async function saveProgress(db: D1Database, id: string, progress: unknown, now: string): Promise<void> {
   await db
     .prepare("UPDATE jobs SET progress_json = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'running'")
-    .bind(id, JSON.stringify(progress), now)
+    .bind(id, boundedJson(progress, JOB_COLUMN_MAX_BYTES.progress_json), now)
     .run();
 }
 
@@ -114,6 +116,9 @@ export async function finishJob(
 ): Promise<{ moved: boolean; alongside: D1Result[] }> {
   const from = sourcesOf(finish.status);
   const guard = from.map((s) => `'${s}'`).join(", ");
+  // What the runner reported, cut to the row's shares (src/jobs/row-budget.ts): D1 refuses a larger row.
+  finish = storedFinish(finish);
+  const max = JOB_COLUMN_MAX_BYTES;
   const [update, , , ...rest] = await db.batch([
     db
       .prepare(
@@ -123,8 +128,8 @@ export async function finishJob(
          WHERE id = ?1 AND status IN (${guard})`,
       )
       .bind(id, finish.status, finish.exitCode, finish.runtimeSeconds, finish.creditsCharged, finish.errorCode,
-        finish.errorMessage, finish.stdout, finish.stderrTail, now, finish.timings ? JSON.stringify(finish.timings) : null,
-        finish.failedStep ?? null, finish.plannedArgs ? JSON.stringify(finish.plannedArgs) : null, finish.inputReads ? JSON.stringify(finish.inputReads) : null),
+        finish.errorMessage, finish.stdout, finish.stderrTail, now, boundedJson(finish.timings, max.timings_json),
+        finish.failedStep ?? null, boundedJson(finish.plannedArgs, max.planned_args_json), boundedJson(finish.inputReads, max.input_reads_json)),
     db
       .prepare(
         `UPDATE accounts SET credit_balance = credit_balance - (SELECT credits_charged FROM jobs WHERE id = ?1)
@@ -172,5 +177,6 @@ export function finishedJobDeletes(db: D1Database, jobId: string): { guard: { sq
 
 /** Records why a queued job waits (or that it no longer does): only while queued, only when it changed. */
 export async function setQueuedReason(db: D1Database, jobId: string, reason: string | null): Promise<void> {
-  await db.prepare("UPDATE jobs SET queued_reason = ?2 WHERE id = ?1 AND status = 'queued' AND queued_reason IS NOT ?2").bind(jobId, reason).run();
+  const stored = reason === null ? null : headBytes(reason, JOB_COLUMN_MAX_BYTES.queued_reason);
+  await db.prepare("UPDATE jobs SET queued_reason = ?2 WHERE id = ?1 AND status = 'queued' AND queued_reason IS NOT ?2").bind(jobId, stored).run();
 }

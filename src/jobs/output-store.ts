@@ -1,3 +1,7 @@
+import { isDirectoryFilePath } from "../storage/directory-files.ts";
+import { MAX_DIRECTORY_FILES_LIMIT, OUTPUT_METADATA_MAX_BYTES } from "./row-budget.ts";
+import { boundedJson } from "./stored-bytes.ts";
+
 export type OutputRow = {
   id: string;
   job_id: string;
@@ -48,10 +52,18 @@ export function recordOutputsStatements(db: D1Database, job: { id: string; accou
           `INSERT OR IGNORE INTO job_outputs (id, job_id, asset_id, label, content_type, kind, metadata_json, created_at, files_json, main_file)
            SELECT ?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?9, ?10 WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?3)`,
         )
-        .bind(crypto.randomUUID(), job.id, assetId, o.label, o.contentType, o.metadata === null ? null : JSON.stringify(o.metadata), now,
-          o.directory ? "directory" : "file", o.directory ? JSON.stringify(o.directory.files) : null, o.directory?.mainFile ?? null),
+        .bind(crypto.randomUUID(), job.id, assetId, o.label, o.contentType, boundedJson(o.metadata, OUTPUT_METADATA_MAX_BYTES), now,
+          o.directory ? "directory" : "file", o.directory ? JSON.stringify(storedFiles(o.directory.files)) : null, o.directory?.mainFile ?? null),
     ];
   });
+}
+
+/**
+ * A directory's files as its row keeps them (src/jobs/row-budget.ts): plain names only, at most
+ * MAX_DIRECTORY_FILES_LIMIT of them, as the runner was told (a report of more is not believed).
+ */
+function storedFiles(files: { path: string; size: number }[]): { path: string; size: number }[] {
+  return files.filter((f) => isDirectoryFilePath(f.path)).slice(0, MAX_DIRECTORY_FILES_LIMIT).map((f) => ({ path: f.path, size: f.size }));
 }
 
 export async function listOutputs(db: D1Database, jobIds: string[]): Promise<OutputRow[]> {

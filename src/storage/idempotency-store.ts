@@ -1,3 +1,6 @@
+import { STORED_VIEW_MAX_BYTES } from "../jobs/row-budget.ts";
+import { utf8Bytes } from "../jobs/stored-bytes.ts";
+
 /**
  * Idempotency keys, as rows: a request claims its key with one guarded insert (so of two concurrent
  * duplicates exactly one proceeds), then records its response; retries read it back.
@@ -34,9 +37,15 @@ export function readKey(db: D1Database, c: Pick<Claim, "account" | "operation" |
     .bind(c.account, c.operation, c.key).first<IdempotencyRow>();
 }
 
+/**
+ * Keeps the first answer for replays. Its row holds at most 2,000,000 bytes (D1): an answer larger
+ * than STORED_VIEW_MAX_BYTES (a finished job's full form with thousands of directory files, after
+ * `Prefer: wait`) keeps only its status and Location, and is replayed as a 303 to that Location.
+ */
 export async function recordResponse(db: D1Database, c: Pick<Claim, "account" | "operation" | "key">, r: { status: number; body: string; location: string | null }): Promise<void> {
+  const body = utf8Bytes(r.body) > STORED_VIEW_MAX_BYTES ? null : r.body;
   await db.prepare("UPDATE idempotency_keys SET status = ?4, response_json = ?5, location = ?6 WHERE account_id = ?1 AND operation = ?2 AND idem_key = ?3 AND status IS NULL")
-    .bind(c.account, c.operation, c.key, r.status, r.body, r.location).run();
+    .bind(c.account, c.operation, c.key, r.status, body, r.location).run();
 }
 
 /** The first request failed on the server's side: a retry may try again with the same key. */

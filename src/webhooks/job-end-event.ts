@@ -4,6 +4,8 @@ import { jobView } from "../jobs/job-view.ts";
 import { listOutputs } from "../jobs/output-store.ts";
 import type { DeliveryRow } from "./delivery-store.ts";
 import { eventBody } from "./webhook-event.ts";
+import { STORED_VIEW_MAX_BYTES } from "../jobs/row-budget.ts";
+import { utf8Bytes } from "../jobs/stored-bytes.ts";
 
 /** Download URLs inside a webhook outlive the retry schedule (~21 h); GET the job for fresh ones. */
 export const WEBHOOK_DOWNLOAD_URL_TTL_SECONDS = 24 * 3600;
@@ -39,8 +41,30 @@ export async function ensurePayload(s: Services, delivery: DeliveryRow): Promise
   const job = await getJob(s.db, delivery.job_id!);
   if (!job) throw new Error(`job ${delivery.job_id} of delivery ${delivery.id} is gone`);
   const data = await jobView(job, await listOutputs(s.db, [job.id]), { presigner: s.presigner, storage: s.config.storage, origin: null, jobTimeoutMs: s.config.jobTimeoutMs }, WEBHOOK_DOWNLOAD_URL_TTL_SECONDS);
-  const payload = eventBody(delivery.event_type, data, new Date(job.finished_at ?? delivery.created_at));
+  const at = new Date(job.finished_at ?? delivery.created_at);
+  // Stored in its delivery's row, which D1 keeps to 2,000,000 bytes: a body that would be larger
+  // leaves out what GET /v1/jobs/{id} still has (docs/webhooks.md, "Events").
+  let payload = eventBody(delivery.event_type, data, at);
+  for (const smaller of [withoutFileLists, withoutSummaries]) {
+    if (utf8Bytes(payload) <= STORED_VIEW_MAX_BYTES) break;
+    payload = eventBody(delivery.event_type, smaller(data), at);
+  }
   await s.db.prepare("UPDATE webhook_deliveries SET payload = ?2 WHERE id = ?1 AND payload = ''").bind(delivery.id, payload).run();
   const stored = await s.db.prepare("SELECT payload FROM webhook_deliveries WHERE id = ?1").bind(delivery.id).first<{ payload: string }>();
   return stored!.payload;
+}
+
+type JobData = Awaited<ReturnType<typeof jobView>>;
+
+/** The job without its directory outputs' file lists (each file's download URL; up to thousands). */
+function withoutFileLists(data: JobData): JobData {
+  const outputs = data.outputs.map(({ files: _files, ...o }) => o);
+  const deliveredOutputs = data.deliveredOutputs.map(({ files: _files, ...d }) => d);
+  return { ...data, outputs, deliveredOutputs };
+}
+
+/** The job without those lists and without its outputs' ffprobe summaries. */
+function withoutSummaries(data: JobData): JobData {
+  const lean = withoutFileLists(data);
+  return { ...lean, outputs: lean.outputs.map((o) => ({ ...o, metadata: null })), deliveredOutputs: lean.deliveredOutputs.map((d) => ({ ...d, metadata: null })) };
 }

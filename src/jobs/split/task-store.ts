@@ -1,5 +1,7 @@
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { PlannedTask, SplitTaskParams } from "./split-tasks.ts";
+import { JOB_COLUMN_MAX_BYTES } from "../row-budget.ts";
+import { headBytes } from "../stored-bytes.ts";
 
 /**
  * A split job's tasks in D1 (migrations/0016_job_tasks.sql). pending → running (handed to a runner,
@@ -81,7 +83,7 @@ export function endTaskStatement(db: D1Database, jobId: string, name: string, ru
   return db.prepare(
     `UPDATE job_tasks SET status = ?4, runtime_ms = runtime_ms + ?5, result_json = ?6, error_message = ?7, finished_at = ?8
      WHERE job_id = ?1 AND name = ?2 AND status = 'running' AND runner_id = ?3`,
-  ).bind(jobId, name, runnerId, end.status, Math.max(0, Math.round(end.runtimeMs)), end.result ? JSON.stringify(end.result) : null, end.errorMessage ?? null, end.now);
+  ).bind(jobId, name, runnerId, end.status, Math.max(0, Math.round(end.runtimeMs)), end.result ? JSON.stringify(end.result) : null, end.errorMessage === undefined ? null : headBytes(end.errorMessage, JOB_COLUMN_MAX_BYTES.error_message), end.now);
 }
 
 /** Run time of the tasks' binaries, in ms: what a split job is billed for. */
