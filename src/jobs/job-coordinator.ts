@@ -92,13 +92,19 @@ export class JobCoordinator extends DurableObject<Env> {
    */
   async tickFeed(idleMs: number): Promise<ReadableStream<Uint8Array>> {
     const encoder = new TextEncoder();
+    let gone = false;
     return new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
           const { woken, ended } = await this.#wait(this.#tickWaiters, idleMs);
+          // The stream's client went away while this line was awaited.
+          if (gone) return;
           const news: TickNews = { woken, ended, snapshot: this.#snapshot };
           controller.enqueue(encoder.encode(`${JSON.stringify(news)}\n`));
           if (ended) controller.close();
+        },
+        cancel: () => {
+          gone = true;
         },
       },
       // Nothing waits ahead of the reader: each line is the news of the moment it was asked for.
