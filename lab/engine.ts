@@ -10,7 +10,29 @@ const BRIDGE_GATEWAY_CIDR = "172.31.213.1/24";
 const ENGINE_READY_TIMEOUT_MS = 60_000;
 
 export function engineAnswers(): boolean {
-  return spawnSync(LAB.docker, ["-H", LAB.dockerHost, "info", "--format", "{{.ServerVersion}}"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+  return engineRemapsUsers() !== null;
+}
+
+/** Whether the running engine remaps user namespaces; null when none answers. */
+function engineRemapsUsers(): boolean | null {
+  const info = spawnSync(LAB.docker, ["-H", LAB.dockerHost, "info", "--format", "{{json .SecurityOptions}}"], { encoding: "utf8", timeout: 10_000 });
+  return info.status === 0 ? info.stdout.includes("name=userns") : null;
+}
+
+async function stopRunningEngine(): Promise<void> {
+  const pid = stopEngine();
+  const alive = () => {
+    try {
+      return pid !== null && (process.kill(pid, 0), true);
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + ENGINE_READY_TIMEOUT_MS;
+  while (engineAnswers() || alive()) {
+    need(Date.now() < deadline, "the lab's dockerd did not stop");
+    await new Promise((r) => setTimeout(r, 300));
+  }
 }
 
 /** Writes the runtime launcher dockerd calls (it must exist before dockerd starts). */
@@ -23,18 +45,22 @@ function writeRuntimeLauncher(node: string): string {
 }
 
 export async function startEngine(node: string): Promise<void> {
-  if (engineAnswers()) return;
+  const remaps = engineRemapsUsers();
+  if (remaps === LAB.userns) return;
+  // One engine owns the lab's bridge: the other mode's is stopped first (its images stay).
+  if (remaps !== null) await stopRunningEngine();
   need(existsSync(LAB.dockerd), `dockerd is not installed (${LAB.dockerd}): apt-get install docker.io`);
   const runtime = writeRuntimeLauncher(node);
   mkdirSync(LAB.dir, { recursive: true });
   const out = openSync(join(LAB.dir, "dockerd.log"), "a");
-  log(`starting dockerd (data in ${LAB.dir}/docker, socket ${LAB.dockerHost}) ...`);
+  log(`starting dockerd (data in ${LAB.dir}/docker, socket ${LAB.dockerHost}${LAB.userns ? ", user namespaces remapped" : ""}) ...`);
   const dockerd = spawn(
     LAB.dockerd,
     [
       "--host", LAB.dockerHost, "--data-root", join(LAB.dir, "docker"), "--exec-root", join(LAB.dir, "exec"),
       "--pidfile", join(LAB.dir, "dockerd.pid"), "--bip", BRIDGE_GATEWAY_CIDR,
       "--add-runtime", `ffjobs-lab=${runtime}`, "--default-runtime", "ffjobs-lab",
+      ...(LAB.userns ? ["--userns-remap", "default"] : []),
     ],
     { detached: true, stdio: ["ignore", out, out] },
   );
@@ -48,14 +74,15 @@ export async function startEngine(node: string): Promise<void> {
   }
 }
 
-/** Stops the lab's dockerd (and with it every lab container). */
-export function stopEngine(): void {
+/** Stops the lab's dockerd (and with it every lab container); returns its pid, if it had one. */
+export function stopEngine(): number | null {
   const pidFile = join(LAB.dir, "dockerd.pid");
-  if (!existsSync(pidFile)) return;
+  if (!existsSync(pidFile)) return null;
   const pid = Number(readFileSync(pidFile, "utf8"));
   try {
     process.kill(pid, "SIGTERM");
   } catch {
     // already gone
   }
+  return pid;
 }

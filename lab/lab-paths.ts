@@ -11,6 +11,11 @@ export const LAB = {
   docker: "/usr/bin/docker",
   dockerd: "/usr/sbin/dockerd",
   source: resolve(import.meta.dirname),
+  /**
+   * FFJOBS_LAB_USERNS=1: the engine remaps every container's root to an unprivileged range of this
+   * machine (`--userns-remap=default`), as rootless hosts do; its images live apart from the default's.
+   */
+  userns: process.env.FFJOBS_LAB_USERNS === "1",
   /** The image container/Dockerfile starts FROM, made offline when Docker Hub is out of reach. */
   baseImage: "node:24-bookworm-slim",
 };

@@ -12,7 +12,9 @@ const containers = process.argv.includes("--containers");
 // wranglerEnv sets CI=true to keep wrangler quiet, so whether this run is CI is passed on apart:
 // there the container suite must run, not skip.
 const env = wranglerEnv(containers ? { FFJOBS_CONTAINER_SUITE: "1", FFJOBS_CONTAINERS_REQUIRED: process.env.CI ? "1" : "" } : {});
-const vitestArgs = containers ? ["--project", "container"] : process.argv.slice(2);
+// Further arguments pass on to vitest either way (files, -t): CI runs part of the container suite again
+// under user-namespace remapping (FFJOBS_LAB_USERNS=1, lab/README.md).
+const vitestArgs = containers ? ["--project", "container", ...process.argv.slice(2).filter((a) => a !== "--containers")] : process.argv.slice(2);
 
 for (const project of ["tsconfig.json", "container/tsconfig.json"]) {
   const tsc = spawnSync(bin("tsc"), ["--noEmit", "-p", project], { cwd: projectRoot, stdio: "inherit", env });

@@ -4,6 +4,7 @@ import { chmodSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Limits } from "./sandbox.ts";
 import { prlimitArgs } from "./sandbox.ts";
+import { runnerUidRange } from "./uid-range.ts";
 
 /**
  * The fallback isolation, for hosts where user namespaces (and so bubblewrap) are not available:
@@ -17,7 +18,6 @@ import { prlimitArgs } from "./sandbox.ts";
  * What it does not give, unlike bubblewrap: a private view of the filesystem (world-readable
  * files of the image are readable) and a private /proc. docs/security.md weighs the two.
  */
-export const UID_RANGE = { first: 200_000, size: 60_000 };
 const NO_NETWORK_EXEC = resolve(import.meta.dirname, "../bin/no-network-exec.py");
 const PYTHON = "/usr/bin/python3";
 const SETPRIV = "/usr/bin/setpriv";
@@ -29,10 +29,12 @@ const inUse = new Set<number>();
 
 /** A uid for one job, not held by another running job; give it back with `releaseUid`. */
 export function allocateUid(): number {
-  for (let i = 0; i < UID_RANGE.size; i++) {
-    const uid = UID_RANGE.first + ((next + i) % UID_RANGE.size);
+  const range = runnerUidRange();
+  if (!range) throw new Error("no job uids are mapped in this user namespace");
+  for (let i = 0; i < range.size; i++) {
+    const uid = range.first + ((next + i) % range.size);
     if (!inUse.has(uid)) {
-      next = (next + i + 1) % UID_RANGE.size;
+      next = (next + i + 1) % range.size;
       inUse.add(uid);
       return uid;
     }
@@ -96,10 +98,12 @@ export function closeWorldWritableDirs(workDir: string): void {
 export function uidIsolationWorks(): { ok: boolean; reason: string | null } {
   if (process.getuid?.() !== 0) return { ok: false, reason: "the runner is not root, so it cannot run jobs as uids of their own" };
   for (const bin of [SETPRIV, PYTHON, NO_NETWORK_EXEC]) if (!existsSync(bin)) return { ok: false, reason: `${bin} is missing` };
-  const probe = spawnSync("/usr/bin/prlimit", ["--nproc=64", "--", SETPRIV, `--reuid=${UID_RANGE.first}`, `--regid=${UID_RANGE.first}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all",
+  const range = runnerUidRange();
+  if (!range) return { ok: false, reason: "this user namespace maps too few ids to give each job a uid of its own (/proc/self/uid_map)" };
+  const probe = spawnSync("/usr/bin/prlimit", ["--nproc=64", "--", SETPRIV, `--reuid=${range.first}`, `--regid=${range.first}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all",
     "--", PYTHON, "-I", NO_NETWORK_EXEC, PYTHON, "-I", "-c", "import os, socket\ntry:\n socket.socket()\nexcept PermissionError:\n print('denied', os.getuid())"],
   { env: {}, encoding: "utf8", timeout: 10_000 });
   if (probe.error) return { ok: false, reason: `the uid isolation could not be run: ${probe.error.message}` };
-  if (probe.stdout.trim() !== `denied ${UID_RANGE.first}`) return { ok: false, reason: `the uid isolation did not hold (seccomp unavailable?): ${(probe.stderr || probe.stdout).trim().slice(0, 300)}` };
+  if (probe.stdout.trim() !== `denied ${range.first}`) return { ok: false, reason: `the uid isolation did not hold (seccomp unavailable?): ${(probe.stderr || probe.stdout).trim().slice(0, 300)}` };
   return { ok: true, reason: null };
 }
