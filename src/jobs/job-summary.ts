@@ -26,9 +26,20 @@ export type JobSummaryRow = Pick<JobRow, Exclude<(typeof JOB_SUMMARY_COLUMNS)[nu
   error_message: string | null;
 };
 
-/** `expr` (SQL text) as at most `chars` characters, ending in `…` when it was longer. */
+/**
+ * Whether SQL text `expr` holds a NUL. SQLite's length() and substr() read text only up to its first
+ * NUL (a value "\u0000" + 4,000 characters has length 0): such text is measured and cut as if it ended
+ * there, never taken for short. The API refuses NUL in arguments (src/jobs/policy/argument-policy.ts);
+ * rows stored before that may hold it.
+ */
+const hasNulSql = (expr: string) => `instr(CAST(${expr} AS BLOB), x'00') > 0`;
+
+/** `expr` (SQL text) as at most `chars` characters, ending in `…` when it was longer (or held a NUL: cut there). */
 const cutSql = (expr: string, chars: number) =>
-  `SELECT CASE WHEN length(v) > ${chars} THEN substr(v, 1, ${chars - 1}) || '…' ELSE v END FROM (SELECT (${expr}) AS v)`;
+  `SELECT CASE WHEN length(v) > ${chars} OR ${hasNulSql("v")} THEN substr(v, 1, ${chars - 1}) || '…' ELSE v END FROM (SELECT (${expr}) AS v)`;
+
+/** An argument's length as the command's window counts it: one with a NUL fills the window (length() would say less). */
+const ARG_LENGTH_SQL = `CASE WHEN ${hasNulSql("value")} THEN ${COMMAND_PREVIEW_CHARS} ELSE length(value) END`;
 
 /** One argument as a POSIX shell word, as the dashboard's shellWord writes it (placeholders such as {{video}} stay plain). */
 const SHELL_WORD_SQL = `CASE WHEN arg.value <> '' AND arg.value NOT GLOB '*[^A-Za-z0-9_./:=@%+,{}-]*' THEN arg.value
@@ -45,7 +56,7 @@ const COMMAND_SQL = `SELECT group_concat(line, ' && ') FROM (
   SELECT coalesce(json_extract(step.value, '$.binary'), jobs.binary) || coalesce((
     SELECT ' ' || group_concat(word, ' ') FROM (
       SELECT ${SHELL_WORD_SQL} AS word FROM (
-        SELECT key, value, sum(length(value) + 1) OVER (ORDER BY key) - length(value) - 1 AS start FROM json_each(step.value, '$.args')) AS arg
+        SELECT key, value, sum(${ARG_LENGTH_SQL} + 1) OVER (ORDER BY key) - (${ARG_LENGTH_SQL}) - 1 AS start FROM json_each(step.value, '$.args')) AS arg
       WHERE arg.start < ${COMMAND_PREVIEW_CHARS} ORDER BY arg.key)), '') AS line
   FROM json_each(CASE WHEN json_type(jobs.request_json, '$.steps') = 'array' THEN json_extract(jobs.request_json, '$.steps')
     ELSE json_array(json_object('binary', jobs.binary, 'args', json(coalesce(jobs.planned_args_json, json_extract(jobs.request_json, '$.args'))))) END) AS step

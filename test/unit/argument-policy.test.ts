@@ -140,6 +140,14 @@ describe("argument policy", () => {
     expect(ff("-i", "{{in}}", "-nope", "-c:v", "libx264", "{{out}}")).toHaveLength(1);
   });
 
+  it("refuses a NUL anywhere in an argument, at that argument (execve's arguments are C strings; issue 30 attack pass)", () => {
+    const message = expect.stringMatching(/^an argument may not contain a NUL character/);
+    expect(ff("-i", "{{in}}", "-metadata", "title=a\u0000b", "{{out}}")).toEqual([{ index: 3, message }]);
+    expect(ff("-i", "{{in}}", "-metadata", "\u0000", "-c:v", "libx264", "{{out}}")).toEqual([{ index: 3, message }]);
+    expect(ff("-i", "{{in}}", "{{out}}\u0000")).toEqual(expect.arrayContaining([{ index: 2, message }]));
+    expect(probe("-v", "error\u0000", "{{in}}")).toEqual(expect.arrayContaining([{ index: 1, message }]));
+  });
+
   it("takes encoder parameters that only tune the encoding", () => {
     expect(ff("-i", "{{in}}", "-c:v", "libx264", "-x264-params", "keyint=60:min-keyint=60:scenecut=0:no-mbtree=1:aq_mode=2", "{{out}}")).toEqual([]);
     expect(ff("-i", "{{in}}", "-c:v", "libx265", "-x265-params", "log-level=error:crf=26:no-sao=1", "{{out}}")).toEqual([]);

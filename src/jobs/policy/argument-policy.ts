@@ -25,6 +25,7 @@ function isPlaceholderFor(arg: string | undefined, allowed: ReadonlySet<string>,
   return t.file === undefined || (names.directories?.has(t.name) === true && DIRECTORY_FILE_PATTERN.test(t.file));
 }
 
+const NUL_MESSAGE = "an argument may not contain a NUL character (U+0000): ffmpeg receives its arguments as C strings, which end at the first NUL";
 const WHOLE = /^\{\{([A-Za-z0-9_]{1,64})\}\}$/;
 const tables = {
   ffmpeg: { flags: new Set<string>(FFMPEG_FLAGS), values: new Set<string>(FFMPEG_VALUE_OPTIONS) },
@@ -83,6 +84,9 @@ export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly strin
 export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly string[], names: DeclaredNames, service: { concatInputs?: boolean } = {}): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
   const refuse = (index: number, message: string) => issues.push({ index, message });
+  // execve takes C strings: a NUL would end the argument there (Node's spawn refuses it outright, which
+  // failed the job INTERNAL), and SQL's text functions stop at it too (the job list's command line).
+  for (const [index, arg] of args.entries()) if (arg.includes("\u0000")) refuse(index, NUL_MESSAGE);
   const { flags, values } = tables[binary];
   let lastFormat: string | null = null;
   let lastFormatIndex = -1;
