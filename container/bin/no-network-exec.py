@@ -3,7 +3,8 @@
 # namespaces, and so bubblewrap, are not available: after setpriv has dropped to the job's own uid
 # with no-new-privileges, this installs a seccomp filter (libseccomp) and execs the command. The
 # filter takes away what only a network namespace would: opening any socket; and kernel interfaces
-# ffmpeg never needs that widen an escape (ptrace, io_uring, bpf, namespaces, mounts, keyrings).
+# ffmpeg never needs that widen an escape (ptrace, io_uring, bpf, namespaces, mounts, keyrings), and
+# POSIX message queues, whose /dev/mqueue a rootless host may not let the runner close (uid-sandbox.ts).
 # Denied calls fail with EPERM; everything else is allowed.
 import errno
 import os
@@ -17,6 +18,7 @@ DENIED = [
     "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "open_by_handle_at", "name_to_handle_at",
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "acct", "swapon", "swapoff",
     "reboot", "syslog", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
+    "mq_open",
 ]
 
 

@@ -54,11 +54,11 @@ export function chooseIsolation(settings: RunnerSettings): IsolationChoice {
     if (!settings.uidFallback) problems.push("uid fallback: not enabled here (RUNNER_UID_FALLBACK, set only in the runner's container image)");
     else {
       const uid = uidIsolationWorks();
-      if (uid.ok) {
-        closeWorldWritableDirs(settings.workDir);
+      const open = uid.ok ? closeWorldWritableDirs(settings.workDir) : [];
+      if (uid.ok && open.length === 0) {
         return { kind: "uid", problem: null, description: DESCRIPTIONS.uid, fallback: problems.length ? problems.join("; ") : null };
       }
-      problems.push(`uid fallback: ${uid.reason}`);
+      problems.push(`uid fallback: ${uid.ok ? `world-writable ${open.join(", ")} cannot be closed to the jobs' uids` : uid.reason}`);
     }
   }
   return { kind: null, problem: problems.join("; "), description: "unavailable", fallback: null };

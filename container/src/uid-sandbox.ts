@@ -88,10 +88,29 @@ export async function openFolderToUid(root: string, uid: number): Promise<void> 
   await chownTree(join(root, "work"), uid, uid, 0o700, 0o600);
 }
 
-/** Closes the folders anyone may write (in a container only: it changes the machine it runs on). */
-export function closeWorldWritableDirs(workDir: string): void {
-  for (const dir of WORLD_WRITABLE_DIRS) if (existsSync(dir)) chmodSync(dir, 0o700);
+/**
+ * World-writable folders whose use the seccomp launcher denies anyway (bin/no-network-exec.py:
+ * mq_open), so one the runner cannot close leaves the jobs nothing: a rootless or user-namespace-
+ * remapped host mounts /dev/mqueue as its real root, and chmod there is EPERM.
+ */
+export const CLOSED_BY_SECCOMP = ["/dev/mqueue"];
+
+/**
+ * Closes the folders anyone may write (in a container only: it changes the machine it runs on);
+ * returns those it could not close that the seccomp filter does not cover either.
+ */
+export function closeWorldWritableDirs(workDir: string): string[] {
+  const open: string[] = [];
+  for (const dir of WORLD_WRITABLE_DIRS) {
+    if (!existsSync(dir)) continue;
+    try {
+      chmodSync(dir, 0o700);
+    } catch (err) {
+      if (!CLOSED_BY_SECCOMP.includes(dir)) open.push(`${dir} (${(err as NodeJS.ErrnoException).code})`);
+    }
+  }
   chmodSync(workDir, 0o711);
+  return open;
 }
 
 /** Whether uid isolation can run here: root, setpriv, and a seccomp filter that really denies a socket. */

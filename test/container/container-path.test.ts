@@ -306,6 +306,7 @@ describe.skipIf(skipReason)("the production container path (real containers from
       expect(attacks.otherJobsInput.status).not.toBe(0);
       expect(attacks.ownInput.status).toBe(0);
       expect(attacks.ownOutput).toBe(true);
+      expect(attacks.messageQueue).toBe("-1 1"); // EPERM
       expect(attacks.workDirWrite).toBe(true);
       expect(attacks.writes).toEqual(Object.fromEntries(Object.keys(attacks.writes).map((k) => [k, false])));
       // A setsid'd, double-forked process of the job: alive until the job's end, then gone, not left a zombie of PID 1.
