@@ -6,6 +6,7 @@ import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startStaticServer } from "../support/static-server.ts";
 import { HOSTS, labOrReason, setDnsMode, startContainerStack, stopContainerStack } from "./container-stack.ts";
 import { labDocker, theRunnerContainer } from "./lab-docker.ts";
+import { platformFindings } from "./platform-findings.ts";
 import { startTestHosts, TEST_HOSTS, type TestHosts } from "./test-hosts.ts";
 
 /**
@@ -68,6 +69,14 @@ describe.skipIf(skipReason).each(MODES)("the production container path when the 
       const seen = JSON.parse(labDocker(["exec", container, "node", "--input-type=module", "-e", lookup, name])) as { address: string }[];
       expect(seen.map((a) => a.address), name).toEqual([expect.stringMatching(answer)]);
     }
+  });
+
+  it("npm run smoke's platform checks read a real container's report as expected: its DNS answers are the mode's, and still reach only the Worker", async () => {
+    const { report, findings } = await platformFindings(stack);
+    expect(findings.filter((f) => f.verdict !== "expected"), JSON.stringify(report)).toEqual([]);
+    expect(report.egress).toBe("cloudflare");
+    for (const lookup of report.dns) expect(lookup.addresses.filter((a) => a.family === 4).map((a) => a.address), lookup.name).toEqual([expect.stringMatching(answer)]);
+    expect(report.connections.map((c) => c.outcome)).toEqual(report.connections.map(() => "worker-refused"));
   });
 
   it("refuses an input whose name resolves to loopback at the Worker, without reaching it", async () => {

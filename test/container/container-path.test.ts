@@ -11,6 +11,7 @@ import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startStaticServer } from "../support/static-server.ts";
 import { HOSTS, labOrReason, startContainerStack, stopContainerStack } from "./container-stack.ts";
 import { labDocker, runningRunnerContainers, theRunnerContainer } from "./lab-docker.ts";
+import { platformFindings } from "./platform-findings.ts";
 import { assertLocal, startTestHosts, TEST_HOSTS, type TestHosts } from "./test-hosts.ts";
 
 /**
@@ -188,6 +189,14 @@ describe.skipIf(skipReason)("the production container path (real containers from
     const caps = await api.call("GET", "/v1/capabilities");
     expect(caps.status, stack.logs().slice(-2000)).toBe(200);
     expect(caps.body.ffmpeg).toMatch(/^ffmpeg version/);
+  });
+
+  it("npm run smoke's platform checks read a real container's report as expected: placeholders, bubblewrap, only the Worker reached, notifications delivered", async () => {
+    const { report, findings } = await platformFindings(stack);
+    expect(findings.filter((f) => f.verdict !== "expected"), JSON.stringify(report)).toEqual([]);
+    expect(report.sandbox.mode).toBe("namespaces");
+    expect(report.dns.flatMap((d) => d.addresses.map((a) => a.address))).toEqual(expect.arrayContaining(["11.0.0.1"]));
+    expect(report.notification.outcome).toBe("delivered");
   });
 
   it("gives a failing command a clear error", async () => {
