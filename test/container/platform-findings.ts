@@ -1,5 +1,4 @@
 import { fetchPlatformReport } from "../../scripts/smoke/fetch-platform-report.ts";
-import { checkReportCoherence } from "../../scripts/smoke/check-report-coherence.ts";
 import type { Finding } from "../../scripts/smoke/finding.ts";
 import { REPORT_CHECKS } from "../../scripts/smoke/platform-checks.ts";
 import type { PlatformReport } from "../../src/runner/platform-report.ts";
@@ -14,6 +13,5 @@ import type { DevStack } from "../support/dev-stack.ts";
 export async function platformFindings(stack: DevStack): Promise<{ report: PlatformReport; findings: Finding[] }> {
   const report = await fetchPlatformReport({ url: stack.baseUrl, apiKey: stack.apiKey }, fetch);
   if ("verdict" in report) throw new Error(`no platform report: ${report.detail}`);
-  const incoherent = checkReportCoherence(report, undefined);
-  return { report, findings: incoherent ? [incoherent] : REPORT_CHECKS.map((check) => check(report)) };
+  return { report, findings: REPORT_CHECKS.map((check) => check(report)) };
 }
