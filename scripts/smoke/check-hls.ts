@@ -30,8 +30,14 @@ export async function checkHlsOutput(d: { runJob: RunJob; fetch: typeof fetch },
   const segmentName = text.split("\n").map((l) => l.trim()).find((l) => l && !l.startsWith("#"));
   if (!segmentName) return notExpected(CHECK, `the playlist of job ${job.id} lists no segment`, "see the job's result (GET /v1/jobs/<id>/result) for what ffmpeg wrote");
   // As a player resolves it: relative to the playlist's own URL (the folder's token covers its files).
-  const segmentUrl = new URL(segmentName, playlistUrl).href;
-  const segment = await d.fetch(segmentUrl);
+  // It must stay in that folder: a segment fetched from anywhere else says nothing of the job's output.
+  const segmentUrl = URL.canParse(segmentName, playlistUrl) ? new URL(segmentName, playlistUrl) : null;
+  const folder = new URL(".", playlistUrl);
+  if (!segmentUrl || segmentUrl.origin !== folder.origin || !segmentUrl.pathname.startsWith(folder.pathname) || segmentUrl.search !== folder.search) {
+    return notExpected(CHECK, `the playlist of job ${job.id} names ${JSON.stringify(segmentName.slice(0, 200))}, which is not a file of its own folder`,
+      "a directory output's playlist lists the files the job wrote beside it: see the job's result (GET /v1/jobs/<id>/result) for what ffmpeg wrote");
+  }
+  const segment = await d.fetch(segmentUrl.href);
   const bytes = new Uint8Array(await segment.arrayBuffer());
   if (!segment.ok || bytes[0] !== TS_SYNC_BYTE) {
     return notExpected(CHECK, `segment ${segmentName} answered HTTP ${segment.status}${segment.ok ? " with something that is not MPEG-TS" : ""}`,

@@ -1,5 +1,6 @@
 // Asks the service for a runner's platform report (POST /v1/admin/platform-report, an operator's key).
 import { platformReportSchema, type PlatformReport } from "../../src/runner/platform-report.ts";
+import { NoCompleteAnswer } from "./bounded-fetch.ts";
 import { NotReadyYet } from "./cold-start.ts";
 import { notExpected, type Finding } from "./finding.ts";
 
@@ -11,17 +12,22 @@ const CHECK = "platform report";
  */
 export async function fetchPlatformReport(o: { url: string; apiKey: string; publicHost?: string }, doFetch: typeof fetch): Promise<PlatformReport | Finding> {
   let res: Response;
+  let text: string;
   try {
     res = await doFetch(`${o.url.replace(/\/+$/, "")}/v1/admin/platform-report`, {
       method: "POST",
       headers: { Authorization: `Bearer ${o.apiKey}`, "Content-Type": "application/json" },
       body: JSON.stringify(o.publicHost ? { publicHost: o.publicHost } : {}),
     });
+    text = await res.text();
   } catch (err) {
+    // No whole answer (too slow or too large: bounded-fetch.ts), or no connection.
+    if (err instanceof NoCompleteAnswer) throw new NotReadyYet(err.message);
     throw new NotReadyYet(`cannot connect: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}`);
   }
-  const text = await res.text();
   if (res.status >= 500) throw new NotReadyYet(`HTTP ${res.status} ${text.slice(0, 200)}`);
+  // Another report is still running for this account (one at a time: each holds a container).
+  if (res.status === 429) throw new NotReadyYet(`HTTP 429: another platform report is running (${text.slice(0, 200)})`);
   if (res.status === 403) {
     return notExpected(CHECK, "the API key is not an operator's, so the runner's DNS, sandbox, egress and notification were not checked",
       "run it again without --key (it makes an operator key of its own) or with an operator's key (npm run keys -- create --account ops --operator --remote)");

@@ -11,6 +11,7 @@ import { checkDns } from "./check-dns.ts";
 import { checkHlsOutput } from "./check-hls.ts";
 import { checkHttpsEgress } from "./check-https-egress.ts";
 import { checkMultipartUpload } from "./check-multipart.ts";
+import { checkReportCoherence } from "./check-report-coherence.ts";
 import { checkNotification } from "./check-notification.ts";
 import { checkSandbox } from "./check-sandbox.ts";
 import { untilReady, type Patience } from "./cold-start.ts";
@@ -39,7 +40,9 @@ export async function runPlatformChecks(
   if ("verdict" in report) note(report);
   else {
     d.patience.log(`  (runner: RUNNER_MODE ${report.runnerMode}, egress ${report.egress}; report in ${report.durationMs} ms)`);
-    for (const check of REPORT_CHECKS) note(check(report));
+    const incoherent = checkReportCoherence(report, o.publicHost);
+    if (incoherent) note(incoherent);
+    else for (const check of REPORT_CHECKS) note(check(report));
   }
   const samples = readWav(uploaded.wav).data;
   const checks: [string, () => Promise<Finding>][] = [

@@ -3,9 +3,11 @@
 // input (by default that output's download URL: through the container's egress in production); then
 // the platform checks (platform-checks.ts), each printed as expected or not, with what to do.
 import { createClient } from "../../client/src/index.ts";
+import { boundedFetch } from "./bounded-fetch.ts";
 import { untilReady, type Patience } from "./cold-start.ts";
 import { failures, type Finding } from "./finding.ts";
 import { runPlatformChecks } from "./platform-checks.ts";
+import { redactedError, redactingLog } from "./safe-output.ts";
 import { completed, jobRunner, notReadyOnFault } from "./smoke-job.ts";
 import { makeWav, readWav, SMOKE_WAV } from "./wav.ts";
 
@@ -17,13 +19,30 @@ export type SmokeOptions = {
   /** the public name the platform report looks up and tries to reach from a container */
   publicHost?: string;
 };
-export type SmokeDeps = { fetch: typeof fetch; patience: Patience };
+export type SmokeDeps = {
+  fetch: typeof fetch;
+  patience: Patience;
+  /** Each request's deadline and answer cap (bounded-fetch.ts); tests shorten them. */
+  requestLimits?: { timeoutMs: number; maxBytes: number };
+};
 
 /**
  * Throws on a failure of the service itself (no upload, a job that fails); otherwise answers the
- * platform checks' findings, which the caller judges (failures()).
+ * platform checks' findings, which the caller judges (failures()). Every request is bounded in time
+ * and size (bounded-fetch.ts) and nothing printed or thrown holds the API key (safe-output.ts): the
+ * deployment under test is not trusted yet.
  */
-export async function runSmoke(o: SmokeOptions, d: SmokeDeps): Promise<Finding[]> {
+export async function runSmoke(o: SmokeOptions, deps: SmokeDeps): Promise<Finding[]> {
+  const secrets = [o.apiKey];
+  const d: SmokeDeps = { fetch: boundedFetch(deps.fetch, deps.requestLimits), patience: { ...deps.patience, log: redactingLog(deps.patience.log, secrets) } };
+  try {
+    return await smokeSteps(o, d);
+  } catch (err) {
+    throw redactedError(err, secrets);
+  }
+}
+
+async function smokeSteps(o: SmokeOptions, d: SmokeDeps): Promise<Finding[]> {
   const log = d.patience.log;
   const startedAt = d.patience.clock.now();
   const client = createClient({ baseUrl: o.url, apiKey: o.apiKey, fetch: d.fetch });

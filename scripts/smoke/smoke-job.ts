@@ -1,6 +1,7 @@
 // How the smoke test runs a job and calls the API while a first deploy's containers may still be
 // starting: a fault of the infrastructure (no runner yet) is NotReadyYet, for cold-start.ts to wait out.
 import { FfjobsError, type CreateJobRequest, type FfjobsClient, type Job } from "../../client/src/index.ts";
+import { NoCompleteAnswer } from "./bounded-fetch.ts";
 import { NotReadyYet, RUNNER_FAULT_CODES, untilReady, type Patience } from "./cold-start.ts";
 
 /** Longest a single smoke job may take once it has a runner: the input is one second of audio. */
@@ -36,7 +37,7 @@ export async function completed(client: FfjobsClient, job: Job): Promise<Job> {
 }
 
 /**
- * Not ready: no connection yet, a 5xx, or an answer that is not the API's JSON (a new workers.dev
+ * Not ready: no connection yet, no whole answer in time (bounded-fetch.ts), a 5xx, or an answer that is not the API's JSON (a new workers.dev
  * name can answer Cloudflare's own page for a while). A 401 (a wrong key) and other 4xx are final.
  */
 export async function notReadyOnFault<T>(call: () => Promise<T>): Promise<T> {
@@ -48,6 +49,7 @@ export async function notReadyOnFault<T>(call: () => Promise<T>): Promise<T> {
       if (err.status >= 500 || err.code.startsWith("HTTP_")) throw new NotReadyYet(`HTTP ${err.status} ${err.code}`);
       throw err;
     }
+    if (err instanceof NoCompleteAnswer) throw new NotReadyYet(err.message);
     if (err instanceof TypeError) throw new NotReadyYet(`cannot connect: ${(err.cause as Error | undefined)?.message ?? err.message}`);
     throw err;
   }
