@@ -43,6 +43,24 @@ describe("the platform report", () => {
     expect((await report(operator)).body.publicHost).toBe("example.com");
   });
 
+  it("runs one at a time in the whole deployment, each holding a container: another is a 429 with Retry-After until it ends (issue 30 attack pass)", async () => {
+    // A report in flight (another operator's, or one whose request died: its lease runs out by itself).
+    const slots = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("platform-report"));
+    expect((await slots.acquire(1, 60_000, "in-flight")).taken).toBe(true);
+    const busy = await report(operator);
+    expect(busy.status).toBe(429);
+    expect(busy.body).toMatchObject({ code: "RATE_LIMITED", error: expect.stringMatching(/already running/) });
+    expect(Number(busy.headers.get("retry-after"))).toBeGreaterThan(50);
+    await slots.release("in-flight");
+    // A burst: each either ran or was told to wait, and the slot is free again after.
+    const burst = await Promise.all(Array.from({ length: 12 }, () => report(operator)));
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 429), statuses.join()).toBe(true);
+    expect(statuses).toContain(200);
+    expect(statuses).toContain(429);
+    expect((await report(operator)).status).toBe(200);
+  });
+
   it("takes only a public DNS name, which it hands to the runner", async () => {
     for (const publicHost of ["localhost", "10.0.0.7", "[::1]", "169.254.169.254", "metadata.google.internal", "printer.local", "Example.com", "example.com.", "a".repeat(64) + ".com", 42]) {
       const res = await report(operator, { publicHost });

@@ -18,10 +18,26 @@ import { platformReportRequestSchema, runnerPlatformReportSchema, type PlatformR
  */
 export const platformReportRoutes = new Hono<AppEnv>();
 
+/**
+ * One report at a time in the whole deployment: each holds a container (a fresh one with per-job
+ * placement, else a slot of the warm pool that jobs wait for) for up to a cold start and the report's
+ * own bound; an operator's script in a loop, or a leaked operator key, took one per call (issue 30
+ * attack pass: 60 at once all ran). The lease outlives the longest report, so one whose request died frees itself.
+ */
+export const PLATFORM_REPORT_LEASE_MS = 150_000;
+const PLATFORM_REPORT_SLOTS = "platform-report";
+
 platformReportRoutes.post("/", requireJsonBody, validate("json", platformReportRequestSchema), async (c) => {
   const { publicHost } = c.req.valid("json");
   const config = loadConfig(c.env);
   const reportId = crypto.randomUUID();
+  const slots = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(PLATFORM_REPORT_SLOTS));
+  const slot = await slots.acquire(1, PLATFORM_REPORT_LEASE_MS, reportId);
+  if (!slot.taken) {
+    throw new ApiError("RATE_LIMITED", "A platform report is already running (one at a time: each holds a container); retry when it ends", {
+      headers: { "Retry-After": String(slot.retryAfterSeconds) },
+    });
+  }
   const checkedAt = new Date();
   let answer: unknown;
   try {
@@ -32,6 +48,8 @@ platformReportRoutes.post("/", requireJsonBody, validate("json", platformReportR
     console.error("platform report: no runner answered", err);
     const why = err instanceof RunnerBusy ? "every runner is busy" : "no runner could be reached";
     throw new ApiError("RUNNER_UNAVAILABLE", `No platform report: ${why}; try again shortly`, { headers: { "Retry-After": "5" } });
+  } finally {
+    await slots.release(reportId);
   }
   const parsed = runnerPlatformReportSchema.safeParse(answer);
   if (!parsed.success) {
