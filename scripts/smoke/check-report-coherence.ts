@@ -5,10 +5,8 @@
 // test is not trusted yet; a report that does not hold together is itself the finding, and none of its
 // parts is judged.
 import { isPublicAddress, parseIPv4, parseIPv6 } from "../../src/net/address-policy.ts";
-import { DEFAULT_PUBLIC_PROBE_HOST } from "../../src/net/public-host-name.ts";
+import { DEFAULT_PUBLIC_PROBE_HOST, FILES_HOST, NOTIFY_HOST } from "../../src/net/public-host-name.ts";
 import type { PlatformReport } from "../../src/runner/platform-report.ts";
-import { FILES_HOST } from "../../src/runner/runner-files.ts";
-import { NOTIFY_HOST } from "../../src/runner/runner-notify.ts";
 import { notExpected, type Finding } from "./finding.ts";
 
 const CHECK = "platform report";

@@ -19,7 +19,14 @@ export function isPublicProbeName(name: string): boolean {
   return !SPECIAL_USE_SUFFIXES.includes(tld);
 }
 
-/** The service's own made-up names, which only the Worker's egress handler answers (src/runner/runner-notify.ts, runner-files.ts). */
+/**
+ * The service's own made-up names, which only the Worker's egress handler answers: runners' notifications
+ * (src/runner/runner-notify.ts) and directory-output files (runner-files.ts). Here, free of the Worker's
+ * modules, so npm run smoke knows which names a platform report must cover.
+ */
+export const NOTIFY_HOST = "runner-notify.ffjobs.internal";
+export const FILES_HOST = "runner-files.ffjobs.internal";
+
 const INTERNAL_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.ffjobs\.internal$/;
 
 export function isServiceInternalName(name: string): boolean {

@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "../jobs/limits.ts";
 import type { RunnerFileLimits } from "../storage/directory-files.ts";
+import { FILES_HOST } from "../net/public-host-name.ts";
 
 /**
  * Where a runner uploads the files of a job's directory outputs (their names are known only after
@@ -8,7 +9,7 @@ import type { RunnerFileLimits } from "../storage/directory-files.ts";
  * directory-files.ts) under a write token bound to the job and output. A container reaches a
  * made-up host its egress handler answers; a local runner, the Worker's own route.
  */
-export const FILES_HOST = "runner-files.ffjobs.internal";
+export { FILES_HOST };
 export const LOCAL_FILES_PATH = "/internal/runner-files";
 
 /** The prefix one attempt's runner PUTs a directory output's files under (`<prefix><file name>`). */

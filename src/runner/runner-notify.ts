@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import type { Env } from "../env.ts";
+import { NOTIFY_HOST } from "../net/public-host-name.ts";
 
 /**
  * How a runner tells a job's coordinator to look now. A container reaches only the Worker's outbound
@@ -8,7 +9,7 @@ import type { Env } from "../env.ts";
  * calls the Worker's own route instead. Either way the coordinator is only poked: it asks the
  * runner what changed over the usual, trusted channel.
  */
-export const NOTIFY_HOST = "runner-notify.ffjobs.internal";
+export { NOTIFY_HOST };
 export const LOCAL_NOTIFY_PATH = "/internal/runner-notify/jobs/";
 
 export function notifyUrlFor(config: Config, jobId: string): string | null {
