@@ -22,6 +22,14 @@ import { bypassesSidecar, sidecarBypassNetworks, type Network } from "./sidecar-
 export const LOOKUP_TIMEOUT_MS = 5_000;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_INTERNAL_HOSTS = 4;
+/**
+ * What the report's schema holds (src/runner/platform-report.ts): the Worker refuses a longer answer as
+ * malformed (a 500, which npm run smoke waits out as not ready for its whole budget), so a long bubblewrap
+ * error or a name with many addresses is cut here, where it is seen, and says so.
+ */
+const MAX_ADDRESSES = 64;
+const MAX_DESCRIPTION_CHARS = 1000;
+const MAX_REASON_CHARS = 2000;
 const MAX_URL_LENGTH = 2048;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -61,8 +69,14 @@ export async function platformReport(req: RunnerPlatformRequest, facts: Platform
     Promise.all(targets.map((t) => (behindSidecar ? attempt(t.via, t.url, deps) : notApplicableAttempt(t.via, t.url)))),
     notifyOnce(req.notifyUrl, deps),
   ]);
-  return { egress: facts.egress, sandbox: facts.sandbox, dns, connections, notification };
+  return { egress: facts.egress, sandbox: boundedSandbox(facts.sandbox), dns, connections, notification };
 }
+
+function boundedSandbox(s: RunnerPlatformReport["sandbox"]): RunnerPlatformReport["sandbox"] {
+  return { ...s, description: cut(s.description, MAX_DESCRIPTION_CHARS), fallbackReason: s.fallbackReason && cut(s.fallbackReason, MAX_REASON_CHARS), problem: s.problem && cut(s.problem, MAX_REASON_CHARS) };
+}
+
+const cut = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
 
 /** A local runner (RUNNER_EGRESS=direct) has no container DNS or sidecar in its way: nothing here would be the platform's. */
 function notApplicableLookup(name: string, role: DnsLookupReport["role"]): DnsLookupReport {
@@ -77,10 +91,11 @@ async function lookUp(name: string, role: DnsLookupReport["role"], deps: Platfor
   const started = deps.now();
   try {
     const found = await withTimeout(deps.lookup(name), LOOKUP_TIMEOUT_MS, `no answer within ${LOOKUP_TIMEOUT_MS} ms`);
-    const addresses = found.map((a) => ({ address: a.address, family: a.family === 6 ? (6 as const) : (4 as const), kind: addressKind(a.address, deps.bypassNetworks()) }));
+    const addresses = found.slice(0, MAX_ADDRESSES).map((a) => ({ address: a.address, family: a.family === 6 ? (6 as const) : (4 as const), kind: addressKind(a.address, deps.bypassNetworks()) }));
     const ms = deps.now() - started;
     if (addresses.length === 0) return { name, role, outcome: "failed", addresses, detail: "the resolver answered no address", ms };
-    return { name, role, outcome: "resolved", addresses, detail: `${addresses.length} address(es)`, ms };
+    const shown = found.length > MAX_ADDRESSES ? `, the first ${MAX_ADDRESSES} shown` : "";
+    return { name, role, outcome: "resolved", addresses, detail: `${found.length} address(es)${shown}`, ms };
   } catch (err) {
     return { name, role, outcome: "failed", addresses: [], detail: errorText(err), ms: deps.now() - started };
   }

@@ -112,6 +112,19 @@ describe("the runner's platform report", () => {
     expect(report.notification.outcome).toBe("delivered");
   });
 
+  it("answers within its schema whatever the host says: a name with 100 addresses, a bubblewrap error of 5,000 characters (issue 30 attack pass: the Worker refused such answers with a 500)", async () => {
+    const many = Array.from({ length: 100 }, (_, i) => ({ address: `11.0.${i >> 8}.${i & 255}`, family: 4 }));
+    const longSandbox = { requested: "on" as const, mode: "uid" as const, description: "d".repeat(3000), fallbackReason: `bwrap: ${"e".repeat(5000)}`, problem: null };
+    const report = await platformReport(request(), { egress: "cloudflare", sandbox: longSandbox }, given({ lookup: async () => many }));
+    expect(runnerPlatformReportSchema.safeParse(report).success).toBe(true);
+    expect(report.dns[0]).toMatchObject({ outcome: "resolved", detail: "100 address(es), the first 64 shown" });
+    expect(report.dns[0].addresses).toHaveLength(64);
+    expect(report.sandbox.fallbackReason!.startsWith("bwrap: eee")).toBe(true);
+    expect(report.sandbox.fallbackReason!.endsWith("…")).toBe(true);
+    const unavailable = await platformReport(request(), { egress: "direct", sandbox: { ...longSandbox, mode: "unavailable", fallbackReason: null, problem: "p".repeat(9000) } }, given({}));
+    expect(runnerPlatformReportSchema.safeParse(unavailable).success).toBe(true);
+  });
+
   it("takes from the Worker only names and URLs of the expected shapes", () => {
     expect(isPlatformRequest(request())).toBe(true);
     expect(isPlatformRequest(request({ notifyUrl: "http://runner-notify.ffjobs.internal/jobs/5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11" }))).toBe(true);
