@@ -23,6 +23,7 @@ export async function destinationRefusal(url: URL, resolve: Resolver, allowedPri
     return resolution.error === "nxdomain" ? `${host} does not resolve` : `the address of ${host} could not be checked (${resolution.detail})`;
   }
   if (resolution.addresses.length === 0) return `${host} has no address`;
-  const privateOne = resolution.addresses.find((a) => !isPublicAddress(a));
+  // Whatever a resolver hands over: what is not an address string is refused like a private one, never a throw.
+  const privateOne = resolution.addresses.find((a) => typeof a !== "string" || !isPublicAddress(a));
   return privateOne ? `${host} resolves to ${privateOne}, which is not a public address` : null;
 }

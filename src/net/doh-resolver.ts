@@ -1,3 +1,4 @@
+import { parseIPv4, parseIPv6 } from "./address-policy.ts";
 import type { Resolution, Resolver } from "./destination-check.ts";
 
 /** Cloudflare's public resolver, JSON form of DNS over HTTPS; the Worker's own fetch resolves the same public names. */
@@ -32,6 +33,8 @@ export function dohResolver(endpoint: string, fetchFn: typeof fetch = fetch): Re
     const rejected = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (rejected) return { error: "failed", detail: rejected.reason instanceof Error ? rejected.reason.message : String(rejected.reason) };
     const answers = settled.map((r) => (r as PromiseFulfilledResult<DohAnswer>).value);
+    const malformed = answers.find((a) => !isDohAnswer(a));
+    if (malformed !== undefined) return { error: "failed", detail: `the resolver answered a malformed record: ${JSON.stringify(malformed)?.slice(0, 100)}` };
     if (answers.every((a) => a.Status === STATUS_NXDOMAIN)) return { error: "nxdomain", detail: "NXDOMAIN" };
     const failed = answers.find((a) => a.Status !== STATUS_NOERROR && a.Status !== STATUS_NXDOMAIN);
     if (failed) return { error: "failed", detail: `resolver status ${failed.Status}` };
@@ -39,4 +42,23 @@ export function dohResolver(endpoint: string, fetchFn: typeof fetch = fetch): Re
     const ttls = answers.flatMap((a) => (a.Answer ?? []).map((r) => r.TTL)).filter((t): t is number => typeof t === "number" && Number.isFinite(t) && t >= 0);
     return ttls.length ? { addresses, ttlSeconds: Math.min(...ttls) } : { addresses };
   };
+}
+
+/**
+ * The resolver's JSON is taken only in the shape its API documents: an answer list, each A record an
+ * IPv4 address and each AAAA an IPv6 one, as text. Anything else fails the lookup (refused, fail closed)
+ * rather than reach the address check and the cache: a number or an object as an A record's data made
+ * the check throw and the cache lose its size bound (issue 30 attack pass).
+ */
+function isDohAnswer(a: unknown): a is DohAnswer {
+  if (typeof a !== "object" || a === null || Array.isArray(a)) return false;
+  const { Answer } = a as DohAnswer;
+  if (Answer === undefined) return true;
+  return Array.isArray(Answer) && Answer.every((r) => typeof r === "object" && r !== null && isRecordData(r.type, r.data));
+}
+
+function isRecordData(type: unknown, data: unknown): boolean {
+  if (type === TYPE_A) return typeof data === "string" && parseIPv4(data) !== null;
+  if (type === TYPE_AAAA) return typeof data === "string" && parseIPv6(data) !== null;
+  return true;
 }

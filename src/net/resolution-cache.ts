@@ -53,7 +53,12 @@ export function createResolutionCache(nowMs: () => number = Date.now, maxBytes: 
     entries.delete(key);
   };
   const keep = (key: string, addresses: readonly string[], ttlSeconds: number | undefined) => {
-    const ttlMs = Math.min(RESOLUTION_MAX_TTL_MS, Math.max(RESOLUTION_MIN_TTL_MS, (ttlSeconds ?? 0) * 1000));
+    // Only what a resolver should give is kept, whatever one gives (issue 30 attack pass): a TTL that is
+    // no finite number counts as none (the least time), and an answer of anything but text is not kept,
+    // since its size would be NaN and the bound with it.
+    if (!addresses.every((a) => typeof a === "string")) return;
+    const ttl = typeof ttlSeconds === "number" && Number.isFinite(ttlSeconds) ? ttlSeconds : 0;
+    const ttlMs = Math.min(RESOLUTION_MAX_TTL_MS, Math.max(RESOLUTION_MIN_TTL_MS, ttl * 1000));
     const size = ENTRY_OVERHEAD_BYTES + BYTES_PER_CHAR * (key.length + addresses.reduce((n, a) => n + a.length, 0));
     drop(key);
     if (size > maxBytes) return;
