@@ -146,6 +146,10 @@ describe("argument policy", () => {
     expect(ff("-i", "{{in}}", "-metadata", "\u0000", "-c:v", "libx264", "{{out}}")).toEqual([{ index: 3, message }]);
     expect(ff("-i", "{{in}}", "{{out}}\u0000")).toEqual(expect.arrayContaining([{ index: 2, message }]));
     expect(probe("-v", "error\u0000", "{{in}}")).toEqual(expect.arrayContaining([{ index: 1, message }]));
+    // Nor a lone surrogate (no UTF-8 form); a pair, an emoji, is an ordinary character.
+    expect(ff("-i", "{{in}}", "-metadata", "title=\ud800x", "{{out}}")).toEqual([{ index: 3, message: expect.stringMatching(/^an argument must be well-formed Unicode/) }]);
+    expect(ff("-i", "{{in}}", "-metadata", "title=\udc00", "{{out}}")).toHaveLength(1);
+    expect(ff("-i", "{{in}}", "-metadata", "title=\ud83d\ude00 ok", "{{out}}")).toEqual([]);
   });
 
   it("takes encoder parameters that only tune the encoding", () => {

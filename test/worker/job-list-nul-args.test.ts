@@ -41,6 +41,10 @@ describe("NUL in a job's arguments (issue 30 attack pass)", () => {
     expect(steps.body.details).toEqual([expect.objectContaining({ path: ["steps", "1", "ffmpegArgs", "3"], message: expect.stringMatching(/NUL/) })]);
     const dry = await api(account.key, "POST", "/v1/jobs/validate", { inputs, outputs, ffmpegArgs: ["-i", "{{src}}", "-metadata", "\u0000x", "{{out}}"] });
     expect(dry.body).toMatchObject({ valid: false, details: [expect.objectContaining({ path: ["ffmpegArgs", "3"] })] });
+    // A lone surrogate has no UTF-8 form either (D1 handed each back as three U+FFFD: a 200-character command listed as 528).
+    const lone = await api(account.key, "POST", "/v1/jobs", `{"inputs":{"src":{"type":"url","url":"https://media.example.com/a.wav"}},"outputs":{"out":{"fileName":"o.wav"}},"ffmpegArgs":["-i","{{src}}","-metadata","title=${"\\ud800".repeat(300)}","{{out}}"]}`);
+    expect(lone.status, JSON.stringify(lone.body)).toBe(400);
+    expect(lone.body.details).toEqual([expect.objectContaining({ path: ["ffmpegArgs", "3"], message: expect.stringMatching(/well-formed Unicode/) })]);
     expect((await api(account.key, "GET", "/v1/jobs")).body.data).toEqual([]);
   });
 

@@ -26,6 +26,9 @@ function isPlaceholderFor(arg: string | undefined, allowed: ReadonlySet<string>,
 }
 
 const NUL_MESSAGE = "an argument may not contain a NUL character (U+0000): ffmpeg receives its arguments as C strings, which end at the first NUL";
+/** A UTF-16 surrogate without its pair (matched by code unit: no `u` flag). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE_MESSAGE = "an argument must be well-formed Unicode (a lone surrogate such as \\ud800 has no UTF-8 form, so ffmpeg could not receive it as sent)";
 const WHOLE = /^\{\{([A-Za-z0-9_]{1,64})\}\}$/;
 const tables = {
   ffmpeg: { flags: new Set<string>(FFMPEG_FLAGS), values: new Set<string>(FFMPEG_VALUE_OPTIONS) },
@@ -86,7 +89,11 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
   const refuse = (index: number, message: string) => issues.push({ index, message });
   // execve takes C strings: a NUL would end the argument there (Node's spawn refuses it outright, which
   // failed the job INTERNAL), and SQL's text functions stop at it too (the job list's command line).
-  for (const [index, arg] of args.entries()) if (arg.includes("\u0000")) refuse(index, NUL_MESSAGE);
+  // A lone surrogate has no UTF-8 form: ffmpeg would get U+FFFD instead, and D1 hands it back as three.
+  for (const [index, arg] of args.entries()) {
+    if (arg.includes("\u0000")) refuse(index, NUL_MESSAGE);
+    else if (LONE_SURROGATE.test(arg)) refuse(index, LONE_SURROGATE_MESSAGE);
+  }
   const { flags, values } = tables[binary];
   let lastFormat: string | null = null;
   let lastFormatIndex = -1;
