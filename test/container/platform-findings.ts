@@ -1,3 +1,4 @@
+import { checkReportCoherence } from "../../scripts/smoke/check-report-coherence.ts";
 import { fetchPlatformReport } from "../../scripts/smoke/fetch-platform-report.ts";
 import type { Finding } from "../../scripts/smoke/finding.ts";
 import { REPORT_CHECKS } from "../../scripts/smoke/platform-checks.ts";
@@ -13,5 +14,7 @@ import type { DevStack } from "../support/dev-stack.ts";
 export async function platformFindings(stack: DevStack): Promise<{ report: PlatformReport; findings: Finding[] }> {
   const report = await fetchPlatformReport({ url: stack.baseUrl, apiKey: stack.apiKey }, fetch);
   if ("verdict" in report) throw new Error(`no platform report: ${report.detail}`);
-  return { report, findings: REPORT_CHECKS.map((check) => check(report)) };
+  // As the smoke test does: a report that does not hold together is one failing finding, not five passes.
+  const incoherent = checkReportCoherence(report);
+  return { report, findings: incoherent ? [incoherent] : REPORT_CHECKS.map((check) => check(report)) };
 }
