@@ -79,11 +79,11 @@ export class FfmpegContainer extends Container<Env> {
   }
 
   /**
-   * Lets this instance reach what `jobId` needs, and nothing an earlier job needed: every placement
-   * runs one job at a time per instance, and one the pool took back from a job whose coordinator
-   * never released it must not keep that job's URLs reachable.
+   * Lets the job's requests through, and nothing an earlier job needed: every placement runs one job
+   * at a time per instance, and one the pool took back from a job whose coordinator never released it
+   * must not keep that job's URLs reachable. Says whether the container was already running (warm) or
+   * will start for it (cold).
    */
-  /** Lets the job's requests through; says whether the container was already running (warm) or will start for it (cold). */
   async admitJob(jobId: string, scope: EgressScope): Promise<"cold" | "warm"> {
     const warm = this.ctx.container?.running === true;
     const stale = staleScopeKeys([...(await this.ctx.storage.list({ prefix: SCOPE_KEY_PREFIX })).keys()], SCOPE_KEY_PREFIX + jobId);

@@ -47,13 +47,14 @@ export type ArgToken =
   | { kind: "option"; index: number; name: string; valueIndex: number; value: string | undefined }
   | { kind: "positional"; index: number; value: string };
 
+/** A token ffmpeg reads as an option: a dash and more, but not a negative number (`-1` is a value). */
+const isOptionLike = (arg: string) => arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg);
+
 /**
  * Splits arguments the way ffmpeg/ffprobe read them: flags, options with their value, and
  * positional tokens (outputs for ffmpeg, the input for ffprobe). Unknown options are assumed to
  * take no value (they are refused anyway).
  */
-const isOptionLike = (arg: string) => arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg);
-
 export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly string[]): ArgToken[] {
   const { flags, values } = tables[binary];
   const tokens: ArgToken[] = [];
