@@ -35,21 +35,33 @@ export async function startFaultStack(mediaHost: string, reuse?: { env: NodeJS.P
 }
 
 /**
- * The stack's sweeper (every second here) writes the same SQLite file, so the write can meet it busy
- * (CI: "database is locked: SQLITE_BUSY"): tried again, as balanceOf's reads are. The statements are
- * idempotent for the account; an attempt that got as far as a key leaves one more, unused.
+ * The stack's sweeper (every second here) writes the same SQLite file, so a write from outside can meet
+ * it busy (CI: "database is locked: SQLITE_BUSY", which commits nothing): tried again, as balanceOf's
+ * reads are.
  */
-async function createLimitedAccount(stack: DevStack): Promise<string> {
+async function whileBusy<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { stdout } = await execFileAsync(process.execPath, [join(root, "scripts/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
-      return stdout.trim().split("\n").pop()!;
+      return await write();
     } catch (err) {
       const said = `${(err as Error).message} ${(err as { stderr?: string }).stderr ?? ""}`;
       if (attempt >= 5 || !/SQLITE_BUSY|database is locked/.test(said)) throw err;
       await new Promise((done) => setTimeout(done, 1000));
     }
   }
+}
+
+/** The account, made with its credits (idempotent: an attempt that got as far as a key leaves one more, unused). */
+async function createLimitedAccount(stack: DevStack): Promise<string> {
+  return whileBusy(async () => {
+    const { stdout } = await execFileAsync(process.execPath, [join(root, "scripts/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
+    return stdout.trim().split("\n").pop()!;
+  });
+}
+
+/** One statement on the stack's local D1, as an operator's `wrangler d1 execute` would run it. */
+export async function executeLocalD1(stack: DevStack, sql: string): Promise<void> {
+  await whileBusy(() => execFileAsync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--command", sql], { cwd: root, env: stack.env }));
 }
 
 /** The account's balance, read from the stack's local D1 (not spawnSync: see execFileAsync in faults.test.ts). */
