@@ -1,3 +1,3 @@
 -- Why a queued job has not started yet, when it waits on something other than capacity: the jobs whose
--- outputs it reads (job chains, src/jobs/chained-inputs.ts). Null otherwise.
+-- outputs it reads (job chains, src/jobs/request/chained-inputs.ts). Null otherwise.
 ALTER TABLE jobs ADD COLUMN queued_reason TEXT;

@@ -4,7 +4,7 @@ import { DEFAULT_RETRY_DELAYS_SECONDS, MAX_QUEUE_DELAY_SECONDS } from "./webhook
 import { parsePlacement, type ContainerPlacement } from "./runner/container-placement.ts";
 import { DEFAULT_DOH_URL } from "./net/doh-resolver.ts";
 import { MIN_RUNNER_SECRET_LENGTH } from "./runner/runner-secret.ts";
-import { MAX_DIRECTORY_FILES_LIMIT } from "./jobs/row-budget.ts";
+import { MAX_DIRECTORY_FILES_LIMIT } from "./jobs/store/row-budget.ts";
 
 const intFrom = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional().transform((v) => v ?? fallback);
@@ -42,7 +42,7 @@ const configSchema = z
         return placement!;
       }),
     MAX_ACTIVE_JOBS_PER_ACCOUNT: intFrom(50, 1, 100_000),
-    // A directory output's file list is kept in its row: at most MAX_DIRECTORY_FILES_LIMIT fit (src/jobs/row-budget.ts).
+    // A directory output's file list is kept in its row: at most MAX_DIRECTORY_FILES_LIMIT fit (src/jobs/store/row-budget.ts).
     MAX_DIRECTORY_FILES: intFrom(1000, 1, MAX_DIRECTORY_FILES_LIMIT),
     UPLOAD_RETENTION_DAYS: intFrom(7, 1, 3650),
     OUTPUT_RETENTION_DAYS: intFrom(30, 1, 3650),

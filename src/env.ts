@@ -1,4 +1,4 @@
-import type { JobMessage } from "./jobs/job-message.ts";
+import type { JobMessage } from "./jobs/lifecycle/job-message.ts";
 import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
 
 /**

@@ -1,12 +1,12 @@
 import { app } from "./api/app.ts";
 import type { Env } from "./env.ts";
-import { consumeDeadJobMessages, consumeJobMessages } from "./jobs/dispatch-consumer.ts";
+import { consumeDeadJobMessages, consumeJobMessages } from "./jobs/lifecycle/dispatch-consumer.ts";
 import { createServices } from "./services.ts";
 import { startInvocation } from "./platform/invocation.ts";
 import { runScheduled } from "./maintenance/scheduled.ts";
 import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-consumer.ts";
 
-export { JobCoordinator } from "./jobs/job-coordinator.ts";
+export { JobCoordinator } from "./jobs/lifecycle/job-coordinator.ts";
 export { FfmpegContainer } from "./runner/ffmpeg-container.ts";
 export { ContainerPool } from "./runner/container-pool.ts";
 export { RateLimiter } from "./api/rate-limit.ts";

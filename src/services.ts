@@ -4,8 +4,8 @@ import { containerTransport } from "./runner/container-transport.ts";
 import { createRunnerClient, localTransport, type RunnerClient } from "./runner/runner-client.ts";
 import { createPresigner, type Presigner } from "./storage/presigner.ts";
 import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
-import type { JobMessage } from "./jobs/job-message.ts";
-import type { JobStatus } from "./jobs/job-states.ts";
+import type { JobMessage } from "./jobs/lifecycle/job-message.ts";
+import type { JobStatus } from "./jobs/transitions/job-states.ts";
 import { counted } from "./platform/invocation.ts";
 import { analyticsEngineSink, type MetricsSink } from "./metrics/analytics-engine.ts";
 

@@ -4,7 +4,7 @@ import { open, rename, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { DIRECTORY_FILE_PATTERN } from "../../src/jobs/placeholders.ts";
+import { DIRECTORY_FILE_PATTERN } from "../../src/jobs/request/placeholders.ts";
 
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i;
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, extname, resolve } from "node:path";
 import { DIRECTORY_FORMATS, FFMPEG_FLAGS, FFPROBE_FLAGS, REFUSED_FLAGS } from "../../src/jobs/policy/option-tables.ts";
-import { DIRECTORY_FILE_PATTERN, isFilterGraphOption } from "../../src/jobs/placeholders.ts";
+import { DIRECTORY_FILE_PATTERN, isFilterGraphOption } from "../../src/jobs/request/placeholders.ts";
 import { sendFilesInGraph } from "./graph-files.ts";
 
 /**

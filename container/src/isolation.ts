@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { STREAMED_INPUT_ORIGIN } from "../../src/jobs/job-paths.ts";
+import { STREAMED_INPUT_ORIGIN } from "../../src/jobs/runner-request/job-paths.ts";
 import { chownSync } from "node:fs";
 import { childEnvironment } from "./command.ts";
 import type { JobFolder } from "./job-folder.ts";

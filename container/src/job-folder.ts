@@ -1,6 +1,6 @@
 import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { jobLayout, STREAMED_INPUT_ORIGIN, visiblePaths } from "../../src/jobs/job-paths.ts";
+import { jobLayout, STREAMED_INPUT_ORIGIN, visiblePaths } from "../../src/jobs/runner-request/job-paths.ts";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { allocateUid, openFolderToUid, releaseUid } from "./uid-sandbox.ts";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { scanPlaceholders } from "../../src/jobs/placeholders.ts";
+import { scanPlaceholders } from "../../src/jobs/request/placeholders.ts";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import { ended, type JobEnded } from "./job-ended.ts";
 import type { JobFolder } from "./job-folder.ts";

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import { inputSafetyOptions } from "../../src/jobs/command-line.ts";
-import type { OutputMetadata } from "../../src/jobs/output-metadata.ts";
+import { inputSafetyOptions } from "../../src/jobs/runner-request/command-line.ts";
+import type { OutputMetadata } from "../../src/jobs/views/output-metadata.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { isolatedCommand } from "./isolation.ts";
 import type { Limits } from "./sandbox.ts";

@@ -1,4 +1,4 @@
-import { timePlaceholder } from "../../src/jobs/placeholders.ts";
+import { timePlaceholder } from "../../src/jobs/request/placeholders.ts";
 import type { RunnerStep } from "../../src/runner/runner-protocol.ts";
 import { ended } from "./job-ended.ts";
 import type { Prober } from "./probe.ts";

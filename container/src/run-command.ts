@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { RunnerJobRequest, RunnerOutcome, RunnerProgress, RunnerStep } from "../../src/runner/runner-protocol.ts";
 import { explainFailure } from "./command.ts";
-import { buildArgv } from "../../src/jobs/command-line.ts";
+import { buildArgv } from "../../src/jobs/runner-request/command-line.ts";
 import { fileCount, folderBytes, type JobFolder } from "./job-folder.ts";
 import { DEFAULT_MAX_DIRECTORY_FILES } from "./store-directory.ts";
 import { createProgressParser } from "./progress.ts";
@@ -15,7 +15,7 @@ import { ended } from "./job-ended.ts";
 import { createStallWatch } from "./stall-watch.ts";
 import { processTreeCpuMs } from "./process-cpu.ts";
 import { killUidProcesses } from "./uid-reaper.ts";
-import { timedOutMessage } from "../../src/jobs/job-request.ts";
+import { timedOutMessage } from "../../src/jobs/request/job-request.ts";
 
 const QUOTA_CHECK_INTERVAL_MS = 250;
 /** The stall watch's CPU sample: a few reads of /proc per second would cost more than they tell. */

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { STREAMED_INPUT_PORT } from "../../src/jobs/job-paths.ts";
+import { STREAMED_INPUT_PORT } from "../../src/jobs/runner-request/job-paths.ts";
 
 export type Limits = {
   cpuSeconds: number;

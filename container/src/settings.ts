@@ -1,7 +1,7 @@
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLOUDFLARE_INTERCEPTION_CA_FILE } from "./trust.ts";
-import { DEFAULT_MAX_COPIED_INPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "../../src/jobs/limits.ts";
+import { DEFAULT_MAX_COPIED_INPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "../../src/jobs/request/limits.ts";
 import { MIN_RUNNER_SECRET_LENGTH } from "../../src/runner/runner-secret.ts";
 import type { StallWindows } from "./stall-watch.ts";
 import type { TransferLimits } from "./transfer-watch.ts";

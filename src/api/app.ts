@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { MAX_REQUEST_BODY_BYTES } from "../jobs/limits.ts";
+import { MAX_REQUEST_BODY_BYTES } from "../jobs/request/limits.ts";
 import { ApiError, errorResponse } from "./api-error.ts";
 import type { AppEnv } from "./app-env.ts";
 import { requireApiKey } from "./auth-middleware.ts";

@@ -1,4 +1,4 @@
-import { PROTOTYPE_NAME_MESSAGE } from "../jobs/placeholders.ts";
+import { PROTOTYPE_NAME_MESSAGE } from "../jobs/request/placeholders.ts";
 
 /**
  * Deeper than this a JSON body is refused: the deepest body the API takes nests 6 levels (an output's

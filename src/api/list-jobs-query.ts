@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
 import { listJobsQuerySchema, METADATA_FILTER, METADATA_KEY_PATTERN } from "./schemas.ts";
-import { PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/placeholders.ts";
-import { MAX_METADATA_ENTRIES } from "../jobs/limits.ts";
+import { PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/request/placeholders.ts";
+import { MAX_METADATA_ENTRIES } from "../jobs/request/limits.ts";
 
 /**
  * `GET /v1/jobs` query: the usual parameters (strict: a typo is a 400) plus any number of

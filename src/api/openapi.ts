@@ -2,7 +2,7 @@ import type { z } from "zod";
 import * as S from "./schemas.ts";
 import { API_ERRORS, type ApiErrorCode } from "./error-codes.ts";
 import { componentSchemas, jsonSchema, ref, type SchemaName } from "./openapi-components.ts";
-import { MAX_METADATA_ENTRIES } from "../jobs/limits.ts";
+import { MAX_METADATA_ENTRIES } from "../jobs/request/limits.ts";
 
 type Param = { name: string; in: "path" | "query" | "header"; required?: boolean; schema: Record<string, unknown>; description?: string; style?: "deepObject"; explode?: boolean };
 

@@ -3,15 +3,15 @@ import type { Config } from "../config.ts";
 import { invalidRequest } from "./api-error.ts";
 import type { CreateJobRequest, PresetJobRequest } from "./schemas.ts";
 import { expandPresetJob } from "../presets/expand-preset.ts";
-import { toJobSpec, type JobSpec } from "../jobs/job-request.ts";
-import { checkJobRequest } from "../jobs/check-job-request.ts";
-import { privateUrlIssues, unreachableUrlIssues } from "../jobs/url-input-checks.ts";
-import { checkAssetInputs } from "../jobs/asset-inputs.ts";
-import { checkChainedInputs } from "../jobs/chained-inputs.ts";
+import { toJobSpec, type JobSpec } from "../jobs/request/job-request.ts";
+import { checkJobRequest } from "../jobs/request/check-job-request.ts";
+import { privateUrlIssues, unreachableUrlIssues } from "../jobs/request/url-input-checks.ts";
+import { checkAssetInputs } from "../jobs/request/asset-inputs.ts";
+import { checkChainedInputs } from "../jobs/request/chained-inputs.ts";
 import { splitShape } from "../jobs/split/split-eligibility.ts";
 import { webhookUrlProblem } from "../webhooks/webhook-url.ts";
-import { JOB_COLUMN_MAX_BYTES } from "../jobs/row-budget.ts";
-import { utf8Bytes } from "../jobs/stored-bytes.ts";
+import { JOB_COLUMN_MAX_BYTES } from "../jobs/store/row-budget.ts";
+import { utf8Bytes } from "../jobs/store/stored-bytes.ts";
 
 /**
  * A parsed job body as the job it would create: a preset expanded, every rule checked (policy,
@@ -48,7 +48,7 @@ export async function prepareJob(env: Env, config: Config, accountId: string, bo
   }
   const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, config.allowedPrivateHosts);
   if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
-  // The job's row keeps the request as stored (src/jobs/row-budget.ts); a preset's expansion could outgrow the body.
+  // The job's row keeps the request as stored (src/jobs/store/row-budget.ts); a preset's expansion could outgrow the body.
   const storedBytes = utf8Bytes(JSON.stringify(spec));
   if (storedBytes > JOB_COLUMN_MAX_BYTES.request_json) issues.push({ path: [], message: `the job as stored would be ${storedBytes} bytes, more than ${JOB_COLUMN_MAX_BYTES.request_json}` });
   if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));

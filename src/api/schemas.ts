@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { progressSchema } from "../jobs/job-progress.ts";
-import { DIRECTORY_FILE_PATTERN, NAME_PATTERN, PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/placeholders.ts";
-import { JOB_STATUSES } from "../jobs/job-states.ts";
-import * as L from "../jobs/limits.ts";
-import { outputMetadataSchema } from "../jobs/output-metadata.ts";
-import { deliveredOutputSchema } from "../jobs/delivered-outputs.ts";
+import { progressSchema } from "../jobs/views/job-progress.ts";
+import { DIRECTORY_FILE_PATTERN, NAME_PATTERN, PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/request/placeholders.ts";
+import { JOB_STATUSES } from "../jobs/transitions/job-states.ts";
+import * as L from "../jobs/request/limits.ts";
+import { outputMetadataSchema } from "../jobs/views/output-metadata.ts";
+import { deliveredOutputSchema } from "../jobs/store/delivered-outputs.ts";
 
 /** Request and response schemas: the validators and GET /openapi.json are both built from these. */
 
@@ -246,7 +246,7 @@ export const outputSchema = z.object({
 });
 
 
-/** Where a finished job's time went (src/jobs/job-timings.ts), ms. */
+/** Where a finished job's time went (src/jobs/views/job-timings.ts), ms. */
 export const timingsSchema = z.object({
   queuedMs: z.number().int(),
   fetchMs: z.number().int(),
@@ -381,7 +381,7 @@ export const partUrlsSchema = z.object({ parts: z.array(presignedPut.extend({ pa
 
 /**
  * A job as `GET /v1/jobs` lists it: its state, cost, labels and a cut command line, every field
- * bounded in size (src/jobs/job-summary.ts). The request (arguments, inputs, outputs), the outputs
+ * bounded in size (src/jobs/views/job-summary.ts). The request (arguments, inputs, outputs), the outputs
  * and their URLs are in the job's own `GET /v1/jobs/{id}`, stdout and stderr in its result.
  */
 export const jobSummarySchema = jobSchema

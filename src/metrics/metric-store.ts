@@ -1,4 +1,4 @@
-import { deliveredOutputsOf } from "../jobs/delivered-outputs.ts";
+import { deliveredOutputsOf } from "../jobs/store/delivered-outputs.ts";
 import type { MetricsSink } from "./analytics-engine.ts";
 import type { ContainerStart } from "../runner/runner-client.ts";
 import { hourOf, jobMetricRows, type FinishedJobFacts, type MetricRow } from "./metric-rows.ts";

@@ -1,5 +1,5 @@
 import type { CreateJobRequest, PresetJobRequest } from "../api/schemas.ts";
-import type { RequestIssue } from "../jobs/job-request.ts";
+import type { RequestIssue } from "../jobs/request/job-request.ts";
 import { contentTypeFor } from "../storage/content-types.ts";
 import { PRESETS } from "./catalog.ts";
 import { TYPICAL_INPUT } from "./media-facts.ts";

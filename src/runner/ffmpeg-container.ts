@@ -1,7 +1,7 @@
 import { Container, type OutboundHandlerContext } from "@cloudflare/containers";
 import type { Env } from "../env.ts";
 import { loadConfig } from "../config.ts";
-import { DEFAULT_MAX_COPIED_INPUT_BYTES } from "../jobs/limits.ts";
+import { DEFAULT_MAX_COPIED_INPUT_BYTES } from "../jobs/request/limits.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
 import { egressRefusal, mergeScopes, staleScopeKeys, type EgressScope } from "./egress-scope.ts";
 import { isNotifyRequest, jobIdOfNotifyPath, pokeCoordinator } from "./runner-notify.ts";

@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES } from "../jobs/limits.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "../jobs/request/limits.ts";
 import type { RunnerFileLimits } from "../storage/directory-files.ts";
 import { FILES_HOST } from "../net/public-host-name.ts";
 

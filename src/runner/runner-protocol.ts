@@ -4,8 +4,8 @@
  * exists at run time, so the container image needs no other file).
  */
 import type { JobErrorCode } from "../api/error-codes.ts";
-import type { OutputMetadata } from "../jobs/output-metadata.ts";
-import type { JobProgress } from "../jobs/job-progress.ts";
+import type { OutputMetadata } from "../jobs/views/output-metadata.ts";
+import type { JobProgress } from "../jobs/views/job-progress.ts";
 import type { SplitFacts } from "../jobs/split/split-facts.ts";
 import type { MediaFacts } from "../presets/media-facts.ts";
 

@@ -4,7 +4,7 @@ import { abortMultipart } from "./multipart-upload.ts";
 import { reclaimNow, reclaimStatement } from "./object-reclaims.ts";
 import { WORK_PREFIX } from "./presigner.ts";
 import { holdUploadKey, uploadUrlWritableUntil } from "./upload-once.ts";
-import { finishedJobDeletes } from "../jobs/job-store.ts";
+import { finishedJobDeletes } from "../jobs/store/job-store.ts";
 
 /**
  * Deletes an asset: its records first (an output also leaves its job's outputs), in one batch that

@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import { DIRECTORY_FILE_PATTERN } from "../jobs/placeholders.ts";
+import { DIRECTORY_FILE_PATTERN } from "../jobs/request/placeholders.ts";
 import { contentTypeFor } from "./content-types.ts";
 import { objectKeys } from "./presigner.ts";
 import { signToken, verifyToken } from "./url-signing.ts";

@@ -1,5 +1,5 @@
-import { STORED_VIEW_MAX_BYTES } from "../jobs/row-budget.ts";
-import { utf8Bytes } from "../jobs/stored-bytes.ts";
+import { STORED_VIEW_MAX_BYTES } from "../jobs/store/row-budget.ts";
+import { utf8Bytes } from "../jobs/store/stored-bytes.ts";
 
 /**
  * Idempotency keys, as rows: a request claims its key with one guarded insert (so of two concurrent

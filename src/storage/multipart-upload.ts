@@ -1,4 +1,4 @@
-import * as L from "../jobs/limits.ts";
+import * as L from "../jobs/request/limits.ts";
 import type { AssetRow } from "./asset-store.ts";
 import type { PresignedUrl, Presigner } from "./presigner.ts";
 

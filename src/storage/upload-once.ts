@@ -1,4 +1,4 @@
-import { UPLOAD_URL_TTL_SECONDS } from "../jobs/limits.ts";
+import { UPLOAD_URL_TTL_SECONDS } from "../jobs/request/limits.ts";
 import type { AssetRow } from "./asset-store.ts";
 
 /**

@@ -1,11 +1,11 @@
 import type { Services } from "../services.ts";
-import { getJob } from "../jobs/job-store.ts";
-import { jobView } from "../jobs/job-view.ts";
-import { listOutputs } from "../jobs/output-store.ts";
+import { getJob } from "../jobs/store/job-store.ts";
+import { jobView } from "../jobs/views/job-view.ts";
+import { listOutputs } from "../jobs/store/output-store.ts";
 import type { DeliveryRow } from "./delivery-store.ts";
 import { eventBody } from "./webhook-event.ts";
-import { STORED_VIEW_MAX_BYTES } from "../jobs/row-budget.ts";
-import { utf8Bytes } from "../jobs/stored-bytes.ts";
+import { STORED_VIEW_MAX_BYTES } from "../jobs/store/row-budget.ts";
+import { utf8Bytes } from "../jobs/store/stored-bytes.ts";
 
 /** Download URLs inside a webhook outlive the retry schedule (~21 h); GET the job for fresh ones. */
 export const WEBHOOK_DOWNLOAD_URL_TTL_SECONDS = 24 * 3600;

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PresetJobRequest } from "../../src/api/schemas.ts";
 import { expandPresetJob, presetForRunner } from "../../src/presets/expand-preset.ts";
-import { toJobSpec } from "../../src/jobs/job-request.ts";
+import { toJobSpec } from "../../src/jobs/request/job-request.ts";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
 import { audioOf, inputShape, problemsWithAudio, problemsWithDuration, problemsWithVideo, videoOf, type InputShape } from "../support/preset-expectations.ts";

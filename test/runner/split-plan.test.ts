@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JobSpec } from "../../src/jobs/job-request.ts";
+import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { audioArgs, constantRateOf, joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { jobBody, toRemoteCommand } from "../../cli/src/remote-command.ts";
 import { progressLine } from "../../cli/src/run-remote.ts";
 import type { Job } from "../../client/src/index.ts";
-import { checkJobRequest } from "../../src/jobs/check-job-request.ts";
+import { checkJobRequest } from "../../src/jobs/request/check-job-request.ts";
 import { createJobSchema } from "../../src/api/schemas.ts";
 
 /** An ffmpeg command line as the CLI turns it into a job, and that job as the API would check it. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parsePlacement } from "../../src/runner/container-placement.ts";
 import { acquire, instanceOf, reclaimable, release, type PoolState } from "../../src/runner/pool-state.ts";
 import { egressAllows, egressScopeOf, mergeScopes, staleScopeKeys } from "../../src/runner/egress-scope.ts";
-import { unreachableUrlIssues } from "../../src/jobs/url-input-checks.ts";
+import { unreachableUrlIssues } from "../../src/jobs/request/url-input-checks.ts";
 import type { CreateJobRequest } from "../../src/api/schemas.ts";
 
 const request = (inputs: Record<string, string>): CreateJobRequest => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createJobSchema } from "../../src/api/schemas.ts";
-import { toJobSpec } from "../../src/jobs/job-request.ts";
-import { checkJobRequest } from "../../src/jobs/check-job-request.ts";
+import { toJobSpec } from "../../src/jobs/request/job-request.ts";
+import { checkJobRequest } from "../../src/jobs/request/check-job-request.ts";
 
 const parse = (body: unknown) => createJobSchema.parse(body);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canTransition, isTerminal, JOB_STATUSES, sourcesOf } from "../../src/jobs/job-states.ts";
+import { canTransition, isTerminal, JOB_STATUSES, sourcesOf } from "../../src/jobs/transitions/job-states.ts";
 
 describe("job states", () => {
   it("allows exactly the documented transitions", () => {

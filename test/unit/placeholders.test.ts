@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeFilterPath, resolvePlaceholders, safeExtension, scanPlaceholders } from "../../src/jobs/placeholders.ts";
+import { escapeFilterPath, resolvePlaceholders, safeExtension, scanPlaceholders } from "../../src/jobs/request/placeholders.ts";
 
 describe("placeholders", () => {
   it("finds whole-argument placeholders and ones inside filter graphs", () => {

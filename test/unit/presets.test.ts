@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { PRESETS } from "../../src/presets/catalog.ts";
 import { expandPresetJob, type ExpandedPreset } from "../../src/presets/expand-preset.ts";
-import { checkJobRequest } from "../../src/jobs/check-job-request.ts";
+import { checkJobRequest } from "../../src/jobs/request/check-job-request.ts";
 import type { PresetJobRequest } from "../../src/api/schemas.ts";
 
 const url = (n: string) => ({ type: "url" as const, url: `https://media.example.com/${n}.mp4` });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { contentTypeFor } from "../../src/storage/content-types.ts";
 import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import { planPreset } from "../../src/presets/recipes/recipe-book.ts";
-import { PROTOTYPE_NAMES } from "../../src/jobs/placeholders.ts";
+import { PROTOTYPE_NAMES } from "../../src/jobs/request/placeholders.ts";
 
 /**
  * Constant tables looked up by what a client wrote (a file's extension, an option's or a format's name,

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { reproduceScript, shellWord } from "../../src/jobs/reproduce-script.ts";
-import type { JobSpec } from "../../src/jobs/job-request.ts";
+import { reproduceScript, shellWord } from "../../src/jobs/views/reproduce-script.ts";
+import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 
 const job = { id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", status: "completed", createdAt: "2026-11-25T07:00:00.000Z", plannedArgs: null };
 const spec: JobSpec = {

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { D1_MAX_ROW_BYTES, recordBytesOfNew, rowSizeTriggerSql } from "../../src/platform/d1-row-size.ts";
 import {
   DIRECTORY_FILE_ENTRY_MAX_BYTES, JOB_COLUMN_MAX_BYTES, JOB_FIXED_COLUMNS_MAX_BYTES, MAX_DIRECTORY_FILES_LIMIT, OUTPUT_METADATA_MAX_BYTES,
-} from "../../src/jobs/row-budget.ts";
-import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../../src/jobs/limits.ts";
-import { headBytes, tailBytes, utf8Bytes } from "../../src/jobs/stored-bytes.ts";
+} from "../../src/jobs/store/row-budget.ts";
+import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../../src/jobs/request/limits.ts";
+import { headBytes, tailBytes, utf8Bytes } from "../../src/jobs/store/stored-bytes.ts";
 
 /** D1 keeps a row to 2,000,000 bytes (src/platform/d1-row-size.ts): the shares of each row that grows must fit in one. */
 describe("the rows' byte budgets", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createHeadBuffer, createTailBuffer } from "../../container/src/bounded-text.ts";
 import { explainFailure } from "../../container/src/command.ts";
-import { buildArgv } from "../../src/jobs/command-line.ts";
+import { buildArgv } from "../../src/jobs/runner-request/command-line.ts";
 import { createProgressParser } from "../../container/src/progress.ts";
 import { summarizeProbe } from "../../container/src/probe.ts";
 import type { RunnerProgress } from "../../src/runner/runner-protocol.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JobSpec } from "../../src/jobs/job-request.ts";
+import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { ALLOWED_FILTERS } from "../../src/jobs/policy/filter-tables.ts";
 import { FRAME_BY_FRAME_FILTERS, splitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { JobSpec } from "../../src/jobs/job-request.ts";
+import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import { declaredNames } from "../../src/jobs/policy/declared-names.ts";
-import { inputSafetyOptions } from "../../src/jobs/command-line.ts";
-import { scanPlaceholders } from "../../src/jobs/placeholders.ts";
+import { inputSafetyOptions } from "../../src/jobs/runner-request/command-line.ts";
+import { scanPlaceholders } from "../../src/jobs/request/placeholders.ts";
 import { SPLIT_PRESETS, splitShape, type SplitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { expandPresetJob } from "../../src/presets/expand-preset.ts";
-import { toJobSpec } from "../../src/jobs/job-request.ts";
+import { toJobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitFactsOf, videoLengthSeconds, type SplitFacts } from "../../src/jobs/split/split-facts.ts";
 import { describeTask, planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
 import { splitProgress } from "../../src/jobs/split/split-progress.ts";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { finishJob } from "../../src/jobs/job-store.ts";
+import { finishJob } from "../../src/jobs/store/job-store.ts";
 import { countUncountedJobs } from "../../src/maintenance/sweep-metrics.ts";
 import { recordFinishedJob } from "../../src/metrics/metric-store.ts";
 import { createServices } from "../../src/services.ts";

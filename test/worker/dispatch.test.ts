@@ -4,12 +4,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { createServices } from "../../src/services.ts";
 import { createRunnerClient } from "../../src/runner/runner-client.ts";
-import { dispatchJob } from "../../src/jobs/dispatch-job.ts";
-import { driveJob } from "../../src/jobs/drive-job.ts";
-import type { DriveState, DriveStep } from "../../src/jobs/drive-state.ts";
-import { watchJob } from "../../src/jobs/supervise-job.ts";
-import { ATTEMPT_RETRY_DELAYS_MS, CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES } from "../../src/jobs/retry-policy.ts";
-import { finishJob, getJob } from "../../src/jobs/job-store.ts";
+import { dispatchJob } from "../../src/jobs/lifecycle/dispatch-job.ts";
+import { driveJob } from "../../src/jobs/lifecycle/tick-job.ts";
+import type { DriveState, DriveStep } from "../../src/jobs/lifecycle/tick-state.ts";
+import { watchJob } from "../../src/jobs/lifecycle/watch-job.ts";
+import { ATTEMPT_RETRY_DELAYS_MS, CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES } from "../../src/jobs/lifecycle/retry-policy.ts";
+import { finishJob, getJob } from "../../src/jobs/store/job-store.ts";
 import { api, createAccount, insertQueuedJob, jobStatus, mediaUrl, waitForJob, isTerminalJob } from "./helpers.ts";
 
 let account: { accountId: string; key: string };

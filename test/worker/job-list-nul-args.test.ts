@@ -4,8 +4,8 @@ import worker from "../../src/index.ts";
 import { createJobSchema, jobListSchema } from "../../src/api/schemas.ts";
 import { prepareJob } from "../../src/api/prepare-job.ts";
 import { loadConfig } from "../../src/config.ts";
-import { insertJob } from "../../src/jobs/job-store.ts";
-import * as L from "../../src/jobs/limits.ts";
+import { insertJob } from "../../src/jobs/store/job-store.ts";
+import * as L from "../../src/jobs/request/limits.ts";
 import { meteredD1 } from "./d1-bytes-read.ts";
 import { api, createAccount } from "./helpers.ts";
 

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobListSchema } from "../../src/api/schemas.ts";
-import { insertJob } from "../../src/jobs/job-store.ts";
-import type { JobSpec } from "../../src/jobs/job-request.ts";
-import { COMMAND_PREVIEW_CHARS } from "../../src/jobs/limits.ts";
+import { insertJob } from "../../src/jobs/store/job-store.ts";
+import type { JobSpec } from "../../src/jobs/request/job-request.ts";
+import { COMMAND_PREVIEW_CHARS } from "../../src/jobs/request/limits.ts";
 import { api, createAccount, insertQueuedJob } from "./helpers.ts";
 
 let owner: { accountId: string; key: string };

@@ -2,14 +2,14 @@ import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createServices, type Services } from "../../src/services.ts";
-import { getJob, insertJob } from "../../src/jobs/job-store.ts";
-import { applyOutcome } from "../../src/jobs/finish-from-outcome.ts";
+import { getJob, insertJob } from "../../src/jobs/store/job-store.ts";
+import { applyOutcome } from "../../src/jobs/lifecycle/end-job-from-runner.ts";
 import { ensurePayload } from "../../src/webhooks/job-end-event.ts";
 import type { DeliveryRow } from "../../src/webhooks/delivery-store.ts";
-import type { JobSpec } from "../../src/jobs/job-request.ts";
+import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
-import { JOB_COLUMN_MAX_BYTES, JOB_FIXED_COLUMNS, STORED_VIEW_MAX_BYTES } from "../../src/jobs/row-budget.ts";
-import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS, MAX_OUTPUTS, MAX_URL_LENGTH_CHARS } from "../../src/jobs/limits.ts";
+import { JOB_COLUMN_MAX_BYTES, JOB_FIXED_COLUMNS, STORED_VIEW_MAX_BYTES } from "../../src/jobs/store/row-budget.ts";
+import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS, MAX_OUTPUTS, MAX_URL_LENGTH_CHARS } from "../../src/jobs/request/limits.ts";
 import { D1_MAX_ROW_BYTES } from "../../src/platform/d1-row-size.ts";
 import { recordResponse } from "../../src/storage/idempotency-store.ts";
 import { api, createAccount } from "./helpers.ts";
@@ -18,7 +18,7 @@ import { api, createAccount } from "./helpers.ts";
  * The largest job the service takes, ended with the largest report a runner can make, written through
  * the real code: every row it leaves stays within D1's 2,000,000 bytes (the tests' database refuses
  * larger ones, as D1 does: a refused end would leave the job running for ever). Before the rows had
- * budgets (src/jobs/row-budget.ts) this job's row came to 4,307,755 bytes (stdout cut to 262,144
+ * budgets (src/jobs/store/row-budget.ts) this job's row came to 4,307,755 bytes (stdout cut to 262,144
  * characters of up to 3 bytes: 786,432; the runner's error message, planned arguments and delivery
  * report as it sent them: 1,713,208 for the delivery).
  */

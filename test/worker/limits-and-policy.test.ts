@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../../src/api/app.ts";
-import { dispatchJob } from "../../src/jobs/dispatch-job.ts";
-import { getJob } from "../../src/jobs/job-store.ts";
-import { claimForDispatch } from "../../src/jobs/attempt-store.ts";
+import { dispatchJob } from "../../src/jobs/lifecycle/dispatch-job.ts";
+import { getJob } from "../../src/jobs/store/job-store.ts";
+import { claimForDispatch } from "../../src/jobs/transitions/claim-for-dispatch.ts";
 import { createServices } from "../../src/services.ts";
 import { api, countRows, createAccount, insertQueuedJob, jobStatus } from "./helpers.ts";
 

@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { app } from "../../src/api/app.ts";
-import { canceledFinish, endJob } from "../../src/jobs/end-job.ts";
+import { canceledFinish, endJob } from "../../src/jobs/lifecycle/end-job.ts";
 import { sweepStalled } from "../../src/maintenance/sweep-stalled.ts";
 import { createServices } from "../../src/services.ts";
 import { api, createAccount, insertQueuedJob, isTerminalJob, jobStatus, mediaUrl, waitForJob, webhookMailbox } from "./helpers.ts";

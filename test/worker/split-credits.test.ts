@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { claimForDispatch } from "../../src/jobs/attempt-store.ts";
+import { claimForDispatch } from "../../src/jobs/transitions/claim-for-dispatch.ts";
 import { listTasks } from "../../src/jobs/split/task-store.ts";
 import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
 import { plannedSplitJob as planned, splitTick } from "./split-fixtures.ts";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getJob } from "../../src/jobs/job-store.ts";
+import { getJob } from "../../src/jobs/store/job-store.ts";
 import { listTasks } from "../../src/jobs/split/task-store.ts";
 import { createAccount } from "./helpers.ts";
 import { plannedSplitJob, splitTick } from "./split-fixtures.ts";

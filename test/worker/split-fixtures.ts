@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { createServices, type Services } from "../../src/services.ts";
 import { createRunnerClient } from "../../src/runner/runner-client.ts";
-import { driveSplitJob } from "../../src/jobs/split/drive-split-job.ts";
-import { getJob, jobSpecOf } from "../../src/jobs/job-store.ts";
+import { driveSplitJob } from "../../src/jobs/split/tick-split-job.ts";
+import { getJob, jobSpecOf } from "../../src/jobs/store/job-store.ts";
 import { insertTasks } from "../../src/jobs/split/task-store.ts";
 import { planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
-import type { DriveStep } from "../../src/jobs/drive-state.ts";
+import type { DriveStep } from "../../src/jobs/lifecycle/tick-state.ts";
 import { insertQueuedJob, mediaUrl } from "./helpers.ts";
 
 /** A split job of 12 segments (a 60 s video in 5 s segments, no audio), running since `startedAt`, planned. */

@@ -11,7 +11,7 @@ import { contentTypeFor } from "../../storage/content-types.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
 import { deleteAsset } from "../../storage/delete-asset.ts";
 import { WRITE_ONCE_HEADERS } from "../../storage/upload-once.ts";
-import { UPLOAD_URL_TTL_SECONDS } from "../../jobs/limits.ts";
+import { UPLOAD_URL_TTL_SECONDS } from "../../jobs/request/limits.ts";
 import { loadConfig } from "../../config.ts";
 
 export const fileRoutes = new Hono<AppEnv>();

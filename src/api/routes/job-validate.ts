@@ -8,11 +8,11 @@ import { requireJsonBody, validate } from "../validation.ts";
 import { validateJobQuerySchema } from "../schemas.ts";
 import { loadConfig } from "../../config.ts";
 import { createServices } from "../../services.ts";
-import { runnerInputs } from "../../jobs/runner-inputs.ts";
-import { notYetStoredInputs } from "../../jobs/chained-inputs.ts";
-import { creditEstimate, dryRunCommands } from "../../jobs/dry-run.ts";
-import { jobSteps } from "../../jobs/job-request.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES, DRY_RUN_PROBE_TIMEOUT_MS } from "../../jobs/limits.ts";
+import { runnerInputs } from "../../jobs/runner-request/runner-inputs.ts";
+import { notYetStoredInputs } from "../../jobs/request/chained-inputs.ts";
+import { creditEstimate, dryRunCommands } from "../../jobs/request/dry-run.ts";
+import { jobSteps } from "../../jobs/request/job-request.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, DRY_RUN_PROBE_TIMEOUT_MS } from "../../jobs/request/limits.ts";
 import { RunnerBusy } from "../../runner/runner-client.ts";
 
 /** A probe's slot outlives its time limit by this much before it frees itself (a Worker that died holding it). */

@@ -11,17 +11,17 @@ import { jobEventStream, KEEPALIVE_MS, withPushedProgress } from "./job-events.t
 import { tickFeedReader } from "./tick-feed.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { getJob, insertJob, jobSpecOf, listJobs, plannedArgsOf, type JobRow } from "../../jobs/job-store.ts";
-import { reproduceScript } from "../../jobs/reproduce-script.ts";
-import { runnerInputs } from "../../jobs/runner-inputs.ts";
-import { RUNNER_IO_URL_TTL_SECONDS } from "../../jobs/limits.ts";
-import { canceledFinish, endJob } from "../../jobs/end-job.ts";
+import { getJob, insertJob, jobSpecOf, listJobs, plannedArgsOf, type JobRow } from "../../jobs/store/job-store.ts";
+import { reproduceScript } from "../../jobs/views/reproduce-script.ts";
+import { runnerInputs } from "../../jobs/runner-request/runner-inputs.ts";
+import { RUNNER_IO_URL_TTL_SECONDS } from "../../jobs/request/limits.ts";
+import { canceledFinish, endJob } from "../../jobs/lifecycle/end-job.ts";
 import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
-import { isTerminal } from "../../jobs/job-states.ts";
-import { jobResultView, jobView, type Links } from "../../jobs/job-view.ts";
-import { jobSummary } from "../../jobs/job-summary.ts";
-import { listOutputs } from "../../jobs/output-store.ts";
+import { isTerminal } from "../../jobs/transitions/job-states.ts";
+import { jobResultView, jobView, type Links } from "../../jobs/views/job-view.ts";
+import { jobSummary } from "../../jobs/views/job-summary.ts";
+import { listOutputs } from "../../jobs/store/output-store.ts";
 import { listTasks } from "../../jobs/split/task-store.ts";
 import { taskView } from "../../jobs/split/task-view.ts";
 import { deleteFinishedJob } from "../../storage/delete-asset.ts";
@@ -66,7 +66,7 @@ jobRoutes.get("/", async (c) => {
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   if (cursor === null) throw unknownCursor();
   const page = await listJobs(c.env.DB, c.get("account").id, { limit: q.limit, cursor, status: q.status, metadata });
-  // Summaries (src/jobs/job-summary.ts): a page of whole jobs could outgrow the isolate's memory.
+  // Summaries (src/jobs/views/job-summary.ts): a page of whole jobs could outgrow the isolate's memory.
   return c.json({ data: page.rows.map(jobSummary), nextCursor: page.nextCursor });
 });
 
@@ -112,7 +112,7 @@ jobRoutes.get("/:id/tasks", validate("param", idParamSchema), async (c) => {
   return c.json({ data: (await listTasks(c.env.DB, job.id)).map(taskView) });
 });
 
-/** A shell script that runs the job again with a local ffmpeg (src/jobs/reproduce-script.ts). */
+/** A shell script that runs the job again with a local ffmpeg (src/jobs/views/reproduce-script.ts). */
 jobRoutes.get("/:id/command", validate("param", idParamSchema), async (c) => {
   const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
   const spec = jobSpecOf(job);

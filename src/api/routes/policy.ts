@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { loadConfig } from "../../config.ts";
-import * as L from "../../jobs/limits.ts";
+import * as L from "../../jobs/request/limits.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "../../jobs/policy/filter-tables.ts";
 import * as T from "../../jobs/policy/option-tables.ts";
 import { ALLOWED_BITSTREAM_FILTERS } from "../../jobs/policy/bitstream-filters.ts";

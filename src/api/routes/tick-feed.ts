@@ -1,4 +1,4 @@
-import type { TickNews } from "../../jobs/tick-news.ts";
+import type { TickNews } from "../../jobs/lifecycle/tick-news.ts";
 
 /**
  * An event stream's side of its coordinator's tick feed (JobCoordinator.tickFeed): `tick` answers

@@ -1,5 +1,5 @@
 import { ENCODER_PARAM_OPTIONS, refusedEncoderParam } from "./encoder-params.ts";
-import { DIRECTORY_FILE_PATTERN, isFilterGraphOption, placeholderTarget, timePlaceholder } from "../placeholders.ts";
+import { DIRECTORY_FILE_PATTERN, isFilterGraphOption, placeholderTarget, timePlaceholder } from "../request/placeholders.ts";
 import { parseFilterGraph, type ParsedFilter } from "./filter-graph.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "./filter-tables.ts";
 import { durationSeconds } from "./durations.ts";

@@ -2,11 +2,11 @@ import type { Services } from "../../services.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import { WORK_PREFIX } from "../../storage/presigner.ts";
 import { deletePrefix } from "../../storage/delete-objects.ts";
-import type { JobRow, JobFinish } from "../job-store.ts";
-import { applyOutcome } from "../finish-from-outcome.ts";
-import { billableSeconds } from "../billing.ts";
-import { canceledFinish, endJob } from "../end-job.ts";
-import { discardUnrecordedOutputs } from "../discard-outputs.ts";
+import type { JobRow, JobFinish } from "../store/job-store.ts";
+import { applyOutcome } from "../lifecycle/end-job-from-runner.ts";
+import { billableSeconds } from "../lifecycle/job-endings.ts";
+import { canceledFinish, endJob } from "../lifecycle/end-job.ts";
+import { discardUnrecordedOutputs } from "../lifecycle/discard-outputs.ts";
 import { endTaskStatement, listTasks, tasksRuntimeMs, type JobTask } from "./task-store.ts";
 
 /**

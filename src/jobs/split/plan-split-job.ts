@@ -1,9 +1,9 @@
 import type { Services } from "../../services.ts";
 import { RunnerBusy } from "../../runner/runner-client.ts";
-import { DRY_RUN_PROBE_TIMEOUT_MS } from "../limits.ts";
-import { jobSpecOf, type JobRow } from "../job-store.ts";
-import { runnerInputs } from "../runner-inputs.ts";
-import type { JobSpec } from "../job-request.ts";
+import { DRY_RUN_PROBE_TIMEOUT_MS } from "../request/limits.ts";
+import { jobSpecOf, type JobRow } from "../store/job-store.ts";
+import { runnerInputs } from "../runner-request/runner-inputs.ts";
+import type { JobSpec } from "../request/job-request.ts";
 import type { SplitFacts } from "./split-facts.ts";
 import type { MediaFacts } from "../../presets/media-facts.ts";
 import { planPreset } from "../../presets/recipes/recipe-book.ts";

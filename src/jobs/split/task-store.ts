@@ -1,7 +1,7 @@
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { PlannedTask, SplitTaskParams } from "./split-tasks.ts";
-import { JOB_COLUMN_MAX_BYTES } from "../row-budget.ts";
-import { headBytes } from "../stored-bytes.ts";
+import { JOB_COLUMN_MAX_BYTES } from "../store/row-budget.ts";
+import { headBytes } from "../store/stored-bytes.ts";
 
 /**
  * A split job's tasks in D1 (migrations/0016_job_tasks.sql). pending → running (handed to a runner,

@@ -20,7 +20,7 @@ export function thumbnailRecipe(p: { at?: number; percent?: number; width: numbe
   const { durationSeconds } = input.facts;
   const at = p.percent === undefined
     ? within(p.at ?? 1, durationSeconds)
-    // Unknown length: the runner works the seconds out from its probe ({{video@P%}}, src/jobs/placeholders.ts).
+    // Unknown length: the runner works the seconds out from its probe ({{video@P%}}, src/jobs/request/placeholders.ts).
     : durationSeconds === null ? `{{${input.name}@${Math.round(p.percent * 1000) / 1000}%}}` : (durationSeconds * p.percent) / 100;
   const seek = seekTo(input.facts, typeof at === "number" ? Number(seconds(at)) : at);
   const filters = [...stillPictureFilters(need.video), stillScale(need.video, p.width)];

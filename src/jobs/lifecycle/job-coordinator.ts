@@ -1,0 +1,173 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../../env.ts";
+import { createServices, type Services } from "../../services.ts";
+import { countEachInvocation } from "../../platform/counted-durable-object.ts";
+import { getJob } from "../store/job-store.ts";
+import { isTerminal } from "../transitions/job-states.ts";
+import { driveJob, initialDriveState } from "./tick-job.ts";
+import type { DriveState } from "./tick-state.ts";
+import { cancelJob } from "./watch-job.ts";
+import { TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
+import { withProgress, withStatus, type JobSnapshot, type TickNews } from "./tick-news.ts";
+
+/**
+ * One per job (named by the job id): drives the job from queued to terminal one tick at a time
+ * (src/jobs/lifecycle/tick-job.ts), never two at once: at its start, when its runner notifies it, and at its
+ * alarm. The alarm is armed before anything about the job changes and re-armed by every tick until
+ * the job is terminal, so a crash at any point leaves a pending alarm (or, if even that was lost,
+ * the sweeper re-sends the job and `start` re-arms it).
+ */
+export class JobCoordinator extends DurableObject<Env> {
+  // Each event (an RPC call, an alarm) is an invocation with its own limits; a tick it starts is charged to it.
+  static {
+    countEachInvocation(this);
+  }
+
+  /** The tick under way (ticks never overlap) and the one queued behind it, if any. */
+  #running: Promise<void> = Promise.resolve();
+  #queued: Promise<void> | null = null;
+  /** Clients waiting (in this instance's memory) for the next tick, or for the job's end. */
+  #tickWaiters = new Set<(ended: boolean) => void>();
+  #endWaiters = new Set<(ended: boolean) => void>();
+  /**
+   * The job's status and latest progress as this coordinator's ticks saw them: event streams, waits
+   * and GET read them here instead of D1 (which gets progress only every PROGRESS_SAVE_INTERVAL_MS).
+   */
+  #snapshot: JobSnapshot | null = null;
+
+  /** Services for one tick, start or cancel, charged to the invocation that asked for it. */
+  protected newServices(): Services {
+    return createServices(this.env);
+  }
+
+  #services(): Services {
+    return {
+      ...this.newServices(),
+      // Waiting clients are woken the moment the job is terminal, before its runner is released.
+      onJobEnded: () => this.#wake(true),
+      onProgress: (progress, at) => {
+        this.#snapshot = withProgress(progress, at);
+      },
+      onStatus: (status) => {
+        this.#snapshot = withStatus(this.#snapshot, status);
+      },
+    };
+  }
+
+  /** Makes sure the job is being driven: a no-op while it already is. Safe to call any number of times. */
+  async start(jobId: string): Promise<"driving" | "finished"> {
+    const storage = this.ctx.storage;
+    const s = this.#services();
+    const known = await storage.get<DriveState>("drive");
+    const alarm = await storage.getAlarm();
+    // An alarm long overdue did not fire (the platform lost it, say in a restart): arm it anew.
+    if (known && alarm !== null && alarm > Date.now() - s.config.stalledJobMs) return "driving";
+    const job = await getJob(s.db, jobId);
+    if (!job || isTerminal(job.status)) return "finished";
+    await storage.put("drive", known ?? initialDriveState(job));
+    // The alarm first, as the safety net; then the first tick at once, not at the alarm's pace.
+    await storage.setAlarm(Date.now() + s.config.runnerPollIntervalMs);
+    void this.#tickSoon();
+    return "driving";
+  }
+
+  /** The runner says something changed: look now instead of at the next poll. */
+  async notify(): Promise<void> {
+    if (await this.ctx.storage.get<DriveState>("drive")) void this.#tickSoon();
+  }
+
+  async cancel(jobId: string): Promise<boolean> {
+    try {
+      return await cancelJob(this.#services(), jobId);
+    } finally {
+      this.#wake(true);
+    }
+  }
+
+  /**
+   * An event stream's news for as long as it stays open: a line of JSON (TickNews) each time this
+   * coordinator looks at the job, with what it knows then, or after `idleMs` without a look (not
+   * woken), until the job ends. One call however long the job runs, where a call per tick would be a
+   * subrequest per tick of the stream's one invocation (src/platform/invocation-budget.ts).
+   */
+  async tickFeed(idleMs: number): Promise<ReadableStream<Uint8Array>> {
+    const encoder = new TextEncoder();
+    let gone = false;
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          const { woken, ended } = await this.#wait(this.#tickWaiters, idleMs);
+          // The stream's client went away while this line was awaited.
+          if (gone) return;
+          const news: TickNews = { woken, ended, snapshot: this.#snapshot };
+          controller.enqueue(encoder.encode(`${JSON.stringify(news)}\n`));
+          if (ended) controller.close();
+        },
+        cancel: () => {
+          gone = true;
+        },
+      },
+      // Nothing waits ahead of the reader: each line is the news of the moment it was asked for.
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** The job's status and latest progress as this coordinator last saw them; null if it has not ticked since it started. */
+  async snapshot(): Promise<JobSnapshot | null> {
+    return this.#snapshot;
+  }
+
+  /** Resolves true when this coordinator ends the job (long-poll waits), false after `timeoutMs`. */
+  async waitForEnd(timeoutMs: number): Promise<boolean> {
+    return (await this.#wait(this.#endWaiters, timeoutMs)).woken;
+  }
+
+  #wait(waiters: Set<(ended: boolean) => void>, timeoutMs: number): Promise<{ woken: boolean; ended: boolean }> {
+    return new Promise((resolve) => {
+      const done = (woken: boolean, ended: boolean) => {
+        waiters.delete(wake);
+        clearTimeout(timer);
+        resolve({ woken, ended });
+      };
+      const wake = (ended: boolean) => done(true, ended);
+      const timer = setTimeout(() => done(false, false), timeoutMs);
+      waiters.add(wake);
+    });
+  }
+
+  #wake(ended: boolean): void {
+    for (const wake of [...this.#tickWaiters, ...(ended ? this.#endWaiters : [])]) wake(ended);
+  }
+
+  async alarm(): Promise<void> {
+    await this.#tickSoon();
+  }
+
+  /** One tick after the one under way; a tick already waiting to run answers this request too. */
+  #tickSoon(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    const next = this.#running.then(() => {
+      this.#queued = null;
+      return this.#tick();
+    });
+    this.#queued = next;
+    this.#running = next.catch(() => {});
+    return next;
+  }
+
+  async #tick(): Promise<void> {
+    const storage = this.ctx.storage;
+    const state = await storage.get<DriveState>("drive");
+    if (!state) return;
+    try {
+      const step = await driveJob(this.#services(), state);
+      this.#wake(step.done === true);
+      if (step.done) return await storage.deleteAll();
+      await storage.put("drive", step.state);
+      await storage.setAlarm(Date.now() + step.delayMs);
+    } catch (err) {
+      console.error(`job ${state.jobId}: coordinator tick failed; trying again`, err);
+      await storage.setAlarm(Date.now() + TICK_ERROR_RETRY_MS);
+    }
+  }
+}
