@@ -4,7 +4,7 @@ import type { RunnerJobRequest, RunnerOutcome, RunnerProgress, RunnerStep } from
 import { explainFailure } from "./command.ts";
 import { buildArgv } from "../../src/jobs/runner-request/command-line.ts";
 import { fileCount, folderBytes, type JobFolder } from "./job-folder.ts";
-import { DEFAULT_MAX_DIRECTORY_FILES } from "./store-directory.ts";
+import { directoryFileLimit } from "./directory-file-limit.ts";
 import { createProgressParser } from "./progress.ts";
 import { runProcess, type ProcessResult } from "./run-process.ts";
 import type { Limits } from "./sandbox.ts";
@@ -74,7 +74,7 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
   // count of each directory output, looked at every QUOTA_CHECK_INTERVAL_MS.
   let overLimit: string | null = null;
   let stalled: string | null = null;
-  const directories = req.outputs.filter((o) => o.kind === "directory").map((o) => ({ name: o.name, path: folder.hostPath(o.name)!, maxFiles: o.maxFiles ?? DEFAULT_MAX_DIRECTORY_FILES }));
+  const directories = req.outputs.filter((o) => o.kind === "directory").map((o) => ({ name: o.name, path: folder.hostPath(o.name)!, maxFiles: directoryFileLimit(o) }));
   const watcher = setInterval(async () => {
     if (overLimit) return;
     const written = (await folderBytes(join(folder.root, "out"))) + (await folderBytes(join(folder.root, "work")));

@@ -1,6 +1,7 @@
 import { basename, join } from "node:path";
 import type { RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
 import type { JobFolder } from "./job-folder.ts";
+import { directoryFileLimit } from "./directory-file-limit.ts";
 import { ended } from "./job-ended.ts";
 import type { Prober } from "./probe.ts";
 import { summarizeProbe } from "./probe.ts";
@@ -17,8 +18,6 @@ import { jobOwner, listFiles, openDirIn, openFileIn, openTrustedDir, OutputRefus
 /** Uploads in flight per directory output: HLS ladders write hundreds of small files. */
 const UPLOAD_CONCURRENCY = 8;
 const PLAYLIST = /\.(m3u8|mpd)$/i;
-/** When the coordinator names no limit (MAX_DIRECTORY_FILES is its setting). */
-export const DEFAULT_MAX_DIRECTORY_FILES = 1000;
 
 /**
  * Stores a directory output: every file the command wrote in its folder, PUT one by one under the
@@ -38,7 +37,7 @@ export async function storeDirectory(output: RunnerOutput, folder: JobFolder, se
     const { files: listed, links } = await listFiles(held);
     if (links.length) throw ended("OUTPUT_MISSING", `The command did not write file ${links.sort()[0]} of output "${output.name}" as its own: what is in its place is a symbolic link, which is never followed`, ran);
     const names = listed.sort();
-    const maxFiles = output.maxFiles ?? DEFAULT_MAX_DIRECTORY_FILES;
+    const maxFiles = directoryFileLimit(output);
     if (names.length > maxFiles) throw ended("LIMIT_EXCEEDED", `Directory output "${output.name}" has ${names.length} files; the limit is ${maxFiles}`, ran);
     // Each file is opened (checked again) when it is sent, not all at once: an HLS ladder holds hundreds.
     const openFile = (name: string) => openOwn(`file ${name} of output "${output.name}"`, () => openFileIn(held, name, owner), ran);
