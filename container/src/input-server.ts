@@ -36,7 +36,9 @@ export type InputServer = {
 export async function startInputServer(inputs: StreamedInput[], opts: InputServerOptions): Promise<InputServer> {
   const origins = new Map(inputs.map((i) => [i.path, { origin: createInputOrigin(i, opts), bytesRead: 0 }]));
   const all = [...origins.values()];
-  const closeOrigins = () => all.forEach((o) => o.origin.close());
+  const closeOrigins = () => {
+    for (const o of all) o.origin.close();
+  };
   try {
     await Promise.all(all.map((o) => o.origin.open()));
   } catch (err) {

@@ -90,7 +90,10 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
     stalled ??= stall.verdict();
     if (stalled) proc.cancel();
   }, CPU_SAMPLE_INTERVAL_MS);
-  const r = await proc.done.finally(() => (clearInterval(watcher), stallWatcher && clearInterval(stallWatcher)));
+  const r = await proc.done.finally(() => {
+    clearInterval(watcher);
+    if (stallWatcher) clearInterval(stallWatcher);
+  });
   const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: folder.scrub(r.stdout), stderrTail: folder.scrub(r.stderrTail) };
   if (overLimit) throw ended("LIMIT_EXCEEDED", overLimit, ran);
   if (stalled) throw ended("JOB_STALLED", stalled, ran);

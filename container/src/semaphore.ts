@@ -20,7 +20,13 @@ export function createSemaphore(limit: number) {
       if (active < limit) active++;
       else {
         await new Promise<void>((resolve, reject) => {
-          const waiter: Waiter = { rank, grant: () => (signal?.removeEventListener("abort", leave), resolve()) };
+          const waiter: Waiter = {
+            rank,
+            grant: () => {
+              signal?.removeEventListener("abort", leave);
+              resolve();
+            },
+          };
           const leave = () => {
             waiting.splice(waiting.indexOf(waiter), 1);
             reject(signal!.reason);

@@ -91,8 +91,14 @@ async function eachFile(names: string[], openFile: OpenFile, canceled: AbortSign
   await Promise.all(Array.from({ length: Math.min(UPLOAD_CONCURRENCY, names.length) }, async () => {
     while (next < names.length && !stop && !canceled.aborted) {
       const name = names[next++];
-      const file = await openFile(name).catch((err: unknown) => ((unopened ??= err), null));
-      if (!file) return void (stop = true);
+      const file = await openFile(name).catch((err: unknown) => {
+        unopened ??= err;
+        return null;
+      });
+      if (!file) {
+        stop = true;
+        return;
+      }
       try {
         if (!(await send(name, file))) stop = true;
       } finally {
@@ -128,7 +134,16 @@ async function sendAllToDestination(names: string[], openFile: OpenFile, output:
 async function uploadAll(names: string[], openFile: OpenFile, output: RunnerOutput, settings: RunnerSettings, canceled: AbortSignal, ran: RunResult): Promise<void> {
   let failed: string | null = null;
   const auth = { authorization: `Bearer ${output.uploadToken ?? ""}`, [RUNNER_SECRET_HEADER]: settings.controlSecret };
-  await eachFile(names, openFile, canceled, (path, file) =>
-    uploadFile(file, output.uploadUrl + encodeURIComponent(path), auth, trustedAgent(settings.extraCaFile), canceled).then(() => true, () => ((failed ??= path), false)));
+  await eachFile(names, openFile, canceled, async (path, file) => {
+    const url = output.uploadUrl + encodeURIComponent(path);
+    const agent = trustedAgent(settings.extraCaFile);
+    try {
+      await uploadFile(file, url, auth, agent, canceled);
+      return true;
+    } catch {
+      failed ??= path;
+      return false;
+    }
+  });
   if (failed !== null) throw ended("OUTPUT_UPLOAD_FAILED", `File ${failed} of output "${output.name}" could not be stored`, ran);
 }

@@ -39,7 +39,10 @@ export async function killUidProcesses(uid: number): Promise<void> {
 function killAllAs(uid: number): Promise<void> {
   return new Promise((resolve) => {
     const helper = spawn(PYTHON, ["-I", "-c", KILL_ALL_AS_ME], { uid, gid: uid, env: {}, stdio: "ignore", timeout: HELPER_TIMEOUT_MS });
-    helper.on("error", (err) => (console.error(`uid ${uid}: the kill helper did not start: ${err.message}`), resolve()));
+    helper.on("error", (err) => {
+      console.error(`uid ${uid}: the kill helper did not start: ${err.message}`);
+      resolve();
+    });
     helper.on("close", () => resolve());
   });
 }
