@@ -11,7 +11,7 @@ const SWEEP_BATCH = 100;
  * Every minute (cron; `npm run dev` calls it on the same schedule): puts back on their queues the
  * unfinished jobs nothing has touched for `stalledJobMs` (a lost queue message, or a coordinator
  * whose alarm was lost) and the webhook deliveries whose message was lost. Sending twice is
- * harmless: a coordinator already driving its job ignores it, a delivery is sent only while
+ * harmless: a coordinator already ticking its job ignores it, a delivery is sent only while
  * pending and under the same webhook-id.
  */
 export async function sweepStalled(s: Services): Promise<{ jobs: number; deliveries: number }> {

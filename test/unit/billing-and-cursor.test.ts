@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { billableSeconds, finishFromOutcome } from "../../src/jobs/lifecycle/job-endings.ts";
+import { billableSeconds, endingFromRunner } from "../../src/jobs/lifecycle/job-endings.ts";
 import { decodeCursor, encodeCursor } from "../../src/storage/keyset-page.ts";
 import { dispatchRetryDelaySeconds } from "../../src/jobs/lifecycle/job-message.ts";
 
@@ -12,7 +12,7 @@ describe("billing", () => {
   });
 
   it("charges runtimeSeconds × credits per second", () => {
-    const f = finishFromOutcome(
+    const f = endingFromRunner(
       { status: "canceled", exitCode: null, runtimeMs: 2300, errorCode: "CANCELED", errorMessage: "x", stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: 2300, storeMs: 0 }, finishedAt: "" },
       3,
     );

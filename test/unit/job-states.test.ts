@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canTransition, isTerminal, JOB_STATUSES, sourcesOf } from "../../src/jobs/transitions/job-states.ts";
+import { canTransition, isTerminal, JOB_STATUSES, statusGuard } from "../../src/jobs/transitions/job-states.ts";
 
 describe("job states", () => {
   it("allows exactly the documented transitions", () => {
@@ -21,10 +21,11 @@ describe("job states", () => {
     expect(isTerminal("running")).toBe(false);
   });
 
-  it("derives update guards from the table", () => {
-    expect(sourcesOf("canceled")).toEqual(["queued", "running"]);
-    expect(sourcesOf("completed")).toEqual(["running"]);
-    expect(sourcesOf("queued")).toEqual(["running"]);
-    expect(sourcesOf("rejected")).toEqual(["queued"]);
+  it("derives each transition's update guard from the table", () => {
+    expect(statusGuard("cancel")).toBe("status IN ('queued', 'running')");
+    expect(statusGuard("complete")).toBe("status IN ('running')");
+    expect(statusGuard("requeue")).toBe("status IN ('queued', 'running')");
+    expect(statusGuard("reject")).toBe("status IN ('queued')");
+    expect(statusGuard("start")).toBe("status IN ('queued')");
   });
 });

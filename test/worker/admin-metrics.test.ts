@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { finishJob } from "../../src/jobs/store/job-store.ts";
 import { countUncountedJobs } from "../../src/maintenance/sweep-metrics.ts";
 import { recordFinishedJob } from "../../src/metrics/metric-store.ts";
 import { createServices } from "../../src/services.ts";
 import { api, createAccount, insertQueuedJob, isTerminalJob, mediaUrl, waitForJob } from "./helpers.ts";
+import { writeEnding } from "../../src/jobs/transitions/write-ending.ts";
 
 /**
  * GET /v1/admin/metrics over real jobs: each finished job counted once in the hourly rollups, by
@@ -113,7 +113,7 @@ describe("operator metrics", () => {
     const id = await insertQueuedJob(lost.accountId);
     const now = new Date().toISOString();
     // The end as the Worker wrote it before it died: terminal, not counted.
-    await finishJob(env.DB, id, { status: "failed", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "RUNNER_LOST", errorMessage: "lost", stdout: null, stderrTail: null }, now);
+    await writeEnding(env.DB, id, { status: "failed", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "RUNNER_LOST", errorMessage: "lost", stdout: null, stderrTail: null }, now);
     const q = `?account=acct-${lost.accountId}`;
     expect((await metrics(operator.key, q)).body.jobs).toEqual({});
     await countUncountedJobs(createServices(env));

@@ -5,12 +5,13 @@ import worker from "../../src/index.ts";
 import { createServices } from "../../src/services.ts";
 import { createRunnerClient } from "../../src/runner/runner-client.ts";
 import { dispatchJob } from "../../src/jobs/lifecycle/dispatch-job.ts";
-import { driveJob } from "../../src/jobs/lifecycle/tick-job.ts";
-import type { DriveState, DriveStep } from "../../src/jobs/lifecycle/tick-state.ts";
+import { tickJob } from "../../src/jobs/lifecycle/tick-job.ts";
+import type { TickState, NextTick } from "../../src/jobs/lifecycle/tick-state.ts";
 import { watchJob } from "../../src/jobs/lifecycle/watch-job.ts";
 import { ATTEMPT_RETRY_DELAYS_MS, CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES } from "../../src/jobs/lifecycle/retry-policy.ts";
-import { finishJob, getJob } from "../../src/jobs/store/job-store.ts";
+import { getJob } from "../../src/jobs/store/job-store.ts";
 import { api, createAccount, insertQueuedJob, jobStatus, mediaUrl, waitForJob, isTerminalJob } from "./helpers.ts";
+import { writeEnding } from "../../src/jobs/transitions/write-ending.ts";
 
 let account: { accountId: string; key: string };
 beforeAll(async () => {
@@ -71,10 +72,10 @@ describe("dispatch and coordination", () => {
   it("retries a job whose runner cannot be reached, then fails it RUNNER_UNAVAILABLE after the last attempt, uncharged", async () => {
     const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
     const unreachable = createServices({ ...env, RUNNER_URL: "http://127.0.0.1:9" });
-    let state: DriveState = { jobId: id, phase: "dispatch", misses: 0 };
+    let state: TickState = { jobId: id, phase: "dispatch", misses: 0 };
     const delays: number[] = [];
-    for (let step: DriveStep = { state, delayMs: 0 }; !step.done; ) {
-      step = await driveJob(unreachable, state);
+    for (let step: NextTick = { state, delayMs: 0 }; !step.done; ) {
+      step = await tickJob(unreachable, state);
       if (step.done) break;
       delays.push(step.delayMs);
       state = step.state;
@@ -93,16 +94,16 @@ describe("dispatch and coordination", () => {
     const now = new Date().toISOString();
     await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, now).run();
     const services = createServices(env);
-    let state: DriveState = { jobId: id, phase: "watch", misses: 0 };
+    let state: TickState = { jobId: id, phase: "watch", misses: 0 };
     for (let i = 0; i < RUNNER_LOST_AFTER_MISSES - 1; i++) {
       const step = await watchJob(services, (await getJob(env.DB, id))!, state);
-      state = (step as { state: DriveState }).state;
+      state = (step as { state: TickState }).state;
       expect(await jobStatus(id)).toBe("running");
     }
     const lost = await watchJob(services, (await getJob(env.DB, id))!, state);
     expect(lost).toEqual({ state: { jobId: id, phase: "dispatch", misses: 0 }, delayMs: ATTEMPT_RETRY_DELAYS_MS[0] });
     expect(await getJob(env.DB, id)).toMatchObject({ status: "queued", started_at: null, dispatched_at: null, attempts: 1 });
-    for (let step: DriveStep = lost; !step.done; ) step = await driveJob(services, step.state);
+    for (let step: NextTick = lost; !step.done; ) step = await tickJob(services, step.state);
     const job = (await api(limited.key, "GET", `/v1/jobs/${id}`)).body;
     expect(job).toMatchObject({ status: "completed", attempts: 2, runtimeSeconds: 1, creditsCharged: 1 });
     const b = await env.DB.prepare("SELECT credit_balance AS b FROM accounts WHERE id = ?1").bind(limited.accountId).first<{ b: number }>();
@@ -123,7 +124,7 @@ describe("dispatch and coordination", () => {
       expect(await dispatchJob(services, (await getJob(env.DB, id))!)).toEqual({ state: { jobId: id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS });
       expect(await getJob(env.DB, id)).toMatchObject({ status: "queued", attempts: 0, dispatched_at: null });
     }
-    for (let step: DriveStep = await dispatchJob(createServices(env), (await getJob(env.DB, id))!); !step.done; ) step = await driveJob(createServices(env), step.state);
+    for (let step: NextTick = await dispatchJob(createServices(env), (await getJob(env.DB, id))!); !step.done; ) step = await tickJob(createServices(env), step.state);
     expect(await getJob(env.DB, id)).toMatchObject({ status: "completed", attempts: 1 });
   });
 
@@ -139,7 +140,7 @@ describe("dispatch and coordination", () => {
       release: async () => {},
       timeouts: { startMs: 1000, callMs: 1000 },
     });
-    const state: DriveState = { jobId: id, phase: "watch", misses: 0 };
+    const state: TickState = { jobId: id, phase: "watch", misses: 0 };
     const busy = { ...createServices(env), runner: runner(() => new Response("busy", { status: 503 })) };
     expect(await watchJob(busy, (await getJob(env.DB, id))!, state)).toMatchObject({ state: { misses: 1 } });
     const gaveUp = { jobId: id, state: "finished", startedAt: now, progress: null, outcome: {
@@ -151,17 +152,17 @@ describe("dispatch and coordination", () => {
     expect(calls).toContain(`DELETE /jobs/${id}`);
   });
 
-  it("keeps driving a job from its alarm: start arms it once, and re-arms an alarm that was lost", async () => {
+  it("keeps ticking a job from its alarm: start arms it once, and re-arms an alarm that was lost", async () => {
     const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
     const stub = coordinator(id);
     await runInDurableObject(stub, async (c, state) => {
-      expect(await c.start(id)).toBe("driving");
+      expect(await c.start(id)).toBe("ticking");
       const armed = await state.storage.getAlarm();
       expect(armed).not.toBeNull();
-      expect(await c.start(id)).toBe("driving");
+      expect(await c.start(id)).toBe("ticking");
       expect(await state.storage.getAlarm()).toBe(armed);
       await state.storage.deleteAlarm();
-      expect(await c.start(id)).toBe("driving");
+      expect(await c.start(id)).toBe("ticking");
       expect(await state.storage.getAlarm()).not.toBeNull();
     });
     while (await runDurableObjectAlarm(stub)) {
@@ -179,10 +180,10 @@ describe("dispatch and coordination", () => {
       if (i > 200) throw new Error("the runner never reported progress");
       await new Promise((r) => setTimeout(r, 50));
     }
-    step = await watchJob(services, (await getJob(env.DB, id))!, (step as { state: DriveState }).state);
+    step = await watchJob(services, (await getJob(env.DB, id))!, (step as { state: TickState }).state);
     expect(await jobStatus(id)).toBe("running");
     const later = { ...services, now: () => new Date(Date.now() + services.config.jobTimeoutMs + 60_000) };
-    expect(await watchJob(later, (await getJob(env.DB, id))!, (step as { state: DriveState }).state)).toEqual({ done: true });
+    expect(await watchJob(later, (await getJob(env.DB, id))!, (step as { state: TickState }).state)).toEqual({ done: true });
     const job = (await getJob(env.DB, id))!;
     expect(job).toMatchObject({ status: "failed", error_code: "JOB_TIMEOUT" });
     expect(job.runtime_seconds).toBeGreaterThanOrEqual(1);
@@ -202,7 +203,7 @@ describe("dispatch and coordination", () => {
       release: async () => {},
       timeouts: { startMs: 1000, callMs: 1000 },
     });
-    const state: DriveState = { jobId: id, phase: "watch", misses: 0 };
+    const state: TickState = { jobId: id, phase: "watch", misses: 0 };
     const at = (ms: number) => ({ ...createServices(env), runner, now: () => new Date(Date.parse(started) + ms) });
     const deadline = createServices(env).config.jobTimeoutMs + DEADLINE_GRACE_MS;
     expect(await watchJob(at(deadline + 60_000), (await getJob(env.DB, id))!, state)).toMatchObject({ state: { misses: 0 } });
@@ -219,9 +220,9 @@ describe("dispatch and coordination", () => {
     const id = await insertQueuedJob(limited.accountId);
     await env.DB.prepare("UPDATE jobs SET status = 'running' WHERE id = ?1").bind(id).run();
     const finish = { status: "completed" as const, exitCode: 0, runtimeSeconds: 4, creditsCharged: 4, errorCode: null, errorMessage: null, stdout: "", stderrTail: "" };
-    expect((await finishJob(env.DB, id, finish, new Date().toISOString())).moved).toBe(true);
-    expect((await finishJob(env.DB, id, { ...finish, status: "failed", creditsCharged: 9 }, new Date().toISOString())).moved).toBe(false);
-    expect((await finishJob(env.DB, id, finish, new Date().toISOString())).moved).toBe(false);
+    expect((await writeEnding(env.DB, id, finish, new Date().toISOString())).moved).toBe(true);
+    expect((await writeEnding(env.DB, id, { ...finish, status: "failed", creditsCharged: 9 }, new Date().toISOString())).moved).toBe(false);
+    expect((await writeEnding(env.DB, id, finish, new Date().toISOString())).moved).toBe(false);
     expect(await jobStatus(id)).toBe("completed");
     const b = await env.DB.prepare("SELECT credit_balance AS b FROM accounts WHERE id = ?1").bind(limited.accountId).first<{ b: number }>();
     expect(b!.b).toBe(46);

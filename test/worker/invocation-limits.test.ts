@@ -10,7 +10,7 @@ import { FILES_HOST } from "../../src/runner/runner-files.ts";
 import { runnerWriteToken } from "../../src/storage/directory-files.ts";
 import { loadConfig } from "../../src/config.ts";
 import { getJob } from "../../src/jobs/store/job-store.ts";
-import { initialDriveState } from "../../src/jobs/lifecycle/tick-job.ts";
+import { firstTickState } from "../../src/jobs/lifecycle/tick-job.ts";
 import { TICK_ERROR_RETRY_MS } from "../../src/jobs/lifecycle/retry-policy.ts";
 import { isCountedEntryPoint } from "../../src/platform/counted-durable-object.ts";
 import { countedEnv, startInvocation } from "../../src/platform/invocation.ts";
@@ -130,7 +130,7 @@ describe("subrequests per invocation", () => {
     const job = (await getJob(env.DB, jobId))!;
     await runInDurableObject(stub, async (c, state) => {
       (c as unknown as { env: typeof env }).env = withSubrequests(1);
-      await state.storage.put("drive", initialDriveState(job));
+      await state.storage.put("drive", firstTickState(job));
       await state.storage.setAlarm(Date.now() + 60_000);
     });
     const before = Date.now();

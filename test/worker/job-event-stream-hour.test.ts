@@ -82,7 +82,7 @@ describe("an event stream across a compressed hour-long job", () => {
     });
     const delivered = () => events.at(-1)?.second ?? 0;
 
-    expect(await stub.start(jobId)).toBe("driving");
+    expect(await stub.start(jobId)).toBe("ticking");
     // Until the job ends, or the stream does (a stream that broke the D1 limit errors here at once).
     while (second <= HOUR_S && !streamEnded) {
       const asked = second;

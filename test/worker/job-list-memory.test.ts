@@ -4,11 +4,11 @@ import worker from "../../src/index.ts";
 import { createJobSchema, jobListSchema } from "../../src/api/schemas.ts";
 import { prepareJob } from "../../src/api/prepare-job.ts";
 import { loadConfig } from "../../src/config.ts";
-import { insertJob } from "../../src/jobs/store/job-store.ts";
 import * as L from "../../src/jobs/request/limits.ts";
 import { insertDelivery } from "../../src/webhooks/delivery-store.ts";
 import { meteredD1 } from "./d1-bytes-read.ts";
 import { api, createAccount } from "./helpers.ts";
+import { insertJob } from "../../src/jobs/transitions/insert-job.ts";
 
 /**
  * Issue 30: a list page reads at most 101 rows at once. Whole job rows are ~1.4 MB at the limits (a

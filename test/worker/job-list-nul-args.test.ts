@@ -4,10 +4,10 @@ import worker from "../../src/index.ts";
 import { createJobSchema, jobListSchema } from "../../src/api/schemas.ts";
 import { prepareJob } from "../../src/api/prepare-job.ts";
 import { loadConfig } from "../../src/config.ts";
-import { insertJob } from "../../src/jobs/store/job-store.ts";
 import * as L from "../../src/jobs/request/limits.ts";
 import { meteredD1 } from "./d1-bytes-read.ts";
 import { api, createAccount } from "./helpers.ts";
+import { insertJob } from "../../src/jobs/transitions/insert-job.ts";
 
 /**
  * Issue 30 attack pass: the job list's command line is cut to 200 characters in SQL, and SQLite's

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobListSchema } from "../../src/api/schemas.ts";
-import { insertJob } from "../../src/jobs/store/job-store.ts";
 import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { COMMAND_PREVIEW_CHARS } from "../../src/jobs/request/limits.ts";
 import { api, createAccount, insertQueuedJob } from "./helpers.ts";
+import { insertJob } from "../../src/jobs/transitions/insert-job.ts";
 
 let owner: { accountId: string; key: string };
 let stranger: { accountId: string; key: string };

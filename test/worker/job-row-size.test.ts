@@ -2,8 +2,8 @@ import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createServices, type Services } from "../../src/services.ts";
-import { getJob, insertJob } from "../../src/jobs/store/job-store.ts";
-import { applyOutcome } from "../../src/jobs/lifecycle/end-job-from-runner.ts";
+import { getJob } from "../../src/jobs/store/job-store.ts";
+import { endJobFromRunner } from "../../src/jobs/lifecycle/end-job.ts";
 import { ensurePayload } from "../../src/webhooks/job-end-event.ts";
 import type { DeliveryRow } from "../../src/webhooks/delivery-store.ts";
 import type { JobSpec } from "../../src/jobs/request/job-request.ts";
@@ -13,6 +13,7 @@ import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS,
 import { D1_MAX_ROW_BYTES } from "../../src/platform/d1-row-size.ts";
 import { recordResponse } from "../../src/storage/idempotency-store.ts";
 import { api, createAccount } from "./helpers.ts";
+import { insertJob } from "../../src/jobs/transitions/insert-job.ts";
 
 /**
  * The largest job the service takes, ended with the largest report a runner can make, written through
@@ -69,7 +70,7 @@ describe("a job at every limit", () => {
     // No webhook leaves the machine: the event is built and stored, never sent.
     const s: Services = { ...createServices(env), webhooksQueue: { send: async () => {}, sendBatch: async () => {} } as unknown as Services["webhooksQueue"] };
 
-    expect(await applyOutcome(s, (await getJob(env.DB, id))!, largestOutcome(spec))).toBe(true);
+    expect(await endJobFromRunner(s, (await getJob(env.DB, id))!, largestOutcome(spec))).toBe(true);
 
     const columns = (await env.DB.prepare("SELECT name FROM pragma_table_info('jobs')").all<{ name: string }>()).results.map((c) => c.name);
     // Every column of a job's row has a share (or holds only ids, states, numbers and times).

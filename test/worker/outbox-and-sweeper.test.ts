@@ -4,10 +4,11 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { app } from "../../src/api/app.ts";
-import { canceledFinish, endJob } from "../../src/jobs/lifecycle/end-job.ts";
+import { endJob } from "../../src/jobs/lifecycle/end-job.ts";
 import { sweepStalled } from "../../src/maintenance/sweep-stalled.ts";
 import { createServices } from "../../src/services.ts";
 import { api, createAccount, insertQueuedJob, isTerminalJob, jobStatus, mediaUrl, waitForJob, webhookMailbox } from "./helpers.ts";
+import { canceledEnding } from "../../src/jobs/lifecycle/job-endings.ts";
 
 let account: { accountId: string; key: string };
 let secret: string;
@@ -36,7 +37,7 @@ describe("the end event is written with the terminal transition (outbox)", () =>
     await env.DB.prepare("UPDATE jobs SET webhook_url = ?2 WHERE id = ?1").bind(jobId, box.url()).run();
     const brokenQueue = { send: async () => { throw new Error("queue unavailable"); }, sendBatch: async () => { throw new Error("queue unavailable"); } };
     const services = { ...createServices(env), webhooksQueue: brokenQueue as unknown as Queue<{ deliveryId: string }> };
-    expect(await endJob(services, jobId, canceledFinish())).toBe(true);
+    expect(await endJob(services, jobId, canceledEnding())).toBe(true);
     expect((await deliveryRows(jobId)).results).toEqual([{ status: "pending", attempt_count: 0, payload: "" }]);
     expect(await box.received()).toEqual([]);
 
@@ -50,12 +51,12 @@ describe("the end event is written with the terminal transition (outbox)", () =>
   it("writes one event per job, none without a webhookUrl, and none for a finish that changed nothing", async () => {
     const services = createServices(env);
     const plain = await insertQueuedJob(account.accountId);
-    await endJob(services, plain, canceledFinish());
+    await endJob(services, plain, canceledEnding());
     expect((await deliveryRows(plain)).results).toEqual([]);
     const hooked = await insertQueuedJob(account.accountId);
     await env.DB.prepare("UPDATE jobs SET webhook_url = ?2 WHERE id = ?1").bind(hooked, webhookMailbox().url()).run();
-    expect(await endJob(services, hooked, canceledFinish())).toBe(true);
-    expect(await endJob(services, hooked, canceledFinish())).toBe(false);
+    expect(await endJob(services, hooked, canceledEnding())).toBe(true);
+    expect(await endJob(services, hooked, canceledEnding())).toBe(false);
     expect((await deliveryRows(hooked)).results).toHaveLength(1);
   });
 });

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { createServices, type Services } from "../../src/services.ts";
 import { createRunnerClient } from "../../src/runner/runner-client.ts";
-import { driveSplitJob } from "../../src/jobs/split/tick-split-job.ts";
+import { tickSplitJob } from "../../src/jobs/split/tick-split-job.ts";
 import { getJob, jobSpecOf } from "../../src/jobs/store/job-store.ts";
 import { insertTasks } from "../../src/jobs/split/task-store.ts";
 import { planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
-import type { DriveStep } from "../../src/jobs/lifecycle/tick-state.ts";
+import type { NextTick } from "../../src/jobs/lifecycle/tick-state.ts";
 import { insertQueuedJob, mediaUrl } from "./helpers.ts";
 
 /** A split job of 12 segments (a 60 s video in 5 s segments, no audio), running since `startedAt`, planned. */
@@ -28,7 +28,7 @@ export async function plannedSplitJob(accountId: string, parallel: { segmentSeco
  * One tick of a split job with a runner test double that takes every task and answers each status with
  * `answer(runnerJobId)` (by default: running). Records the runner ids it was handed.
  */
-export async function splitTick(id: string, opts: { answer?: (runnerJobId: string) => unknown; now?: Date } = {}): Promise<{ step: DriveStep; started: string[] }> {
+export async function splitTick(id: string, opts: { answer?: (runnerJobId: string) => unknown; now?: Date } = {}): Promise<{ step: NextTick; started: string[] }> {
   const started: string[] = [];
   const running = (jobId: string) => ({ jobId, state: "running", startedAt: new Date().toISOString(), progress: null, outcome: null });
   const runner = createRunnerClient({
@@ -41,6 +41,6 @@ export async function splitTick(id: string, opts: { answer?: (runnerJobId: strin
     timeouts: { startMs: 1000, callMs: 1000 },
   });
   const s: Services = { ...createServices(env), runner, ...(opts.now ? { now: () => opts.now! } : {}) };
-  const step = await driveSplitJob(s, (await getJob(env.DB, id))!, { jobId: id, phase: "split", misses: 0 });
+  const step = await tickSplitJob(s, (await getJob(env.DB, id))!, { jobId: id, phase: "split", misses: 0 });
   return { step, started };
 }

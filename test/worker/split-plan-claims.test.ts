@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
 import { createRunnerClient } from "../../src/runner/runner-client.ts";
-import { driveSplitJob } from "../../src/jobs/split/tick-split-job.ts";
+import { tickSplitJob } from "../../src/jobs/split/tick-split-job.ts";
 import { getJob } from "../../src/jobs/store/job-store.ts";
 import { listTasks } from "../../src/jobs/split/task-store.ts";
 import { MAX_SPLIT_SEGMENTS } from "../../src/jobs/split/split-tasks.ts";
@@ -52,7 +52,7 @@ async function tick(id: string, split: SplitFacts) {
     timeouts: { startMs: 1000, callMs: 1000 },
   });
   const s = { ...createServices(env), runner };
-  const step = await driveSplitJob(s, (await getJob(env.DB, id))!, { jobId: id, phase: "split", misses: 0 });
+  const step = await tickSplitJob(s, (await getJob(env.DB, id))!, { jobId: id, phase: "split", misses: 0 });
   return { step, probes, queries: (s.db as BudgetedD1).queries() };
 }
 

@@ -11,11 +11,10 @@ import { jobEventStream, KEEPALIVE_MS, withPushedProgress } from "./job-events.t
 import { tickFeedReader } from "./tick-feed.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { getJob, insertJob, jobSpecOf, listJobs, plannedArgsOf, type JobRow } from "../../jobs/store/job-store.ts";
+import { getJob, jobSpecOf, listJobs, plannedArgsOf, type JobRow } from "../../jobs/store/job-store.ts";
 import { reproduceScript } from "../../jobs/views/reproduce-script.ts";
 import { runnerInputs } from "../../jobs/runner-request/runner-inputs.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../../jobs/request/limits.ts";
-import { canceledFinish, endJob } from "../../jobs/lifecycle/end-job.ts";
 import { createServices } from "../../services.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
 import { isTerminal } from "../../jobs/transitions/job-states.ts";
@@ -27,6 +26,8 @@ import { taskView } from "../../jobs/split/task-view.ts";
 import { deleteFinishedJob } from "../../storage/delete-asset.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
+import { insertJob } from "../../jobs/transitions/insert-job.ts";
+import { cancelOnRequest } from "../../jobs/lifecycle/cancel-job.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 
@@ -127,13 +128,7 @@ jobRoutes.post("/:id/cancel", validate("param", idParamSchema), async (c) => {
   const job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
   if (isTerminal(job.status)) alreadyFinished(job.status);
   const coordinator = coordinatorOf(c.env, job.id);
-  // A queued job (even one waiting in its runner's line) is canceled at once; its coordinator
-  // then has the runner drop it, after the answer.
-  if (job.status === "queued" && (await endJob(createServices(c.env), job.id, canceledFinish()))) {
-    afterResponse(c, coordinator.cancel(job.id));
-  }
-  const current = await requireJob(c.env.DB, job.id, accountId);
-  if (current.status === "running") await coordinator.cancel(job.id);
+  await cancelOnRequest(createServices(c.env), job, coordinator, (work) => afterResponse(c, work));
   const after = await requireJob(c.env.DB, job.id, accountId);
   if (after.status !== "canceled") alreadyFinished(after.status);
   return c.json(await jobView(after, await listOutputs(c.env.DB, [after.id]), linksOf(c)));

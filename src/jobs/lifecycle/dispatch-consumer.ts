@@ -1,13 +1,13 @@
 import type { Env } from "../../env.ts";
 import { dispatchRetryDelaySeconds, type JobMessage } from "./job-message.ts";
 import { endJob } from "./end-job.ts";
-import { rejection } from "./job-endings.ts";
+import { rejectedEnding } from "./job-endings.ts";
 import { createServices } from "../../services.ts";
 
 /**
- * The jobs queue consumer: hands each job to its coordinator, which arms its alarm and drives the
+ * The jobs queue consumer: hands each job to its coordinator, which arms its alarm and ticks the
  * job from there. Each message is acked or retried on its own; a duplicate message reaches the same
- * coordinator, whose start is a no-op while it already drives the job.
+ * coordinator, whose start is a no-op while it already ticks the job.
  */
 export async function consumeJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
   await Promise.all(
@@ -31,7 +31,7 @@ export async function consumeJobMessages(batch: MessageBatch<JobMessage>, env: E
 export async function consumeDeadJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
   const services = createServices(env);
   for (const msg of batch.messages) {
-    await endJob(services, msg.body.jobId, rejection("RUNNER_UNAVAILABLE", "The job could not be dispatched to a runner"));
+    await endJob(services, msg.body.jobId, rejectedEnding("RUNNER_UNAVAILABLE", "The job could not be dispatched to a runner"));
     msg.ack();
   }
 }

@@ -3,20 +3,21 @@ import { RunnerBusy } from "../../runner/runner-client.ts";
 import { containerStartStatement } from "../../metrics/metric-store.ts";
 import { getJob, jobSpecOf, setQueuedReason, type JobRow } from "../store/job-store.ts";
 import { CHAIN_CHECK_MS, chainState, waitsOnJobs } from "../request/chained-inputs.ts";
-import { claimForDispatch, markStarted, unclaimDispatch, whyNotClaimed } from "../transitions/claim-for-dispatch.ts";
+import { claimForDispatch, unclaimDispatch, whyNotClaimed } from "../transitions/claim-for-dispatch.ts";
 import { endJob } from "./end-job.ts";
-import { failure, rejection } from "./job-endings.ts";
+import { failedEnding, rejectedEnding } from "./job-endings.ts";
 import { CAPACITY_RETRY_MS } from "./retry-policy.ts";
 import { loseAttempt } from "./lose-attempt.ts";
-import type { DriveStep } from "./tick-state.ts";
+import type { NextTick } from "./tick-state.ts";
 import { buildRunnerRequest } from "../runner-request/runner-request.ts";
+import { markStarted } from "../transitions/mark-started.ts";
 
 /**
  * Hands a queued job to its runner as its next attempt. The claim (a guarded statement that also
  * enforces the account's limits) makes a duplicate tick change nothing; the job stays queued until
  * the runner reports that its binary got a slot.
  */
-export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> {
+export async function dispatchJob(s: Services, job: JobRow): Promise<NextTick> {
   const jobId = job.id;
   const waits = await waitForOtherJobs(s, job);
   if (waits) return waits;
@@ -50,12 +51,12 @@ export async function dispatchJob(s: Services, job: JobRow): Promise<DriveStep> 
  * until they have completed (checked every CHAIN_CHECK_MS), and fails with INPUT_JOB_FAILED
  * (DEPENDENCY_FAILED) as soon as one never will.
  */
-async function waitForOtherJobs(s: Services, job: JobRow): Promise<DriveStep | null> {
+async function waitForOtherJobs(s: Services, job: JobRow): Promise<NextTick | null> {
   const spec = jobSpecOf(job);
   if (!waitsOnJobs(spec)) return null;
   const chain = await chainState(s.db, job, spec);
   if (chain.kind === "failed") {
-    await endJob(s, job.id, failure(chain.code, chain.message));
+    await endJob(s, job.id, failedEnding(chain.code, chain.message));
     return { done: true };
   }
   const reason = chain.kind === "waiting" ? chain.reason : null;
@@ -63,17 +64,17 @@ async function waitForOtherJobs(s: Services, job: JobRow): Promise<DriveStep | n
   return chain.kind === "waiting" ? { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CHAIN_CHECK_MS } : null;
 }
 
-async function notClaimed(s: Services, job: JobRow): Promise<DriveStep> {
+async function notClaimed(s: Services, job: JobRow): Promise<NextTick> {
   switch (await whyNotClaimed(s.db, job, s.config.maxActiveJobsPerAccount)) {
     case "gone":
       return job.status === "running" ? { state: { jobId: job.id, phase: "watch", misses: 0 }, delayMs: 0 } : { done: true };
     case "already-dispatched":
       return { state: { jobId: job.id, phase: "watch", misses: 0 }, delayMs: 0 };
     case "no-credits":
-      await endJob(s, job.id, rejection("INSUFFICIENT_CREDITS", "The account's credit balance is exhausted"));
+      await endJob(s, job.id, rejectedEnding("INSUFFICIENT_CREDITS", "The account's credit balance is exhausted"));
       return { done: true };
     case "too-many-active":
-      await endJob(s, job.id, rejection("TOO_MANY_ACTIVE_JOBS", `The account already has ${s.config.maxActiveJobsPerAccount} jobs queued or running`));
+      await endJob(s, job.id, rejectedEnding("TOO_MANY_ACTIVE_JOBS", `The account already has ${s.config.maxActiveJobsPerAccount} jobs queued or running`));
       return { done: true };
     case "credits-reserved":
       return { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS };

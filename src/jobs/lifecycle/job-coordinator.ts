@@ -4,14 +4,17 @@ import { createServices, type Services } from "../../services.ts";
 import { countEachInvocation } from "../../platform/counted-durable-object.ts";
 import { getJob } from "../store/job-store.ts";
 import { isTerminal } from "../transitions/job-states.ts";
-import { driveJob, initialDriveState } from "./tick-job.ts";
-import type { DriveState } from "./tick-state.ts";
-import { cancelJob } from "./watch-job.ts";
+import { tickJob, firstTickState } from "./tick-job.ts";
+import type { TickState } from "./tick-state.ts";
+import { cancelJob } from "./cancel-job.ts";
 import { TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
 import { withProgress, withStatus, type JobSnapshot, type TickNews } from "./tick-news.ts";
 
+/** Where a coordinator keeps its TickState. The name is older than the word "tick": coordinators alive across a deploy keep theirs. */
+const TICK_STATE_KEY = "drive";
+
 /**
- * One per job (named by the job id): drives the job from queued to terminal one tick at a time
+ * One per job (named by the job id): ticks the job from queued to terminal, one tick at a time
  * (src/jobs/lifecycle/tick-job.ts), never two at once: at its start, when its runner notifies it, and at its
  * alarm. The alarm is armed before anything about the job changes and re-armed by every tick until
  * the job is terminal, so a crash at any point leaves a pending alarm (or, if even that was lost,
@@ -54,26 +57,26 @@ export class JobCoordinator extends DurableObject<Env> {
     };
   }
 
-  /** Makes sure the job is being driven: a no-op while it already is. Safe to call any number of times. */
-  async start(jobId: string): Promise<"driving" | "finished"> {
+  /** Makes sure the job is ticking: a no-op while it already is. Safe to call any number of times. */
+  async start(jobId: string): Promise<"ticking" | "finished"> {
     const storage = this.ctx.storage;
     const s = this.#services();
-    const known = await storage.get<DriveState>("drive");
+    const known = await storage.get<TickState>(TICK_STATE_KEY);
     const alarm = await storage.getAlarm();
     // An alarm long overdue did not fire (the platform lost it, say in a restart): arm it anew.
-    if (known && alarm !== null && alarm > Date.now() - s.config.stalledJobMs) return "driving";
+    if (known && alarm !== null && alarm > Date.now() - s.config.stalledJobMs) return "ticking";
     const job = await getJob(s.db, jobId);
     if (!job || isTerminal(job.status)) return "finished";
-    await storage.put("drive", known ?? initialDriveState(job));
+    await storage.put(TICK_STATE_KEY, known ?? firstTickState(job));
     // The alarm first, as the safety net; then the first tick at once, not at the alarm's pace.
     await storage.setAlarm(Date.now() + s.config.runnerPollIntervalMs);
     void this.#tickSoon();
-    return "driving";
+    return "ticking";
   }
 
   /** The runner says something changed: look now instead of at the next poll. */
   async notify(): Promise<void> {
-    if (await this.ctx.storage.get<DriveState>("drive")) void this.#tickSoon();
+    if (await this.ctx.storage.get<TickState>(TICK_STATE_KEY)) void this.#tickSoon();
   }
 
   async cancel(jobId: string): Promise<boolean> {
@@ -157,13 +160,13 @@ export class JobCoordinator extends DurableObject<Env> {
 
   async #tick(): Promise<void> {
     const storage = this.ctx.storage;
-    const state = await storage.get<DriveState>("drive");
+    const state = await storage.get<TickState>(TICK_STATE_KEY);
     if (!state) return;
     try {
-      const step = await driveJob(this.#services(), state);
+      const step = await tickJob(this.#services(), state);
       this.#wake(step.done === true);
       if (step.done) return await storage.deleteAll();
-      await storage.put("drive", step.state);
+      await storage.put(TICK_STATE_KEY, step.state);
       await storage.setAlarm(Date.now() + step.delayMs);
     } catch (err) {
       console.error(`job ${state.jobId}: coordinator tick failed; trying again`, err);

@@ -1,13 +1,35 @@
 import type { JobErrorCode } from "../../api/error-codes.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
-import type { JobFinish } from "../store/job-store.ts";
+import type { JobTimings } from "../views/job-timings.ts";
+
+/**
+ * How a job ends: every ending is one of these values, made by the constructors below, and written by
+ * endJob (end-job.ts), the one way a job reaches a terminal status.
+ */
+export type JobEnding = {
+  status: "completed" | "failed" | "canceled" | "rejected";
+  exitCode: number | null;
+  runtimeSeconds: number;
+  creditsCharged: number;
+  errorCode: JobErrorCode | null;
+  errorMessage: string | null;
+  stdout: string | null;
+  stderrTail: string | null;
+  timings?: JobTimings | null;
+  failedStep?: number | null;
+  /** Preset jobs: what the runner planned from the inputs and ran. */
+  plannedArgs?: string[] | null;
+  /** Bytes per input read by the job's commands and fetched from the origin. */
+  inputReads?: RunnerOutcome["inputReads"] | null;
+};
 
 /** Whole seconds the binary ran, rounded up: a job that ran at all is billed at least one second. */
 export function billableSeconds(runtimeMs: number): number {
   return runtimeMs > 0 ? Math.ceil(runtimeMs / 1000) : 0;
 }
 
-export function finishFromOutcome(outcome: RunnerOutcome, creditsPerSecond: number): JobFinish {
+/** The ending a runner reported (completed, failed, or canceled with what ran), charged for its seconds. */
+export function endingFromRunner(outcome: RunnerOutcome, creditsPerSecond: number): JobEnding {
   const runtimeSeconds = billableSeconds(outcome.runtimeMs);
   return {
     status: outcome.status,
@@ -16,7 +38,7 @@ export function finishFromOutcome(outcome: RunnerOutcome, creditsPerSecond: numb
     creditsCharged: runtimeSeconds * creditsPerSecond,
     errorCode: outcome.errorCode,
     errorMessage: outcome.errorMessage,
-    // Cut to their bytes where the row is written (finishJob, src/jobs/store/row-budget.ts).
+    // Cut to their bytes where the row is written (writeEnding, src/jobs/store/row-budget.ts).
     stdout: outcome.stdout,
     stderrTail: outcome.stderrTail,
     failedStep: outcome.failedStep ?? null,
@@ -25,7 +47,8 @@ export function finishFromOutcome(outcome: RunnerOutcome, creditsPerSecond: numb
   };
 }
 
-export function failure(errorCode: JobErrorCode, errorMessage: string, runtimeSeconds = 0, creditsPerSecond = 0): JobFinish {
+/** A job that failed apart from its binary's own exit (a timeout, lost runners, a failed dependency). */
+export function failedEnding(errorCode: JobErrorCode, errorMessage: string, runtimeSeconds = 0, creditsPerSecond = 0): JobEnding {
   return {
     status: "failed", exitCode: null, runtimeSeconds, creditsCharged: runtimeSeconds * creditsPerSecond, errorCode,
     errorMessage, stdout: null, stderrTail: null,
@@ -33,6 +56,14 @@ export function failure(errorCode: JobErrorCode, errorMessage: string, runtimeSe
 }
 
 /** A job refused before it ran: never charged. */
-export function rejection(errorCode: JobErrorCode, errorMessage: string): JobFinish {
+export function rejectedEnding(errorCode: JobErrorCode, errorMessage: string): JobEnding {
   return { status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode, errorMessage, stdout: null, stderrTail: null };
+}
+
+/** A canceled job, charged for what its binary ran before it was stopped (nothing, if it had not started). */
+export function canceledEnding(runtimeSeconds = 0, creditsPerSecond = 0): JobEnding {
+  return {
+    status: "canceled", exitCode: null, runtimeSeconds, creditsCharged: runtimeSeconds * creditsPerSecond, errorCode: "CANCELED",
+    errorMessage: "The job was canceled", stdout: null, stderrTail: null,
+  };
 }

@@ -1,22 +1,22 @@
 import type { Services } from "../../services.ts";
 import { getJob, jobSpecOf, type JobRow } from "../store/job-store.ts";
-import { driveSplitJob } from "../split/tick-split-job.ts";
+import { tickSplitJob } from "../split/tick-split-job.ts";
 import { releaseTasks } from "../split/end-split-job.ts";
 import { listTasks } from "../split/task-store.ts";
 import { isTerminal } from "../transitions/job-states.ts";
 import { dispatchJob } from "./dispatch-job.ts";
 import { watchJob } from "./watch-job.ts";
-import type { DriveState, DriveStep } from "./tick-state.ts";
+import type { TickState, NextTick } from "./tick-state.ts";
 
 /** Where a coordinator picks a job up, from what D1 says (a fresh coordinator, or one re-armed by the sweeper). */
-export function initialDriveState(job: JobRow): DriveState {
+export function firstTickState(job: JobRow): TickState {
   const withRunner = job.status === "running" || job.dispatched_at !== null;
   const split = jobSpecOf(job).parallel !== undefined;
   return { jobId: job.id, phase: !withRunner ? "dispatch" : split ? "split" : "watch", misses: 0 };
 }
 
 /** One coordinator tick. Every branch ends the job or names the next tick: nothing waits unwatched. */
-export async function driveJob(s: Services, state: DriveState): Promise<DriveStep> {
+export async function tickJob(s: Services, state: TickState): Promise<NextTick> {
   const job = await getJob(s.db, state.jobId);
   if (job) s.onStatus?.(job.status);
   if (!job || isTerminal(job.status)) {
@@ -25,6 +25,6 @@ export async function driveJob(s: Services, state: DriveState): Promise<DriveSte
     if (state.phase === "split") await releaseTasks(s, state.jobId, await listTasks(s.db, state.jobId));
     return { done: true };
   }
-  if (state.phase === "split") return driveSplitJob(s, job, state);
+  if (state.phase === "split") return tickSplitJob(s, job, state);
   return state.phase === "dispatch" ? dispatchJob(s, job) : watchJob(s, job, state);
 }

@@ -3,7 +3,7 @@
  * runner ("dispatch") or watching the runner run it ("watch"). The job's status, attempts and
  * deadline live in D1; this is only where the coordinator is in its loop.
  */
-export type DriveState = {
+export type TickState = {
   jobId: string;
   /** "split": a split encode's tasks (src/jobs/split/), each on a runner of its own. */
   phase: "dispatch" | "watch" | "split";
@@ -14,4 +14,4 @@ export type DriveState = {
   progressSavedAtMs?: number;
 };
 /** After a tick: the job is terminal (nothing more to do), or the next tick runs in `delayMs`. */
-export type DriveStep = { done: true } | { done?: false; state: DriveState; delayMs: number };
+export type NextTick = { done: true } | { done?: false; state: TickState; delayMs: number };

@@ -2,10 +2,10 @@ import type { Services } from "../../services.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import { WORK_PREFIX } from "../../storage/presigner.ts";
 import { deletePrefix } from "../../storage/delete-objects.ts";
-import type { JobRow, JobFinish } from "../store/job-store.ts";
-import { applyOutcome } from "../lifecycle/end-job-from-runner.ts";
-import { billableSeconds } from "../lifecycle/job-endings.ts";
-import { canceledFinish, endJob } from "../lifecycle/end-job.ts";
+import type { JobRow } from "../store/job-store.ts";
+import { endJobFromRunner } from "../lifecycle/end-job.ts";
+import { billableSeconds, type JobEnding, canceledEnding } from "../lifecycle/job-endings.ts";
+import { endJob } from "../lifecycle/end-job.ts";
 import { discardUnrecordedOutputs } from "../lifecycle/discard-outputs.ts";
 import { endTaskStatement, listTasks, tasksRuntimeMs, type JobTask } from "./task-store.ts";
 
@@ -16,7 +16,7 @@ import { endTaskStatement, listTasks, tasksRuntimeMs, type JobTask } from "./tas
 
 /** The last task (the join, or the whole run) completed: the job completes with its output. */
 export async function completeSplitJob(s: Services, job: JobRow, tasks: JobTask[], last: JobTask, outcome: RunnerOutcome, alongside: D1PreparedStatement[] = []): Promise<void> {
-  await applyOutcome(s, job, {
+  await endJobFromRunner(s, job, {
     ...outcome,
     runtimeMs: tasksRuntimeMs(tasks),
     timings: splitTimings(job, tasks, last, outcome),
@@ -32,7 +32,7 @@ export async function completeSplitJob(s: Services, job: JobRow, tasks: JobTask[
  * canceled: the tasks still running are stopped first, so their run time is billed and nothing keeps
  * writing, then the job ends with `finish` and the total.
  */
-export async function stopSplitJob(s: Services, job: JobRow, tasks: JobTask[], finish: (runtimeSeconds: number) => JobFinish, alongside: D1PreparedStatement[] = []): Promise<boolean> {
+export async function stopSplitJob(s: Services, job: JobRow, tasks: JobTask[], finish: (runtimeSeconds: number) => JobEnding, alongside: D1PreparedStatement[] = []): Promise<boolean> {
   const now = s.now().toISOString();
   const stopped = await Promise.all(tasks.filter((t) => t.status === "running").map(async (t) => {
     const report = await s.runner.cancel(t.runnerId!).catch(() => null);
@@ -49,7 +49,7 @@ export async function stopSplitJob(s: Services, job: JobRow, tasks: JobTask[], f
 
 /** A canceled split job: its running tasks stopped, billed for what ran. */
 export async function cancelSplitJob(s: Services, job: JobRow): Promise<boolean> {
-  return stopSplitJob(s, job, await listTasks(s.db, job.id), (seconds) => canceledFinish(seconds, s.config.creditsPerSecond));
+  return stopSplitJob(s, job, await listTasks(s.db, job.id), (seconds) => canceledEnding(seconds, s.config.creditsPerSecond));
 }
 
 /** Every task's runner let go, and the work files deleted (also run by a terminal tick, in case this did not finish). */

@@ -3,17 +3,17 @@ import { RunnerBusy, RunnerUnreachable } from "../../runner/runner-client.ts";
 import type { RunnerJobStatus } from "../../runner/runner-protocol.ts";
 import { jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress, type JobRow } from "../store/job-store.ts";
 import { jobTimeoutMs, timedOutMessage } from "../request/job-request.ts";
-import { failure, finishFromOutcome } from "../lifecycle/job-endings.ts";
+import { failedEnding, endingFromRunner } from "../lifecycle/job-endings.ts";
 import { CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES, attemptRetryDelayMs } from "../lifecycle/retry-policy.ts";
-import { markStarted } from "../transitions/claim-for-dispatch.ts";
 import { affordableWorkers } from "../store/credit-reservations.ts";
-import type { DriveState, DriveStep } from "../lifecycle/tick-state.ts";
+import type { TickState, NextTick } from "../lifecycle/tick-state.ts";
 import { planSplitJob } from "./plan-split-job.ts";
 import { claimTask, endTaskStatement, listTasks, loseTask, unclaimTask, type JobTask } from "./task-store.ts";
 import { describeTask, isEmptySegment, segmentsToJoin } from "./split-tasks.ts";
 import { taskRequest } from "./task-requests.ts";
 import { completeSplitJob, stopSplitJob } from "./end-split-job.ts";
 import { splitProgress } from "./split-progress.ts";
+import { markStarted } from "../transitions/mark-started.ts";
 
 /**
  * One coordinator tick of a split job (running from its claim): plan it once, then look at every task
@@ -21,17 +21,17 @@ import { splitProgress } from "./split-progress.ts";
  * needs are met to runners of their own (at most `maxWorkers` at once), and end the job when the last
  * task completes, a task fails, or the deadline passes. Every branch ends the job or names the next tick.
  */
-export async function driveSplitJob(s: Services, job: JobRow, state: DriveState): Promise<DriveStep> {
+export async function tickSplitJob(s: Services, job: JobRow, state: TickState): Promise<NextTick> {
   const spec = jobSpecOf(job);
   const now = s.now();
-  const poll = (patch: Partial<DriveState> = {}, delayMs = s.config.runnerPollIntervalMs): DriveStep => ({ state: { ...state, ...patch }, delayMs });
+  const poll = (patch: Partial<TickState> = {}, delayMs = s.config.runnerPollIntervalMs): NextTick => ({ state: { ...state, ...patch }, delayMs });
   // Running from its claim (dispatch-job.ts); a tick that finds it claimed but not yet running makes it so.
   if (job.status === "queued" && (await markStarted(s.db, job.id, now.toISOString(), now.toISOString()))) s.onStatus?.("running");
   const startedMs = Date.parse(job.started_at ?? job.dispatched_at ?? now.toISOString());
   let tasks = await listTasks(s.db, job.id);
   const timeoutMs = jobTimeoutMs(spec, s.config.jobTimeoutMs);
   if (now.getTime() > startedMs + timeoutMs + DEADLINE_GRACE_MS) {
-    await stopSplitJob(s, job, tasks, (seconds) => failure("JOB_TIMEOUT", timedOutMessage(timeoutMs), seconds, s.config.creditsPerSecond));
+    await stopSplitJob(s, job, tasks, (seconds) => failedEnding("JOB_TIMEOUT", timedOutMessage(timeoutMs), seconds, s.config.creditsPerSecond));
     return { done: true };
   }
   if (!tasks.length) {
@@ -39,7 +39,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
     if (plan.kind === "busy") return poll({}, CAPACITY_RETRY_MS);
     if (plan.kind === "failed" || (plan.kind === "unreachable" && state.misses + 1 >= RUNNER_ATTEMPTS)) {
       const code = plan.kind === "failed" ? plan.code : "RUNNER_UNAVAILABLE";
-      await stopSplitJob(s, job, [], () => failure(code, plan.kind === "failed" ? plan.message : `No runner could probe the input to plan the split (${state.misses + 1} attempts)`));
+      await stopSplitJob(s, job, [], () => failedEnding(code, plan.kind === "failed" ? plan.message : `No runner could probe the input to plan the split (${state.misses + 1} attempts)`));
       return { done: true };
     }
     if (plan.kind === "unreachable") return poll({ misses: state.misses + 1 }, attemptRetryDelayMs(state.misses + 1));
@@ -82,7 +82,7 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
       // A task runs with what was left of the job's time: its time-out is the job's, said as the job's.
       const message = o.errorCode === "JOB_TIMEOUT" ? timedOutMessage(timeoutMs)
         : task.params.kind === "whole" ? o.errorMessage : `${describeTask(task.name, task.params)}: ${o.errorMessage ?? o.status}`;
-      await stopSplitJob(s, job, all, (seconds) => ({ ...finishFromOutcome(o, s.config.creditsPerSecond), runtimeSeconds: seconds, creditsCharged: seconds * s.config.creditsPerSecond, errorMessage: message, inputReads: null }), [ended]);
+      await stopSplitJob(s, job, all, (seconds) => ({ ...endingFromRunner(o, s.config.creditsPerSecond), runtimeSeconds: seconds, creditsCharged: seconds * s.config.creditsPerSecond, errorMessage: message, inputReads: null }), [ended]);
       return { done: true };
     }
     // All done: this was the last (the join, which needs every other, or the whole run). Its end and
@@ -99,13 +99,13 @@ export async function driveSplitJob(s: Services, job: JobRow, state: DriveState)
   const exhausted = tasks.find((t) => t.status === "pending" && t.attempts >= RUNNER_ATTEMPTS);
   if (exhausted) {
     const message = `${describeTask(exhausted.name, exhausted.params)} was lost on ${exhausted.attempts} runners (restarted, evicted or unreachable)`;
-    await stopSplitJob(s, job, tasks, (seconds) => failure("RUNNER_LOST", message, seconds, s.config.creditsPerSecond));
+    await stopSplitJob(s, job, tasks, (seconds) => failedEnding("RUNNER_LOST", message, seconds, s.config.creditsPerSecond));
     return { done: true };
   }
   const segments = tasks.filter((t) => t.params.kind === "segment");
   if (segments.length && segments.every((t) => t.status === "completed") && !segmentsToJoin(tasks).length) {
     const message = "No segment of the input's video had a frame: the input has none where its header says its video is";
-    await stopSplitJob(s, job, tasks, (seconds) => failure("OUTPUT_EMPTY", message, seconds, s.config.creditsPerSecond));
+    await stopSplitJob(s, job, tasks, (seconds) => failedEnding("OUTPUT_EMPTY", message, seconds, s.config.creditsPerSecond));
     return { done: true };
   }
   const busy = await startReadyTasks(s, job, tasks, spec.parallel?.maxWorkers ?? 1, startedMs + timeoutMs - now.getTime());

@@ -1,11 +1,8 @@
-import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
-import type { JobErrorCode } from "../../api/error-codes.ts";
 import type { JobSpec } from "../request/job-request.ts";
-import { sourcesOf, TERMINAL_STATUSES, type JobStatus } from "../transitions/job-states.ts";
+import { TERMINAL_STATUSES, type JobStatus } from "../transitions/job-states.ts";
 import { keysetPage, type Cursor } from "../../storage/keyset-page.ts";
-import type { JobTimings } from "../views/job-timings.ts";
 import { JOB_SUMMARY_COLUMNS, JOB_SUMMARY_COMPUTED, type JobSummaryRow } from "../views/job-summary.ts";
-import { JOB_COLUMN_MAX_BYTES, storedFinish } from "./row-budget.ts";
+import { JOB_COLUMN_MAX_BYTES } from "./row-budget.ts";
 import { boundedJson, headBytes } from "./stored-bytes.ts";
 
 export type JobRow = {
@@ -44,23 +41,6 @@ export type JobRow = {
   queued_reason?: string | null;
 };
 
-export type JobFinish = {
-  status: "completed" | "failed" | "canceled" | "rejected";
-  exitCode: number | null;
-  runtimeSeconds: number;
-  creditsCharged: number;
-  errorCode: JobErrorCode | null;
-  errorMessage: string | null;
-  stdout: string | null;
-  stderrTail: string | null;
-  timings?: JobTimings | null;
-  failedStep?: number | null;
-  /** Preset jobs: what the runner planned from the inputs and ran. */
-  plannedArgs?: string[] | null;
-  /** Bytes per input read by the job's commands and fetched from the origin. */
-  inputReads?: RunnerOutcome["inputReads"] | null;
-};
-
 /** A preset job's planned arguments, as its runner reported them (null before it ran, and for raw jobs). */
 export function plannedArgsOf(row: Pick<JobRow, "planned_args_json">): string[] | null {
   return row.planned_args_json ? (JSON.parse(row.planned_args_json) as string[]) : null;
@@ -68,17 +48,6 @@ export function plannedArgsOf(row: Pick<JobRow, "planned_args_json">): string[] 
 
 export function jobSpecOf(row: JobRow): JobSpec {
   return JSON.parse(row.request_json) as JobSpec;
-}
-
-export async function insertJob(db: D1Database, job: { id: string; accountId: string; spec: JobSpec; now: string }): Promise<void> {
-  await db
-    .prepare(
-      `INSERT INTO jobs (id, account_id, binary, mode, status, request_json, webhook_url, created_at, updated_at, metadata_json)
-       VALUES (?1, ?2, ?3, ?7, 'queued', ?4, ?5, ?6, ?6, ?8)`,
-    )
-    .bind(job.id, job.accountId, job.spec.binary, JSON.stringify(job.spec), job.spec.webhookUrl, job.now, job.spec.mode ?? "raw",
-      job.spec.metadata ? JSON.stringify(job.spec.metadata) : null)
-    .run();
 }
 
 /** A job by id; with an account id, another account's job is indistinguishable from a missing one. */
@@ -100,47 +69,6 @@ export async function saveProgress(db: D1Database, id: string, progress: unknown
     .prepare("UPDATE jobs SET progress_json = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'running'")
     .bind(id, boundedJson(progress, JOB_COLUMN_MAX_BYTES.progress_json), now)
     .run();
-}
-
-/**
- * Moves a job to a terminal state and charges its account, atomically and at most once: the status
- * guard makes a late or duplicate finish change nothing, and `charge_applied` makes the debit idempotent.
- * `alongside` statements join the same batch (the webhook outbox row); their results come back.
- */
-export async function finishJob(
-  db: D1Database,
-  id: string,
-  finish: JobFinish,
-  now: string,
-  alongside: D1PreparedStatement[] = [],
-): Promise<{ moved: boolean; alongside: D1Result[] }> {
-  const from = sourcesOf(finish.status);
-  const guard = from.map((s) => `'${s}'`).join(", ");
-  // What the runner reported, cut to the row's shares (src/jobs/store/row-budget.ts): D1 refuses a larger row.
-  finish = storedFinish(finish);
-  const max = JOB_COLUMN_MAX_BYTES;
-  const [update, , , ...rest] = await db.batch([
-    db
-      .prepare(
-        `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
-           error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10, timings_json = ?11,
-           failed_step = ?12, planned_args_json = ?13, input_reads_json = ?14, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
-         WHERE id = ?1 AND status IN (${guard})`,
-      )
-      .bind(id, finish.status, finish.exitCode, finish.runtimeSeconds, finish.creditsCharged, finish.errorCode,
-        finish.errorMessage, finish.stdout, finish.stderrTail, now, boundedJson(finish.timings, max.timings_json),
-        finish.failedStep ?? null, boundedJson(finish.plannedArgs, max.planned_args_json), boundedJson(finish.inputReads, max.input_reads_json)),
-    db
-      .prepare(
-        `UPDATE accounts SET credit_balance = credit_balance - (SELECT credits_charged FROM jobs WHERE id = ?1)
-         WHERE credit_balance IS NOT NULL
-           AND id = (SELECT account_id FROM jobs WHERE id = ?1 AND charge_applied = 0 AND finished_at IS NOT NULL)`,
-      )
-      .bind(id),
-    db.prepare("UPDATE jobs SET charge_applied = 1 WHERE id = ?1 AND charge_applied = 0 AND finished_at IS NOT NULL").bind(id),
-    ...alongside,
-  ]);
-  return { moved: update.meta.changes === 1, alongside: rest };
 }
 
 /**

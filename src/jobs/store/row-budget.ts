@@ -1,6 +1,6 @@
 import { MAX_REQUEST_BODY_BYTES, MAX_STDERR_TAIL_BYTES, MAX_STDOUT_BYTES, MAX_URL_LENGTH_CHARS } from "../request/limits.ts";
 import { headBytes, tailBytes } from "./stored-bytes.ts";
-import type { JobFinish } from "./job-store.ts";
+import type { JobEnding } from "../lifecycle/job-endings.ts";
 
 /**
  * D1 refuses a row over 2,000,000 bytes (src/platform/d1-row-size.ts), and a refused write of a
@@ -56,11 +56,11 @@ export const DIRECTORY_FILE_ENTRY_MAX_BYTES = 300;
 export const STORED_VIEW_MAX_BYTES = 1_800_000;
 
 /** A job's end as its row can hold it: text cut to its share (stdout's start, stderr's end), JSON left out where larger. */
-export function storedFinish(f: JobFinish): JobFinish {
+export function storedEnding(f: JobEnding): JobEnding {
   const max = JOB_COLUMN_MAX_BYTES;
   return {
     ...f,
-    errorCode: f.errorCode === null ? null : (headBytes(f.errorCode, ERROR_CODE_MAX_BYTES) as JobFinish["errorCode"]),
+    errorCode: f.errorCode === null ? null : (headBytes(f.errorCode, ERROR_CODE_MAX_BYTES) as JobEnding["errorCode"]),
     errorMessage: f.errorMessage === null ? null : headBytes(f.errorMessage, max.error_message),
     stdout: f.stdout === null ? null : headBytes(f.stdout, max.stdout),
     stderrTail: f.stderrTail === null ? null : tailBytes(f.stderrTail, max.stderr_tail),

@@ -2,16 +2,12 @@ import type { JobRow } from "../store/job-store.ts";
 import { heldSecondsSql } from "../store/credit-reservations.ts";
 
 /**
- * The guarded statements of a job's runner attempts. Each is one UPDATE whose WHERE clause is the
- * whole decision, so concurrent coordinators, late ticks and duplicate messages change nothing.
- */
-
-/**
  * queued (not with a runner) → handed to a runner, as attempt `attempts + 1`, only if the account's
  * limits allow it at this instant: fewer than `maxActive` of its jobs created before this one still
  * unfinished, and a credit balance (when it has one) above the seconds' charges its jobs already with a
  * runner hold (credit-reservations.ts: one per container each runs). False when it was not claimed;
- * `whyNotClaimed` says why.
+ * `whyNotClaimed` says why. The status stays queued (markStarted moves it on); like every statement in
+ * this folder, the WHERE clause is the whole decision, so concurrent coordinators change nothing.
  */
 export async function claimForDispatch(db: D1Database, id: string, now: string, limits: { maxActive: number; creditsPerSecond: number }): Promise<boolean> {
   const r = await db
@@ -53,25 +49,4 @@ export async function unclaimDispatch(db: D1Database, id: string, attempts: numb
     .prepare("UPDATE jobs SET attempts = attempts - 1, dispatched_at = NULL, updated_at = ?3 WHERE id = ?1 AND status = 'queued' AND attempts = ?2")
     .bind(id, attempts, now)
     .run();
-}
-
-/** queued (with a runner) → running: the binary got its slot at `startedAt`; the deadline runs from there. */
-export async function markStarted(db: D1Database, id: string, startedAt: string, now: string): Promise<boolean> {
-  const r = await db
-    .prepare("UPDATE jobs SET status = 'running', started_at = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'queued' AND dispatched_at IS NOT NULL")
-    .bind(id, startedAt, now)
-    .run();
-  return r.meta.changes === 1;
-}
-
-/** Attempt `attempts` was lost: back in line (queued, not with a runner), progress and start cleared. */
-export async function requeueLostAttempt(db: D1Database, id: string, attempts: number, now: string): Promise<boolean> {
-  const r = await db
-    .prepare(
-      `UPDATE jobs SET status = 'queued', dispatched_at = NULL, started_at = NULL, progress_json = NULL, updated_at = ?3
-       WHERE id = ?1 AND status IN ('queued', 'running') AND attempts = ?2`,
-    )
-    .bind(id, attempts, now)
-    .run();
-  return r.meta.changes === 1;
 }
