@@ -1,3 +1,3 @@
--- Bytes per input a job's commands read, and fetched from its origin (issue 20: inputs are read by
+-- Bytes per input a job's commands read, and fetched from its origin (inputs are read by
 -- range while the job runs), as a JSON object by input name; null before a job ran.
 ALTER TABLE jobs ADD COLUMN input_reads_json TEXT;

@@ -1,4 +1,4 @@
--- Split encodes (issue 22, src/jobs/split/): a job's runner tasks (its segments, its audio, the join;
+-- Split encodes (src/jobs/split/): a job's runner tasks (its segments, its audio, the join;
 -- or one "whole" task when the input cannot be cut), each run on a runner of its own. Every change is
 -- a guarded UPDATE (src/jobs/split/task-store.ts), so a late tick or a duplicate report changes nothing.
 CREATE TABLE job_tasks (

@@ -1,4 +1,4 @@
--- Bytes that no record points at any more (issue 29): a delete or an expiry changes its rows first, in
+-- Bytes that no record points at any more: a delete or an expiry changes its rows first, in
 -- one batch with a row here naming the key prefix that held the bytes, then deletes the bytes. If that
 -- second step fails (a Worker stopped, storage refused), the scheduled sweep deletes the prefix once
 -- `reclaim_at` has passed. A deleted upload's prefix is reclaimed again when its presigned PUT URL

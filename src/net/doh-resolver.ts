@@ -48,7 +48,7 @@ export function dohResolver(endpoint: string, fetchFn: typeof fetch = fetch): Re
  * The resolver's JSON is taken only in the shape its API documents: an answer list, each A record an
  * IPv4 address and each AAAA an IPv6 one, as text. Anything else fails the lookup (refused, fail closed)
  * rather than reach the address check and the cache: a number or an object as an A record's data made
- * the check throw and the cache lose its size bound (issue 30 attack pass).
+ * the check throw and the cache lose its size bound (found by an attack pass).
  */
 function isDohAnswer(a: unknown): a is DohAnswer {
   if (typeof a !== "object" || a === null || Array.isArray(a)) return false;

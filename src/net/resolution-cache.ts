@@ -53,7 +53,7 @@ export function createResolutionCache(nowMs: () => number = Date.now, maxBytes: 
     entries.delete(key);
   };
   const keep = (key: string, addresses: readonly string[], ttlSeconds: number | undefined) => {
-    // Only what a resolver should give is kept, whatever one gives (issue 30 attack pass): a TTL that is
+    // Only what a resolver should give is kept, whatever one gives (found by an attack pass): a TTL that is
     // no finite number counts as none (the least time), and an answer of anything but text is not kept,
     // since its size would be NaN and the bound with it.
     if (!addresses.every((a) => typeof a === "string")) return;

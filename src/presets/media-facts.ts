@@ -1,5 +1,5 @@
 /**
- * What a preset needs to know about an input before it plans its command (issue 19): read from the
+ * What a preset needs to know about an input before it plans its command: read from the
  * runner's ffprobe of the file. Zod-free and dependency-free: the runner imports it.
  */
 export type VideoFacts = {

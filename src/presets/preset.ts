@@ -4,7 +4,7 @@ import type { z } from "zod";
  * A preset: a common job as data. Its command comes from its recipe (src/presets/recipes/, by the
  * preset's name), planned from the parameters and what the inputs are: the Worker plans it for a
  * typical input to check it and show it; the runner plans it again from its probe of the real
- * inputs and runs that (issue 19). Either way it is raw arguments that pass the same policy.
+ * inputs and runs that. Either way it is raw arguments that pass the same policy.
  * Placeholders name the preset's inputs (`inputs`) and outputs (`outputs`).
  */
 export type Preset<P extends z.ZodType = z.ZodType> = {

@@ -4,7 +4,7 @@
  *
  * A page reads the columns its caller names and no others (never `*`): up to 101 rows come back at
  * once, and a table with large columns (a job's request and stdout, a webhook's payload) would put
- * over 100 MB in an isolate that has 128 MB (issue 30).
+ * over 100 MB in an isolate that has 128 MB.
  */
 export type Cursor = { createdAt: string; id: string };
 

@@ -4,7 +4,7 @@ import type { AssetRow } from "./asset-store.ts";
 /**
  * A single-PUT upload URL goes straight to storage (R2's S3 API; miniflare's on a local stack): the
  * Worker never sees the PUT and cannot revoke the URL before it expires. So the URL itself must
- * stop writes the service does not want (issue 29, item 6):
+ * stop writes the service does not want:
  *
  * - It is signed with `If-None-Match: *` (a signed header: a PUT without it fails the signature), a
  *   conditional write that storage refuses with 412 once an object is at the key. The first PUT

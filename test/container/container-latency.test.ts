@@ -17,7 +17,7 @@ import { startTestHosts, TEST_HOSTS, type TestHosts } from "./test-hosts.ts";
  * docs/benchmarks.md when FFJOBS_RECORD_BENCHMARKS=1. Nothing here asserts a time: it asserts that
  * the jobs complete and where they ran.
  */
-/** Three a placement: enough for the report's medians; CI pays for every round (and runs containers twice since issue 30). */
+/** Three a placement: enough for the report's medians; CI pays for every round (and runs containers twice: as root and user-namespace remapped). */
 const ROUNDS = 3;
 /** Polls this far apart: a job that ends sooner was noticed through its runner's notification. */
 const POLL_MS = 30_000;

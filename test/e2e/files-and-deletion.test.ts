@@ -36,7 +36,7 @@ describe("files and deletion over HTTP, with real storage", () => {
     expect((await local.api.call("GET", `/v1/files/${slot.body.id}`)).status).toBe(404);
   });
 
-  it("an upload URL writes once: a second PUT is refused (412) and the bytes stay; after DELETE it writes nothing (issue 29, item 6)", async () => {
+  it("an upload URL writes once: a second PUT is refused (412) and the bytes stay; after DELETE it writes nothing", async () => {
     const slot = await local.api.call("POST", "/v1/files", { fileName: "once.mp4" });
     const { url, headers } = slot.body.upload;
     const clip = readFileSync(fx.clip);

@@ -71,7 +71,7 @@ describe("uploads in parts", () => {
     const short = await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: etags });
     expect(short).toMatchObject({ status: 400, body: { details: [{ message: `the parts add up to ${bytes.length} bytes, but the upload declared ${bytes.length + 1}; the file was not kept: ask /parts for new URLs and send every part again` }] } });
     expect((await local.api.call("GET", `/v1/files/${slot.id}`)).body).toMatchObject({ status: "pending" });
-    // The slot is not dead (issue 29, item 7): fresh part URLs (a new upload behind them), the parts
+    // The slot is not dead: fresh part URLs (a new upload behind them), the parts
     // sent again, this time adding up, and the file is ready.
     const whole = Buffer.concat([bytes, Buffer.from([7])]);
     const again = (await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1, 2, 3] })).body.parts;

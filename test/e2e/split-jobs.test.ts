@@ -8,7 +8,7 @@ import { ffprobeJson } from "../support/media-fixtures.ts";
 import { withClaimedDuration } from "../support/lying-media.ts";
 
 /**
- * Split encodes (issue 22) through the real stack: the Worker plans the job from a probe of its input,
+ * Split encodes through the real stack: the Worker plans the job from a probe of its input,
  * runs its segments and audio as runner tasks of their own, joins them, and stores one output. Checked
  * against the same command run as an ordinary job on the same stack.
  */

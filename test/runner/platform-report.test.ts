@@ -112,7 +112,7 @@ describe("the runner's platform report", () => {
     expect(report.notification.outcome).toBe("delivered");
   });
 
-  it("answers within its schema whatever the host says: a name with 100 addresses, a bubblewrap error of 5,000 characters (issue 30 attack pass: the Worker refused such answers with a 500)", async () => {
+  it("answers within its schema whatever the host says: a name with 100 addresses, a bubblewrap error of 5,000 characters (found by an attack pass: the Worker refused such answers with a 500)", async () => {
     const many = Array.from({ length: 100 }, (_, i) => ({ address: `11.0.${i >> 8}.${i & 255}`, family: 4 }));
     const longSandbox = { requested: "on" as const, mode: "uid" as const, description: "d".repeat(3000), fallbackReason: `bwrap: ${"e".repeat(5000)}`, problem: null };
     const report = await platformReport(request(), { egress: "cloudflare", sandbox: longSandbox }, given({ lookup: async () => many }));

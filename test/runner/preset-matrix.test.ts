@@ -13,7 +13,7 @@ import { jobRequest } from "./runner-client.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /**
- * Every preset on every kind of input people send (issue 19), each output checked with ffprobe
+ * Every preset on every kind of input people send, each output checked with ffprobe
  * against what the preset promises. `npm test` runs a representative slice (each preset on the
  * awkward kinds that once broke it, rotating); FFJOBS_PRESET_MATRIX=full runs all of it, and =rest all
  * but that slice (CI, after npm test: together the whole matrix, each case once).

@@ -7,7 +7,7 @@ const FLOAT64_SIZE = 0x88;
 
 /**
  * A copy of a Matroska file whose header claims `seconds` of media, whatever it holds: the hostile file
- * of issue 29 (ffprobe reports the claim as the format's duration; the clusters are untouched, so
+ * an attack pass used (ffprobe reports the claim as the format's duration; the clusters are untouched, so
  * ffmpeg still decodes the real length). Throws if the file has no 8-byte Duration where ffmpeg puts it.
  */
 export function withClaimedDuration(source: string, target: string, seconds: number): void {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
- * The kinds of files people send, made with the host's ffmpeg (issue 19): short (2 s) and small, so
+ * The kinds of files people send, made with the host's ffmpeg: short (2 s) and small, so
  * every preset can run on every one of them in the tests. Each entry says what makes it awkward.
  * Cached per machine under the tmp dir; a new kind or a changed recipe gets a new file name.
  */

@@ -63,7 +63,7 @@ describe("argument policy", () => {
     [["-i", "{{in}}", "-filter_complex", "[0:v]sendcmd=f=/etc/passwd,null", "{{out}}"], 3, /filter "sendcmd" is not allowed/],
     [["-i", "{{in}}", "-lavfi", "[0:v][0:v]psnr=stats.log", "-f", "null", "-"], 3, /psnr/],
     [["-i", "{{in}}", "-vf", "metadata=mode=print:file=/tmp/x", "{{out}}"], 3, /filter "metadata" is not allowed/],
-    // Filters with file options a denylist once missed (issue 10), and unbounded sources.
+    // Filters with file options a denylist once missed, and unbounded sources.
     [["-i", "{{in}}", "-vf", "cellauto=f=/etc/passwd", "{{out}}"], 3, /filter "cellauto" is not allowed/],
     [["-i", "{{in}}", "-vf", "curves=psfile=/etc/passwd", "{{out}}"], 3, /curves psfile must be an input placeholder/],
     [["-i", "{{in}}", "-vf", "curves=preset=vintage:plot=/tmp/x.plt", "{{out}}"], 3, /curves option plot is not allowed/],
@@ -105,7 +105,7 @@ describe("argument policy", () => {
     [["-stats_period", "3600", "-i", "{{in}}", "{{out}}"], 1, /-stats_period must be a duration up to 10 s/],
     [["-stats_period", "0", "-i", "{{in}}", "{{out}}"], 1, /-stats_period must be/],
     [["-i", "{{in}}", "-x264-params", "pass=1:stats=/tmp/s.log", "{{out}}"], 3, /parameter "stats" is not allowed/],
-    // Second attack pass on issue 18: spellings the encoders take for the same file parameters (F5).
+    // A second attack pass on encoder parameters: spellings the encoders take for the same file parameters.
     [["-i", "{{in}}", "-x264-params", "dump_yuv=/job/out/d/dump.yuv: stats=/job/out/d/s.log:pass=1", "{{out}}"], 3, /"dump-yuv" is not allowed/],
     [["-i", "{{in}}", "-x264-params", "crf=20: stats=/x", "{{out}}"], 3, /"stats" is not allowed/],
     [["-i", "{{in}}", "-x265-params", "analysis_save=/job/out/x", "{{out}}"], 3, /"analysis-save" is not allowed/],
@@ -133,14 +133,14 @@ describe("argument policy", () => {
     expect(issues[0].message).toMatch(message);
   });
 
-  it("refuses an option it does not know with one error, not a second about its value (issue 19)", () => {
+  it("refuses an option it does not know with one error, not a second about its value", () => {
     expect(ff("-i", "{{in}}", "-some_private_option", "1", "{{out}}")).toEqual([{ index: 2, message: "-some_private_option is not a supported option (GET /v1/policy lists them)" }]);
     // A placeholder after it is still the output it names; an option after it is still read as one.
     expect(ff("-i", "{{in}}", "-nope", "{{out}}")).toHaveLength(1);
     expect(ff("-i", "{{in}}", "-nope", "-c:v", "libx264", "{{out}}")).toHaveLength(1);
   });
 
-  it("refuses a NUL anywhere in an argument, at that argument (execve's arguments are C strings; issue 30 attack pass)", () => {
+  it("refuses a NUL anywhere in an argument, at that argument (execve's arguments are C strings; found by an attack pass)", () => {
     const message = expect.stringMatching(/^an argument may not contain a NUL character/);
     expect(ff("-i", "{{in}}", "-metadata", "title=a\u0000b", "{{out}}")).toEqual([{ index: 3, message }]);
     expect(ff("-i", "{{in}}", "-metadata", "\u0000", "-c:v", "libx264", "{{out}}")).toEqual([{ index: 3, message }]);

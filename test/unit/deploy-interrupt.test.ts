@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * `npm run deploy` interrupted while wrangler holds the R2 token in the temp folder (issue 29): the
+ * `npm run deploy` interrupted while wrangler holds the R2 token in the temp folder: the
  * folder goes, whatever the signal. A child Node process runs the deploy's own plan executor with its
  * interrupt guard; its "wrangler" blocks as the real one does (spawnSync), 3 s.
  */

@@ -4,7 +4,7 @@ import { dohResolver } from "../../src/net/doh-resolver.ts";
 import { createResolutionCache, RESOLUTION_MAX_TTL_MS, RESOLUTION_MIN_TTL_MS } from "../../src/net/resolution-cache.ts";
 
 /**
- * The container egress's DNS answers from a resolver that lies (issue 30 attack pass): what the DoH
+ * The container egress's DNS answers from a resolver that lies (found by an attack pass): what the DoH
  * resolver takes from an answer, what the per-job cache keeps, and that the destination check refuses
  * instead of throwing. Before: a record whose data was not a string (a number, an object) reached the
  * cache, whose size became NaN, after which it kept every answer (1,001 entries under a 2,000-byte

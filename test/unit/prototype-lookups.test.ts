@@ -6,7 +6,7 @@ import { PROTOTYPE_NAMES } from "../../src/jobs/request/placeholders.ts";
 
 /**
  * Constant tables looked up by what a client wrote (a file's extension, an option's or a format's name,
- * a preset's name) find only their own keys (issue 29's attack pass: an output "o.__proto__" was typed
+ * a preset's name) find only their own keys (found by an attack pass: an output "o.__proto__" was typed
  * as Object.prototype, which D1 refused at every tick of the job, and "-constructor" was refused with
  * the text of a function).
  */

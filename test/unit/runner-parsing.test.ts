@@ -72,7 +72,7 @@ describe("command building", () => {
     expect(explainFailure("just some text")).toBe("just some text");
   });
 
-  it("names ffmpeg's real reason, not the line that says an output could not start (stderr of ffmpeg 5.1, issue 19)", () => {
+  it("names ffmpeg's real reason, not the line that says an output could not start (stderr of ffmpeg 5.1)", () => {
     const copyIntoMp4 = [
       "Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'prores-pcm.mov':",
       "[mp4 @ 0x5600cfb77580] Could not find tag for codec prores in stream #0, codec not currently supported in container",

@@ -12,7 +12,7 @@ import { REDACTED } from "../../scripts/smoke/safe-output.ts";
 import { platformReportSchema, type PlatformReport } from "../../src/runner/platform-report.ts";
 
 /**
- * The smoke test run against a hostile "deployment" on loopback (issue 30 attack pass): one that answers
+ * The smoke test run against a hostile "deployment" on loopback (found by an attack pass): one that answers
  * slowly or never, answers without end, echoes the API key, lies in its platform report. The smoke test
  * must end, with a finding or a failure that says why, never print the key, and never call a lie expected.
  */

@@ -43,7 +43,7 @@ describe("the platform report", () => {
     expect((await report(operator)).body.publicHost).toBe("example.com");
   });
 
-  it("runs one at a time in the whole deployment, each holding a container: another is a 429 with Retry-After until it ends (issue 30 attack pass)", async () => {
+  it("runs one at a time in the whole deployment, each holding a container: another is a 429 with Retry-After until it ends (found by an attack pass)", async () => {
     // A report in flight (another operator's, or one whose request died: its lease runs out by itself).
     const slots = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName("platform-report"));
     expect((await slots.acquire(1, 60_000, "in-flight")).taken).toBe(true);

@@ -101,7 +101,7 @@ describe("DELETE /v1/jobs/{id}", () => {
     expect((await api(other, "DELETE", `/v1/jobs/${queued}`)).status).toBe(404);
   });
 
-  it("deletes a finished split job: its tasks, outputs and work files go, rows before bytes, no 500 (issue 29, item 4)", async () => {
+  it("deletes a finished split job: its tasks, outputs and work files go, rows before bytes, no 500", async () => {
     const { jobId, assetId } = await finishedJobWithOutput();
     await env.BUCKET.put(`work/${jobId}/segment-0.ts`, "bytes");
     const task = "INSERT INTO job_tasks (job_id, name, needs_json, params_json, status) VALUES (?1, ?2, '[]', '{}', 'completed')";

@@ -37,13 +37,13 @@ describe("files (upload slots)", () => {
     expect(ready.body.upload).toBeUndefined();
   });
 
-  it("signs If-None-Match: * into a single-PUT upload URL, so storage takes the bytes once and refuses any later PUT (issue 29, item 6)", async () => {
+  it("signs If-None-Match: * into a single-PUT upload URL, so storage takes the bytes once and refuses any later PUT", async () => {
     const res = await api(key, "POST", "/v1/files", { fileName: "once.mp4" });
     expect(res.body.upload.headers).toEqual({ "Content-Type": "video/mp4", "If-None-Match": "*" });
     expect(new URL(res.body.upload.url).searchParams.get("X-Amz-SignedHeaders")?.split(";")).toContain("if-none-match");
   });
 
-  it("a deleted upload's URL can write nothing: a placeholder holds its key until the URL expires, then the sweep removes it (issue 29, item 6)", async () => {
+  it("a deleted upload's URL can write nothing: a placeholder holds its key until the URL expires, then the sweep removes it", async () => {
     const { body } = await api(key, "POST", "/v1/files", { fileName: "late.mp4" });
     const objectKey = `uploads/${body.id}/late.mp4`;
     await env.BUCKET.put(objectKey, "first bytes");

@@ -11,7 +11,7 @@ import { api, createAccount } from "./helpers.ts";
 import { insertJob } from "../../src/jobs/transitions/insert-job.ts";
 
 /**
- * Issue 30: a list page reads at most 101 rows at once. Whole job rows are ~1.4 MB at the limits (a
+ * A list page reads at most 101 rows at once. Whole job rows are ~1.4 MB at the limits (a
  * 1 MiB request, 256 KiB of stdout, 16 KiB of stderr), ~140 MB a page against the Worker's 128 MB
  * isolate, which miniflare does not enforce: so the bytes D1 hands the Worker are counted here.
  */
@@ -60,7 +60,7 @@ async function listThroughMeteredD1(path: string) {
   return { status: res.status, text, body: JSON.parse(text), d1Bytes: db.bytesRead(), responseBytes: utf8(text), ms: Date.now() - started };
 }
 
-describe("GET /v1/jobs at the limits (issue 30)", () => {
+describe("GET /v1/jobs at the limits", () => {
   it("lists 100 jobs of the largest size as summaries: D1 hands the Worker, and the answer holds, ~100 KiB a job (its metadata at the limits), not ~1.4 MB", async () => {
     const body = largestJobBody();
     const bodyBytes = utf8(JSON.stringify(body));

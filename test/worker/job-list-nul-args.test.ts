@@ -10,7 +10,7 @@ import { api, createAccount } from "./helpers.ts";
 import { insertJob } from "../../src/jobs/transitions/insert-job.ts";
 
 /**
- * Issue 30 attack pass: the job list's command line is cut to 200 characters in SQL, and SQLite's
+ * Found by an attack pass: the job list's command line is cut to 200 characters in SQL, and SQLite's
  * length() and substr() read text only up to its first NUL. An argument such as "\u0000AAAA…" counted
  * as 0 characters: every argument after it was joined and the whole line passed the cut, so a list
  * handed the Worker up to ~1 MiB a job (a page of 100: ~100 MB against the isolate's 128 MB). NUL
@@ -29,7 +29,7 @@ beforeAll(async () => {
   account = await createAccount();
 });
 
-describe("NUL in a job's arguments (issue 30 attack pass)", () => {
+describe("NUL in a job's arguments (found by an attack pass)", () => {
   it("is refused at creation, at the argument, for a command and a step alike (ffmpeg's arguments are C strings)", async () => {
     const inputs = { src: { type: "url", url: "https://media.example.com/a.wav" } };
     const outputs = { out: { fileName: "o.wav" } };

@@ -33,7 +33,7 @@ describe("job metadata", () => {
     expect((await api(key, "GET", "/v1/jobs?metdata[a]=x")).status).toBe(400);
   });
 
-  it("filters the list by at most 32 entries, as many as a job can have: more is a 400 that says so (issue 30: 48 passed D1's 100 bound parameters)", async () => {
+  it("filters the list by at most 32 entries, as many as a job can have: more is a 400 that says so (48 passed D1's 100 bound parameters)", async () => {
     const filters = (n: number) => Array.from({ length: n }, (_, i) => `metadata[k${i}]=v`).join("&");
     const tag = crypto.randomUUID();
     const full = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`, "v"]));

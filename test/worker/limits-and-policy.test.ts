@@ -90,7 +90,7 @@ describe("argument policy at the API", () => {
     [["-f", "concat", "-i", "{{in}}", "{{out}}"], "1"],
     [["-listen", "1", "-i", "{{in}}", "{{out}}"], "0"],
     [["-i", "{{in}}", "-af", "ladspa=file=/tmp/x.so", "{{out}}"], "3"],
-    // What a filter denylist let through (issue 10): now 400s at the graph's argument.
+    // What a filter denylist let through: now 400s at the graph's argument.
     [["-i", "{{in}}", "-vf", "cellauto=f=/etc/passwd", "{{out}}"], "3"],
     [["-i", "{{in}}", "-vf", "curves=psfile=/etc/passwd", "{{out}}"], "3"],
     [["-i", "{{in}}", "-vf", "curves=preset=vintage:plot=/tmp/x", "{{out}}"], "3"],

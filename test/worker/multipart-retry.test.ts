@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, createAccount } from "./helpers.ts";
 
 /**
- * A multipart upload whose parts do not add up to the declared size (issue 29, item 7): the file is
+ * A multipart upload whose parts do not add up to the declared size: the file is
  * not kept, and the slot stays usable, as docs/api.md promises — a fresh upload behind it, so the
  * client asks for part URLs again and sends the parts again. It used to keep the spent uploadId.
  * The parts go through the R2 binding here (the S3 endpoint is not running in this runtime); the e2e

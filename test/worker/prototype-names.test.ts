@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, countRows, createAccount } from "./helpers.ts";
 
 /**
- * Names a client chooses that are also the names of `Object.prototype`'s members (issue 29): read from
+ * Names a client chooses that are also the names of `Object.prototype`'s members: read from
  * a plain object they are found without being declared (`{{toString}}` is a function), written to one
  * they set its prototype (`__proto__` silently vanished). Each is refused with a 400 that names it,
  * at creation and at /validate alike, and nothing is stored.

@@ -6,7 +6,7 @@ import { localDownloadUrl } from "../../src/storage/local-downloads.ts";
 
 /**
  * Files served from the API's own origin (a directory output's files, a local stack's downloads):
- * every answer, whatever its status, carries nosniff and the CSP sandbox (issue 29, item 11: 206 and
+ * every answer, whatever its status, carries nosniff and the CSP sandbox (206 and
  * 416 answers lacked them), and conditional and HEAD requests are answered as RFC 9110 says.
  */
 const BODY = "#EXTM3U\n#EXT-X-VERSION:3\n";

@@ -6,7 +6,7 @@ import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
 import { plannedSplitJob as planned, splitTick } from "./split-fixtures.ts";
 
 /**
- * A split job on a limited balance (issue 29): it holds a second's charge for each task it runs at
+ * A split job on a limited balance: it holds a second's charge for each task it runs at
  * once, as an ordinary job holds one for its one container, so a small balance runs fewer at once and
  * the account's other jobs wait for what it holds. A runner double takes every task and reports it
  * running, so one tick shows how many the coordinator started.

@@ -6,7 +6,7 @@ import { createAccount } from "./helpers.ts";
 import { plannedSplitJob, splitTick } from "./split-fixtures.ts";
 
 /**
- * A split job at its time limit (issue 29's attack pass): tasks were handed to runners with no time
+ * A split job at its time limit (found by an attack pass): tasks were handed to runners with no time
  * left (the runner refused them, which counted as lost attempts), and the job failed "ran past its 0 s
  * limit", the time its last task was given, not the job's.
  */

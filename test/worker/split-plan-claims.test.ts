@@ -13,7 +13,7 @@ import { plannedSplitJob, splitTick } from "./split-fixtures.ts";
 import { taskRequest } from "../../src/jobs/split/task-requests.ts";
 
 /**
- * A split job is planned from what its input's probe says (issue 29): a file may claim any length.
+ * A split job is planned from what its input's probe says: a file may claim any length.
  * A runner double answers the probe with the facts a lying file gives ffprobe (its Duration element);
  * every other call answers "busy", so the tick plans and stops there. The tick runs under the tests'
  * D1 limit per invocation (1,000 queries, as on the platform).

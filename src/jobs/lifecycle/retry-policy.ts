@@ -20,7 +20,7 @@ export const DEADLINE_GRACE_MS = 15_000;
  * go on storing this much longer (the runner's upload timeout per file to the service's own storage
  * is 30 minutes); then it is stopped like any overdue job. Sends to a client's own storage (an
  * output's destination) do not use it: the runner ends them by the job's deadline itself, billed
- * (container/src/transfer-watch.ts, issue 29), since the client decides how slow that storage is.
+ * (container/src/transfer-watch.ts), since the client decides how slow that storage is.
  */
 export const OUTPUT_STORE_ALLOWANCE_MS = 30 * 60_000;
 

@@ -3,7 +3,7 @@
  * to the encoder's own parser. Some of them read or write files at any path (x264 `stats`, `dump-yuv`,
  * `cqmfile`; x265 `csv`, `analysis-save`, `scaling-list`, ...), and the encoders accept spellings a
  * denylist misses (`dump_yuv`, ` stats`, `no-` prefixes). So keys are parsed the way the encoders do
- * and checked against an allowlist of parameters that only tune the encoding (issue 18, F5).
+ * and checked against an allowlist of parameters that only tune the encoding.
  */
 const X264 = [
   "keyint", "min-keyint", "scenecut", "bframes", "b-adapt", "b-bias", "b-pyramid", "ref", "rc-lookahead", "aq-mode",

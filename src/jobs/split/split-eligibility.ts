@@ -5,7 +5,7 @@ import { parseFilterGraph } from "../policy/filter-graph.ts";
 import type { SplitEncoding } from "./split-plan.ts";
 
 /**
- * Which jobs a split encode can do (issue 22), decided from the command alone: one video input and one
+ * Which jobs a split encode can do, decided from the command alone: one video input and one
  * file output; `-vf` filters that change each frame by itself (no neighbouring frames, no timing), so a
  * segment cut anywhere gives the frames one run would; a video encoder whose segments join byte for byte
  * in MPEG-TS (x264, x265); the audio encoded once over the whole input, so it has no seams. Anything

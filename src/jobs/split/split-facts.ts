@@ -50,7 +50,7 @@ export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
 
 /**
  * How long the video runs: its own duration, else the container's less where the video starts in it;
- * no longer than its packets were measured to run (a header may claim any length: issue 29).
+ * no longer than its packets were measured to run (a header may claim any length).
  */
 export function videoLengthSeconds(facts: SplitFacts): number | null {
   const claimed = claimedVideoLengthSeconds(facts);

@@ -1,5 +1,5 @@
 /**
- * A split encode's commands (issue 22): the input's video cut into segments encoded apart, the audio
+ * A split encode's commands: the input's video cut into segments encoded apart, the audio
  * encoded once over the whole input, then the segments joined without re-encoding and muxed with it.
  *
  * Each segment keeps the input's own timestamps (`-copyts`, the encoder on the input's time base,

@@ -5,7 +5,7 @@ import { videoLengthSeconds, type SplitFacts } from "./split-facts.ts";
 import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts";
 
 /**
- * A split job's work as runner tasks (issue 22), planned once from a probe of its input: the segments
+ * A split job's work as runner tasks, planned once from a probe of its input: the segments
  * (each on a container of its own) and the audio, side by side, then the join. An input that cannot be
  * cut safely, or is too short to gain from it, is one task that runs the job's own command ("whole"):
  * the client asked for speed, and gets the same file either way.

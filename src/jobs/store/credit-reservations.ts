@@ -1,5 +1,5 @@
 /**
- * What an account's credit balance holds back for its jobs under way (issue 29). Credits are debited when
+ * What an account's credit balance holds back for its jobs under way. Credits are debited when
  * a job ends, so the balance is a gate at the start, not a meter: each job with a runner holds one
  * second's charge for every container it runs at once (an ordinary job one, a split job its running
  * tasks, at least one), so no job multiplies the rate at which a limited balance is spent.

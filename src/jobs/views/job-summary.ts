@@ -6,7 +6,7 @@ import type { JobTimings } from "./job-timings.ts";
 import { COMMAND_PREVIEW_CHARS, ERROR_PREVIEW_CHARS } from "../request/limits.ts";
 
 /**
- * A job as `GET /v1/jobs` lists it (issue 30): read from columns whose size the service bounds, never
+ * A job as `GET /v1/jobs` lists it: read from columns whose size the service bounds, never
  * from the request, stdout, stderr, inputs or outputs. A job row can hold ~1 MiB of request and
  * 256 KiB of stdout; a page of 101 whole rows was ~140 MB against the Worker's 128 MB isolate. The
  * job's whole form stays at `GET /v1/jobs/{id}`.

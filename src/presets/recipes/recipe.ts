@@ -1,7 +1,7 @@
 import type { MediaFacts } from "../media-facts.ts";
 
 /**
- * A preset's recipe: its command planned from its parameters and what its inputs are (issue 19).
+ * A preset's recipe: its command planned from its parameters and what its inputs are.
  * Zod-free, like everything under recipes/: the runner plans a preset job once it has probed the
  * inputs; the Worker plans it for a typical input to show and check the command before it runs.
  */

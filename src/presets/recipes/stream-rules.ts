@@ -1,7 +1,7 @@
 import type { AudioFacts, MediaFacts, VideoFacts } from "../media-facts.ts";
 
 /**
- * The rules every preset's outputs follow for the devices they target (issue 19), in one place:
+ * The rules every preset's outputs follow for the devices they target, in one place:
  * pictures upright (ffmpeg turns them by their rotation before any filter), deinterlaced when the
  * input is interlaced, even dimensions with square pixels, 8-bit 4:2:0 limited range; audio at a
  * standard rate and a channel count the codec and its players take.
