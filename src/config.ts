@@ -93,8 +93,10 @@ export type Config = {
   probeRateLimitPerMinute: number;
   /** Probes one account may have running at once: rate alone let one account hold every runner slot. */
   probeConcurrencyPerAccount: number;
-  /** RUNNER_SANDBOX for production containers: "off" only where the host has no user namespaces. */
-  /** "on": bubblewrap, else the uid fallback; "namespaces": bubblewrap or no jobs; "off": limits only. */
+  /**
+   * RUNNER_SANDBOX for production containers: "on": bubblewrap, else the uid fallback; "namespaces":
+   * bubblewrap or no jobs; "off": limits only (only where the host has no user namespaces).
+   */
   containerSandbox: "on" | "namespaces" | "off";
   /** A container job's disk: its outputs and work files, and inputs it copies whole (RUNNER_JOB_DISK_BYTES). */
   containerJobDiskBytes: number;

@@ -3,7 +3,7 @@ import type { MetricsSink } from "./analytics-engine.ts";
 import type { ContainerStart } from "../runner/runner-client.ts";
 import { hourOf, jobMetricRows, type FinishedJobFacts, type MetricRow } from "./metric-rows.ts";
 
-/**
+/*
  * The metrics' own store: hourly rollups in D1 (migrations/0015_metrics.sql), read by
  * GET /v1/admin/metrics in every environment. A finished job is counted exactly once: its rows are
  * added in the same batch that sets `jobs.metrics_applied`, and only while it is unset. The end of a

@@ -1,6 +1,6 @@
 import type { Resolution, Resolver } from "./destination-check.ts";
 
-/**
+/*
  * The Worker's DNS answers for a container's egress, kept per job while their TTL lasts, so a URL
  * input read in many range windows (one outbound-handler invocation each) costs one lookup (A +
  * AAAA) per host per TTL, not one per window (docs/capacity.md, "Reading an input by range").

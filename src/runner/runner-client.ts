@@ -3,13 +3,13 @@ import { egressScopeOf, probeScopeOf, type EgressScope } from "./egress-scope.ts
 import { RUNNER_SECRET_HEADER } from "./runner-secret.ts";
 import type { RunnerPlatformRequest } from "./platform-report.ts";
 
+/** Whether a job's container had to start ("cold") or was already running ("warm"); null for a local runner. */
+export type ContainerStart = "cold" | "warm";
+
 /**
  * The one seam between production and local development: how the coordinator reaches "the runner
  * for this job". Production: a container instance. Local and tests: a runner process.
  */
-/** Whether a job's container had to start ("cold") or was already running ("warm"); null for a local runner. */
-export type ContainerStart = "cold" | "warm";
-
 export interface RunnerTransport {
   /** Called before the first request of a job: lets production scope the container's egress. */
   prepare(jobId: string, scope: EgressScope): Promise<ContainerStart | null>;

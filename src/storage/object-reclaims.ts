@@ -1,6 +1,6 @@
 import { deletePrefix } from "./delete-objects.ts";
 
-/**
+/*
  * Bytes are deleted after the rows that pointed at them (a job or file delete, an expiry): the rows
  * go first, in one batch with a `object_reclaims` row naming the key prefix, so no record ever points
  * at missing bytes. The bytes then go at once; if that fails (the Worker stopped, storage refused),

@@ -1,5 +1,6 @@
-/** What ffjobs sends: `{ type, timestamp, data }`. `webhook-id` is the event id, fixed across retries. */
-/** Job events are `job.<terminal status>`: job.completed, job.failed, job.canceled, job.rejected. */
+// What ffjobs sends: `{ type, timestamp, data }`. `webhook-id` is the event id, fixed across retries.
+
+/** The event a webhook test sends. Job events are `job.<terminal status>`: job.completed, job.failed, job.canceled, job.rejected. */
 export const TEST_EVENT_TYPE = "webhook.test";
 
 export type WebhookEventBody = { type: string; timestamp: string; data: unknown };

@@ -10,13 +10,14 @@ import { labOrReason, startContainerStack, stopContainerStack } from "./containe
 import { labDocker, runningRunnerContainers } from "./lab-docker.ts";
 import { startTestHosts, TEST_HOSTS, type TestHosts } from "./test-hosts.ts";
 
-/**
+/*
  * A small job's latency through a cold container (CONTAINER_PLACEMENT=per-job: a new one per job)
  * and a warm one (the warm pool, the default), each paired with the same ffprobe run bare on
  * this machine in the same run. Figures go to .cache/container-latency.md, and into
  * docs/benchmarks.md when FFJOBS_RECORD_BENCHMARKS=1. Nothing here asserts a time: it asserts that
  * the jobs complete and where they ran.
  */
+
 /** Three a placement: enough for the report's medians; CI pays for every round (and runs containers twice: as root and user-namespace remapped). */
 const ROUNDS = 3;
 /** Polls this far apart: a job that ends sooner was noticed through its runner's notification. */

@@ -1,4 +1,4 @@
-/**
+/*
  * What clients may pass to ffmpeg/ffprobe. Options are allowlisted: ffmpeg accepts hundreds of
  * codec and format AVOptions as `-name`, several of which write files or open sockets, so an
  * unknown option is refused rather than guessed at. Published at GET /v1/policy (docs/security.md).

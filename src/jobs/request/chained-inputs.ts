@@ -4,13 +4,14 @@ import type { JobSpec, RequestIssue } from "./job-request.ts";
 import type { RunnerInput } from "../../runner/runner-protocol.ts";
 import { isTerminal } from "../transitions/job-states.ts";
 
-/**
+/*
  * Inputs that are another job's output (`{ type: "job", jobId, output }`): a chain runs without a
  * round trip through the client. The job waits, queued, until every job it reads from (and every job
  * in its `dependsOn`) has completed, and fails with INPUT_JOB_FAILED (DEPENDENCY_FAILED) if one ends
  * any other way or is deleted instead. Only the account's own jobs can be named: another account's
  * job id is answered as one that does not exist.
  */
+
 /** How often a waiting job looks at the jobs it reads from: a child starts at most this long after its parent ends. */
 export const CHAIN_CHECK_MS = 2_000;
 

@@ -9,7 +9,7 @@ import { endJob } from "../lifecycle/end-job.ts";
 import { discardUnrecordedOutputs } from "../lifecycle/discard-outputs.ts";
 import { endTaskStatement, listTasks, tasksRuntimeMs, type JobTask } from "./task-store.ts";
 
-/**
+/*
  * How a split job ends. Billed for the seconds its tasks' binaries ran, added up (a lost attempt is
  * not billed, as for any job); its work files are deleted whatever the ending.
  */

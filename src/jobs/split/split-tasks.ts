@@ -4,12 +4,13 @@ import type { JobTask } from "./task-store.ts";
 import { videoLengthSeconds, type SplitFacts } from "./split-facts.ts";
 import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts";
 
-/**
+/*
  * A split job's work as runner tasks, planned once from a probe of its input: the segments
  * (each on a container of its own) and the audio, side by side, then the join. An input that cannot be
  * cut safely, or is too short to gain from it, is one task that runs the job's own command ("whole"):
  * the client asked for speed, and gets the same file either way.
  */
+
 /** `plannedArgs`: a preset job's command as planned for this input (a raw job's is its own). */
 export type SplitTaskParams =
   | {

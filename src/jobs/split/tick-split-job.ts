@@ -124,13 +124,13 @@ async function statusOf(s: Services, task: JobTask): Promise<RunnerJobStatus | n
   });
 }
 
+/** A task is not started with less of the job's time than this left (a runner refuses a job with none). */
+const MIN_TASK_TIME_MS = 2_000;
+
 /**
  * Hands the tasks whose needs have completed to runners of their own, while fewer than `maxWorkers`
  * (or what the account's balance covers) run. True when a runner had no room (the next tick comes after CAPACITY_RETRY_MS).
  */
-/** A task is not started with less of the job's time than this left (a runner refuses a job with none). */
-const MIN_TASK_TIME_MS = 2_000;
-
 async function startReadyTasks(s: Services, job: JobRow, tasks: JobTask[], maxWorkers: number, remainingMs: number): Promise<boolean> {
   const done = new Set(tasks.filter((t) => t.status === "completed").map((t) => t.name));
   let running = tasks.filter((t) => t.status === "running").length;

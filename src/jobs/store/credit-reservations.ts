@@ -1,4 +1,4 @@
-/**
+/*
  * What an account's credit balance holds back for its jobs under way. Credits are debited when
  * a job ends, so the balance is a gate at the start, not a meter: each job with a runner holds one
  * second's charge for every container it runs at once (an ordinary job one, a split job its running
