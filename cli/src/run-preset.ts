@@ -35,10 +35,12 @@ export async function runPreset(client: FfjobsClient, argv: string[]): Promise<n
   const inputNames = Array.isArray(preset.inputs) ? preset.inputs : ins.map((_, i) => `input${i}`);
   const outputNames = Object.keys(preset.outputs);
   const cmd: RemoteCommand = { binary: "ffmpeg", args: [], uploads: [], urls: [], downloads: [], overwrite };
-  ins.forEach((value, i) => addInput(cmd, inputNames[i] ?? `input${i}`, value));
+  for (const [i, value] of ins.entries()) addInput(cmd, inputNames[i] ?? `input${i}`, value);
   // Without -o an output lands in the working directory under the preset's name for it, which
   // comes from the server: only a plain file name is taken.
-  outputNames.forEach((o, i) => cmd.downloads.push({ name: o, path: outs[i] !== undefined ? resolve(outs[i]) : fileInFolder(process.cwd(), preset.outputs[o].fileName, `preset ${name}'s output name`) }));
+  for (const [i, o] of outputNames.entries()) {
+    cmd.downloads.push({ name: o, path: outs[i] !== undefined ? resolve(outs[i]) : fileInFolder(process.cwd(), preset.outputs[o].fileName, `preset ${name}'s output name`) });
+  }
   return runRemote(client, cmd, undefined, (assetIds) => {
     const inputs = jobInputs(cmd, assetIds);
     return Array.isArray(preset.inputs)

@@ -100,7 +100,8 @@ function refuseOverwrite(path: string, cmd: RemoteCommand, io: { stderr: NodeJS.
 export function progressLine(job: Job): string {
   const p = job.progress!;
   const t = p.outTimeSeconds ?? 0;
-  const hms = [Math.floor(t / 3600), Math.floor((t % 3600) / 60)].map((n) => String(n).padStart(2, "0")).join(":") + ":" + (t % 60).toFixed(2).padStart(5, "0");
+  const hoursMinutes = [Math.floor(t / 3600), Math.floor((t % 3600) / 60)].map((n) => String(n).padStart(2, "0")).join(":");
+  const hms = `${hoursMinutes}:${(t % 60).toFixed(2).padStart(5, "0")}`;
   const frame = p.frames == null ? "" : `frame=${String(p.frames).padStart(5)} `;
   return `${frame}time=${hms} speed=${p.speed === null ? "N/A" : `${p.speed}x`}${p.percent === null ? "" : ` ${p.percent}%`}   `;
 }

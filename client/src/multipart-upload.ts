@@ -46,7 +46,12 @@ export async function uploadInParts(
         // This part and the next ones without a URL, in one request that the other senders wait for.
         const wanted = [partNumber];
         for (let n = partNumber + 1; n <= partCount && wanted.length < URLS_PER_REQUEST; n++) if (!urls.has(n) && !etags.has(n)) wanted.push(n);
-        asking = api.partUrls(slot.id, wanted).then((r) => void r.parts.forEach((p) => urls.set(p.partNumber, p.url))).finally(() => (asking = null));
+        asking = api
+          .partUrls(slot.id, wanted)
+          .then((r) => {
+            for (const p of r.parts) urls.set(p.partNumber, p.url);
+          })
+          .finally(() => (asking = null));
         await asking;
       }
     }
