@@ -34,7 +34,7 @@ export async function startThrottledOrigin(dir: string, opts: { bytesPerSecond: 
     }
     const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
     const start = m ? Number(m[1]) : 0;
-    const end = m && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+    const end = m?.[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
     const validators = { "accept-ranges": "bytes", etag: `"${size}"`, "last-modified": new Date(0).toUTCString() };
     setTimeout(async () => {
       if (start >= size) return void res.writeHead(416, { "content-range": `bytes */${size}`, ...validators }).end();
@@ -48,7 +48,11 @@ export async function startThrottledOrigin(dir: string, opts: { bytesPerSecond: 
           sent += chunk.length;
           if (!res.write(chunk)) {
             await new Promise<void>((resolve) => {
-              const done = () => (res.off("drain", done), res.off("close", done), resolve());
+              const done = () => {
+                res.off("drain", done);
+                res.off("close", done);
+                resolve();
+              };
               res.on("drain", done).on("close", done);
             });
           }

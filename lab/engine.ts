@@ -22,8 +22,11 @@ function engineRemapsUsers(): boolean | null {
 async function stopRunningEngine(): Promise<void> {
   const pid = stopEngine();
   const alive = () => {
+    if (pid === null) return false;
     try {
-      return pid !== null && (process.kill(pid, 0), true);
+      // Signal 0 only asks whether the process exists: it throws when it does not.
+      process.kill(pid, 0);
+      return true;
     } catch {
       return false;
     }

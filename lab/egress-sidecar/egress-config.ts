@@ -47,7 +47,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /** Go's field matching: the key equal to the field's name, else one equal to it ignoring case; the last such wins. */
 function field(obj: Record<string, unknown>, name: string): unknown {
-  let found: unknown = undefined;
+  let found: unknown;
   for (const [key, value] of Object.entries(obj)) if (key.toLowerCase() === name.toLowerCase()) found = value;
   return found;
 }
