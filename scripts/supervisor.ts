@@ -22,7 +22,9 @@ export function createSupervisor(log: (message: string) => void) {
       const alive = [...running].filter((c) => c.exitCode === null && c.signalCode === null);
       const exited = Promise.all(alive.map((c) => new Promise((r) => c.once("exit", r))));
       for (const child of alive) child.kill("SIGTERM");
-      const grace = setTimeout(() => alive.forEach((c) => c.kill("SIGKILL")), STOP_GRACE_MS);
+      const grace = setTimeout(() => {
+        for (const c of alive) c.kill("SIGKILL");
+      }, STOP_GRACE_MS);
       await exited;
       clearTimeout(grace);
       process.exit(code);

@@ -1,5 +1,6 @@
 // What already exists on the account: read before anything is created, so a second deploy creates
 // nothing. Each reader parses one wrangler command's output; `discover` runs them.
+import { stripVTControlCharacters } from "node:util";
 import { ACCOUNT_ID_PATTERN, QUEUES } from "./resources.ts";
 import type { RunWrangler, WranglerResult } from "./run-wrangler.ts";
 
@@ -38,7 +39,7 @@ export function parseD1List(r: WranglerResult): string[] {
 /** `r2 bucket list` prints `name: <bucket>` / `creation_date: …` blocks (it has no JSON output). */
 export function parseR2BucketList(r: WranglerResult): string[] {
   ensureOk(r, "wrangler r2 bucket list");
-  return [...stripAnsi(r.stdout).matchAll(/^name:\s+(\S+)\s*$/gm)].map((m) => m[1]);
+  return [...stripVTControlCharacters(r.stdout).matchAll(/^name:\s+(\S+)\s*$/gm)].map((m) => m[1]);
 }
 
 /** `queues info NAME`: found, or "does not exist"; any other failure (auth, network) stops the deploy. */
@@ -79,8 +80,4 @@ function parseJson(text: string, what: string): unknown {
   } catch {
     throw new DeployError(`${what} printed something that is not JSON:\n${text}`);
   }
-}
-
-function stripAnsi(text: string): string {
-  return text.replace(/\x1b\[[0-9;]*m/g, "");
 }

@@ -4,7 +4,7 @@
 // send); the job's runner PUTs its output there through the Worker's egress, which resolves the
 // storage host and checks it as any client URL; the smoke test then completes the upload.
 import { createHash } from "node:crypto";
-import { FfjobsError, type Asset, type FfjobsClient } from "../../client/src/index.ts";
+import { FfjobsError, type Asset, type FfjobsClient, type Job } from "../../client/src/index.ts";
 import { expected, notExpected, type Finding } from "./finding.ts";
 import type { ApiCall } from "./api-call.ts";
 import type { RunJob } from "./smoke-job.ts";
@@ -18,7 +18,7 @@ export async function checkDestination(d: { client: FfjobsClient; api: ApiCall; 
   try {
     const { parts } = await d.api<{ parts: { url: string }[] }>("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1] });
     const destination = parts[0].url;
-    let job;
+    let job: Job;
     try {
       job = await d.runJob("destination job", {
         inputs: { src: { type: "asset", assetId: source.id } },

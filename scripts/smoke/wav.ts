@@ -9,7 +9,9 @@ export function makeWav({ sampleRate, seconds, frequencyHz, amplitude } = SMOKE_
   const samples = Math.round(sampleRate * seconds);
   const dataBytes = samples * BYTES_PER_SAMPLE;
   const buf = new DataView(new ArrayBuffer(44 + dataBytes));
-  const ascii = (at: number, s: string) => [...s].forEach((c, i) => buf.setUint8(at + i, c.charCodeAt(0)));
+  const ascii = (at: number, s: string) => {
+    for (const [i, c] of [...s].entries()) buf.setUint8(at + i, c.charCodeAt(0));
+  };
   ascii(0, "RIFF");
   buf.setUint32(4, 36 + dataBytes, true);
   ascii(8, "WAVE");
