@@ -1,5 +1,4 @@
-import type { JobMessage } from "./jobs/lifecycle/job-message.ts";
-import type { DeliveryMessage } from "./webhooks/job-end-event.ts";
+import type { DeliveryMessage, JobMessage } from "./queue-messages.ts";
 
 /**
  * The Worker's environment. What wrangler.toml declares (bindings, Durable Objects, vars) comes from

@@ -1,5 +1,6 @@
 import type { Services } from "../services.ts";
-import { ensurePayload, type DeliveryMessage } from "./job-end-event.ts";
+import { ensurePayload } from "./job-end-event.ts";
+import type { DeliveryMessage } from "../queue-messages.ts";
 import { getDelivery, markFailed, recordAttempt } from "./delivery-store.ts";
 import { retryDelaySeconds } from "./retry-schedule.ts";
 import { getSecrets, signingSecrets } from "./secret-store.ts";

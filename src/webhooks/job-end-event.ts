@@ -10,8 +10,6 @@ import { utf8Bytes } from "../jobs/store/stored-bytes.ts";
 /** Download URLs inside a webhook outlive the retry schedule (~21 h); GET the job for fresh ones. */
 export const WEBHOOK_DOWNLOAD_URL_TTL_SECONDS = 24 * 3600;
 
-export type DeliveryMessage = { deliveryId: string };
-
 /**
  * The outbox row for a job's end event, written in the same D1 batch as the terminal transition, so
  * the event exists exactly when the job ended (and only once: a job has one end). `finished_at = now`

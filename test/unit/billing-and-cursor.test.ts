@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { billableSeconds, endingFromRunner } from "../../src/jobs/lifecycle/job-endings.ts";
 import { decodeCursor, encodeCursor } from "../../src/storage/keyset-page.ts";
-import { dispatchRetryDelaySeconds } from "../../src/jobs/lifecycle/job-message.ts";
+import { dispatchRetryDelaySeconds } from "../../src/jobs/lifecycle/retry-policy.ts";
 
 describe("billing", () => {
   it("rounds runtime up to whole seconds; never-ran is 0", () => {

@@ -11,7 +11,7 @@ import { jobEventStream, KEEPALIVE_MS, withPushedProgress } from "./job-events.t
 import { tickFeedReader } from "./tick-feed.ts";
 import { afterResponse } from "../after-response.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { getJob, jobSpecOf, listJobs, plannedArgsOf, type JobRow } from "../../jobs/store/job-store.ts";
+import { getJob, jobSpecOf, listJobs, plannedArgsOf } from "../../jobs/store/job-store.ts";
 import { reproduceScript } from "../../jobs/views/reproduce-script.ts";
 import { runnerInputs } from "../../jobs/runner-request/runner-inputs.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../../jobs/request/limits.ts";
@@ -28,6 +28,7 @@ import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
 import { insertJob } from "../../jobs/transitions/insert-job.ts";
 import { cancelOnRequest } from "../../jobs/lifecycle/cancel-job.ts";
+import { type JobRow } from "../../jobs/store/job-row.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 

@@ -1,9 +1,10 @@
 import type { Services } from "../../services.ts";
-import { getJob, jobSpecOf, type JobRow } from "../store/job-store.ts";
+import { getJob, jobSpecOf } from "../store/job-store.ts";
 import { cancelSplitJob } from "../split/end-split-job.ts";
 import { endJob, endJobFromRunner } from "./end-job.ts";
 import { canceledEnding } from "./job-endings.ts";
 import { discardUnrecordedOutputs } from "./discard-outputs.ts";
+import { type JobRow } from "../store/job-row.ts";
 
 /**
  * A cancel asked through the API. A queued job (even one waiting in its runner's line) is canceled at

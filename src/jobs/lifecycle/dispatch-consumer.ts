@@ -1,5 +1,6 @@
 import type { Env } from "../../env.ts";
-import { dispatchRetryDelaySeconds, type JobMessage } from "./job-message.ts";
+import type { JobMessage } from "../../queue-messages.ts";
+import { dispatchRetryDelaySeconds } from "./retry-policy.ts";
 import { endJob } from "./end-job.ts";
 import { rejectedEnding } from "./job-endings.ts";
 import { createServices } from "../../services.ts";

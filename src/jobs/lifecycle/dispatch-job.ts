@@ -1,7 +1,7 @@
 import type { Services } from "../../services.ts";
 import { RunnerBusy } from "../../runner/runner-client.ts";
 import { containerStartStatement } from "../../metrics/metric-store.ts";
-import { getJob, jobSpecOf, setQueuedReason, type JobRow } from "../store/job-store.ts";
+import { getJob, jobSpecOf, setQueuedReason } from "../store/job-store.ts";
 import { CHAIN_CHECK_MS, chainState, waitsOnJobs } from "../request/chained-inputs.ts";
 import { claimForDispatch, unclaimDispatch, whyNotClaimed } from "../transitions/claim-for-dispatch.ts";
 import { endJob } from "./end-job.ts";
@@ -11,6 +11,7 @@ import { loseAttempt } from "./lose-attempt.ts";
 import type { NextTick } from "./tick-state.ts";
 import { buildRunnerRequest } from "../runner-request/runner-request.ts";
 import { markStarted } from "../transitions/mark-started.ts";
+import { type JobRow } from "../store/job-row.ts";
 
 /**
  * Hands a queued job to its runner as its next attempt. The claim (a guarded statement that also

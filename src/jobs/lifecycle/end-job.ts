@@ -4,12 +4,13 @@ import { objectKeys } from "../../storage/presigner.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
 import { jobEndOutboxStatement, newEventId } from "../../webhooks/job-end-event.ts";
 import { recordFinishedJob } from "../../metrics/metric-store.ts";
-import { jobSpecOf, type JobRow } from "../store/job-store.ts";
+import { jobSpecOf } from "../store/job-store.ts";
 import { recordOutputsStatements } from "../store/output-store.ts";
 import { deliveredOutputs, recordDeliveredStatement } from "../store/delivered-outputs.ts";
 import { jobTimings } from "../views/job-timings.ts";
 import { writeEnding } from "../transitions/write-ending.ts";
 import { endingFromRunner, type JobEnding } from "./job-endings.ts";
+import { type JobRow } from "../store/job-row.ts";
 
 /**
  * The one way a job reaches a terminal state: the guarded update, the charge, (for jobs with a

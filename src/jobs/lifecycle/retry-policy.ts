@@ -35,3 +35,8 @@ export function attemptRetryDelayMs(attemptsSoFar: number): number {
 export function runnerLeaseMs(pollIntervalMs: number): number {
   return Math.max(60_000, RUNNER_LOST_AFTER_MISSES * pollIntervalMs * 3);
 }
+
+/** Retry delay for a jobs-queue message whose hand-off to its coordinator failed: 2, 4, 8... seconds, capped at a minute. */
+export function dispatchRetryDelaySeconds(attempts: number): number {
+  return Math.min(60, 2 ** Math.max(1, attempts));
+}

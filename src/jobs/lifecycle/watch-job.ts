@@ -3,13 +3,14 @@ import { RunnerBusy, RunnerUnreachable } from "../../runner/runner-client.ts";
 import type { RunnerJobStatus } from "../../runner/runner-protocol.ts";
 import { endJob, endJobFromRunner } from "./end-job.ts";
 import { billableSeconds, failedEnding } from "./job-endings.ts";
-import { getJob, jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress, type JobRow } from "../store/job-store.ts";
+import { getJob, jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress } from "../store/job-store.ts";
 import { jobTimeoutMs, timedOutMessage } from "../request/job-request.ts";
 import { DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS, RUNNER_LOST_AFTER_MISSES } from "./retry-policy.ts";
 import { discardUnrecordedOutputs } from "./discard-outputs.ts";
 import { loseAttempt } from "./lose-attempt.ts";
 import type { TickState, NextTick } from "./tick-state.ts";
 import { markStarted } from "../transitions/mark-started.ts";
+import { type JobRow } from "../store/job-row.ts";
 
 /**
  * One watch tick for a job with a runner: collect the final report, or note that the binary got its

@@ -2,12 +2,13 @@ import type { Services } from "../../services.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import { WORK_PREFIX } from "../../storage/presigner.ts";
 import { deletePrefix } from "../../storage/delete-objects.ts";
-import type { JobRow } from "../store/job-store.ts";
 import { endJobFromRunner } from "../lifecycle/end-job.ts";
 import { billableSeconds, type JobEnding, canceledEnding } from "../lifecycle/job-endings.ts";
 import { endJob } from "../lifecycle/end-job.ts";
 import { discardUnrecordedOutputs } from "../lifecycle/discard-outputs.ts";
-import { endTaskStatement, listTasks, tasksRuntimeMs, type JobTask } from "./task-store.ts";
+import { endTaskStatement, listTasks, tasksRuntimeMs } from "./task-store.ts";
+import { type JobRow } from "../store/job-row.ts";
+import { type JobTask } from "./split-task.ts";
 
 /*
  * How a split job ends. Billed for the seconds its tasks' binaries ran, added up (a lost attempt is

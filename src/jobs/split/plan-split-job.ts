@@ -1,15 +1,17 @@
 import type { Services } from "../../services.ts";
 import { RunnerBusy } from "../../runner/runner-client.ts";
 import { DRY_RUN_PROBE_TIMEOUT_MS } from "../request/limits.ts";
-import { jobSpecOf, type JobRow } from "../store/job-store.ts";
+import { jobSpecOf } from "../store/job-store.ts";
 import { runnerInputs } from "../runner-request/runner-inputs.ts";
 import type { JobSpec } from "../request/job-request.ts";
 import type { SplitFacts } from "./split-facts.ts";
 import type { MediaFacts } from "../../presets/media-facts.ts";
 import { planPreset } from "../../presets/recipes/recipe-book.ts";
 import { splitShape, type SplitShape } from "./split-eligibility.ts";
-import { planSplitTasks, WHOLE_TASK, type PlannedTask } from "./split-tasks.ts";
+import { planSplitTasks, WHOLE_TASK } from "./split-tasks.ts";
 import { insertTasks } from "./task-store.ts";
+import { type JobRow } from "../store/job-row.ts";
+import { type PlannedTask } from "./split-task.ts";
 
 export type PlanOutcome =
   | { kind: "planned" } | { kind: "busy" } | { kind: "unreachable"; message: string }

@@ -1,6 +1,6 @@
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { SplitShape } from "./split-eligibility.ts";
-import type { JobTask } from "./task-store.ts";
+import type { JobTask, PlannedTask, SplitTaskParams } from "./split-task.ts";
 import { videoLengthSeconds, type SplitFacts } from "./split-facts.ts";
 import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts";
 
@@ -10,23 +10,6 @@ import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts
  * cut safely, or is too short to gain from it, is one task that runs the job's own command ("whole"):
  * the client asked for speed, and gets the same file either way.
  */
-
-/** `plannedArgs`: a preset job's command as planned for this input (a raw job's is its own). */
-export type SplitTaskParams =
-  | {
-      kind: "segment"; segment: SplitSegment; formatStartSeconds: number; constantRate: string | null; plannedArgs?: string[];
-      /** About how many frames it writes (its length at the input's frame rate), for progress; null when the rate is unknown. */
-      expectedFrames?: number | null;
-    }
-  | { kind: "audio"; plannedArgs?: string[] }
-  | {
-      kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number; plannedArgs?: string[];
-      /** Why the segments are longer than the job asked (the plan's cap on their count), shown in the tasks list. */
-      note?: string;
-    }
-  | { kind: "whole"; reason: string };
-
-export type PlannedTask = { name: string; needs: string[]; params: SplitTaskParams };
 
 export const JOIN_TASK = "join";
 export const AUDIO_TASK = "audio";

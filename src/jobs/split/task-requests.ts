@@ -3,15 +3,17 @@ import type { RunnerInput, RunnerJobRequest } from "../../runner/runner-protocol
 import { notifyUrlFor } from "../../runner/runner-notify.ts";
 import { objectKeys } from "../../storage/presigner.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../request/limits.ts";
-import { jobSpecOf, type JobRow } from "../store/job-store.ts";
+import { jobSpecOf } from "../store/job-store.ts";
 import { runnerInputs } from "../runner-request/runner-inputs.ts";
 import { runnerOutputs } from "../runner-request/runner-outputs.ts";
 import { runnerLeaseMs } from "../lifecycle/retry-policy.ts";
 import { buildRunnerRequest } from "../runner-request/runner-request.ts";
 import { splitShape } from "./split-eligibility.ts";
 import { audioArgs, joinArgs, segmentArgs } from "./split-plan.ts";
-import { segmentsToJoin, AUDIO_TASK, type SplitTaskParams } from "./split-tasks.ts";
-import { listTasks, type JobTask } from "./task-store.ts";
+import { segmentsToJoin, AUDIO_TASK } from "./split-tasks.ts";
+import { listTasks } from "./task-store.ts";
+import { type JobRow } from "../store/job-row.ts";
+import { type SplitTaskParams, type JobTask } from "./split-task.ts";
 
 /** A segment's work file, and the audio's (its muxer's own extension, so the join reads it as such). */
 const workFile = (task: string, muxer: string) => (task === AUDIO_TASK ? `${task}.${muxer === "matroska" ? "mka" : "m4a"}` : `${task}.ts`);

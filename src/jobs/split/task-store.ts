@@ -1,30 +1,13 @@
-import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
-import type { PlannedTask, SplitTaskParams } from "./split-tasks.ts";
+import type { JobTask, PlannedTask, SplitTaskParams, TaskResult, TaskStatus } from "./split-task.ts";
 import { JOB_COLUMN_MAX_BYTES } from "../store/row-budget.ts";
 import { headBytes } from "../store/stored-bytes.ts";
 
-/**
+/*
  * A split job's tasks in D1 (migrations/0016_job_tasks.sql). pending → running (handed to a runner,
  * under a runner id of its own) → completed | failed; a lost attempt goes back to pending. Each change
  * is one UPDATE whose WHERE clause names the state and the attempt's runner id, so a late tick or a
  * duplicate report changes nothing.
  */
-export type TaskStatus = "pending" | "running" | "completed" | "failed";
-/** A completed attempt: what it wrote, where its time went, what it read of the job's input. */
-export type TaskResult = { outputs: { name: string; size: number }[]; timings: RunnerOutcome["timings"]; finishedAt: string; inputReads?: RunnerOutcome["inputReads"] };
-export type JobTask = {
-  name: string;
-  needs: string[];
-  params: SplitTaskParams;
-  status: TaskStatus;
-  runnerId: string | null;
-  attempts: number;
-  runtimeMs: number;
-  result: TaskResult | null;
-  errorMessage: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-};
 
 type TaskRow = {
   name: string; needs_json: string; params_json: string; status: TaskStatus; runner_id: string | null; attempts: number; runtime_ms: number;

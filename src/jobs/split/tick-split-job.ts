@@ -1,19 +1,21 @@
 import type { Services } from "../../services.ts";
 import { RunnerBusy, RunnerUnreachable } from "../../runner/runner-client.ts";
 import type { RunnerJobStatus } from "../../runner/runner-protocol.ts";
-import { jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress, type JobRow } from "../store/job-store.ts";
+import { jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress } from "../store/job-store.ts";
 import { jobTimeoutMs, timedOutMessage } from "../request/job-request.ts";
 import { failedEnding, endingFromRunner } from "../lifecycle/job-endings.ts";
 import { CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES, attemptRetryDelayMs } from "../lifecycle/retry-policy.ts";
 import { affordableWorkers } from "../store/credit-reservations.ts";
 import type { TickState, NextTick } from "../lifecycle/tick-state.ts";
 import { planSplitJob } from "./plan-split-job.ts";
-import { claimTask, endTaskStatement, listTasks, loseTask, unclaimTask, type JobTask } from "./task-store.ts";
+import { claimTask, endTaskStatement, listTasks, loseTask, unclaimTask } from "./task-store.ts";
 import { describeTask, isEmptySegment, segmentsToJoin } from "./split-tasks.ts";
 import { taskRequest } from "./task-requests.ts";
 import { completeSplitJob, stopSplitJob } from "./end-split-job.ts";
 import { splitProgress } from "./split-progress.ts";
 import { markStarted } from "../transitions/mark-started.ts";
+import { type JobRow } from "../store/job-row.ts";
+import { type JobTask } from "./split-task.ts";
 
 /**
  * One coordinator tick of a split job (running from its claim): plan it once, then look at every task

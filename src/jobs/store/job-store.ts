@@ -1,45 +1,10 @@
 import type { JobSpec } from "../request/job-request.ts";
 import { TERMINAL_STATUSES, type JobStatus } from "../transitions/job-states.ts";
+import type { JobRow } from "./job-row.ts";
 import { keysetPage, type Cursor } from "../../storage/keyset-page.ts";
 import { JOB_SUMMARY_COLUMNS, JOB_SUMMARY_COMPUTED, type JobSummaryRow } from "../views/job-summary.ts";
 import { JOB_COLUMN_MAX_BYTES } from "./row-budget.ts";
 import { boundedJson, headBytes } from "./stored-bytes.ts";
-
-export type JobRow = {
-  id: string;
-  account_id: string;
-  binary: "ffmpeg" | "ffprobe";
-  mode: "raw" | "preset";
-  status: JobStatus;
-  request_json: string;
-  webhook_url: string | null;
-  progress_json: string | null;
-  exit_code: number | null;
-  runtime_seconds: number;
-  credits_charged: number;
-  error_code: string | null;
-  error_message: string | null;
-  stdout: string | null;
-  stderr_tail: string | null;
-  created_at: string;
-  updated_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  /** Runner hand-overs so far (src/jobs/lifecycle/retry-policy.ts). */
-  attempts: number;
-  /** When the current attempt was handed to a runner; null while the job waits for a hand-over. */
-  dispatched_at: string | null;
-  /** JSON JobTimings, once the job finished with a runner report. */
-  timings_json: string | null;
-  /** Multi-step jobs that failed: the index of the failing step. */
-  failed_step: number | null;
-  planned_args_json: string | null;
-  input_reads_json: string | null;
-  /** Outputs sent to the user's own storage (delivered-outputs.ts), JSON; null if none. */
-  delivered_json?: string | null;
-  /** Why a queued job waits (the jobs whose outputs it reads); null otherwise. */
-  queued_reason?: string | null;
-};
 
 /** A preset job's planned arguments, as its runner reported them (null before it ran, and for raw jobs). */
 export function plannedArgsOf(row: Pick<JobRow, "planned_args_json">): string[] | null {

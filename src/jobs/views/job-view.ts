@@ -3,12 +3,13 @@ import { progressView } from "./job-progress.ts";
 import type { Config } from "../../config.ts";
 import { directoryFileUrls, type DirectoryFile } from "../../storage/directory-files.ts";
 import { DOWNLOAD_URL_TTL_SECONDS } from "../request/limits.ts";
-import { jobSpecOf, plannedArgsOf, type JobRow } from "../store/job-store.ts";
+import { jobSpecOf, plannedArgsOf } from "../store/job-store.ts";
 import { jobSteps, jobTimeoutMs, type OutputDestination } from "../request/job-request.ts";
 import { deliveredOutputsOf, objectUrlOf, shownUrl } from "../store/delivered-outputs.ts";
 import type { OutputRow } from "../store/output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
+import { type JobRow } from "../store/job-row.ts";
 
 /**
  * What download URLs are made with: presigned S3 URLs for files; for directory outputs the Worker's

@@ -1,0 +1,42 @@
+import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
+import type { SplitSegment } from "./split-plan.ts";
+
+/*
+ * A split job's task: what the plan makes of it (split-tasks.ts) and what its row in D1 holds
+ * (task-store.ts). pending → running (handed to a runner, under a runner id of its own) → completed |
+ * failed; a lost attempt goes back to pending.
+ */
+
+/** `plannedArgs`: a preset job's command as planned for this input (a raw job's is its own). */
+export type SplitTaskParams =
+  | {
+      kind: "segment"; segment: SplitSegment; formatStartSeconds: number; constantRate: string | null; plannedArgs?: string[];
+      /** About how many frames it writes (its length at the input's frame rate), for progress; null when the rate is unknown. */
+      expectedFrames?: number | null;
+    }
+  | { kind: "audio"; plannedArgs?: string[] }
+  | {
+      kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number; plannedArgs?: string[];
+      /** Why the segments are longer than the job asked (the plan's cap on their count), shown in the tasks list. */
+      note?: string;
+    }
+  | { kind: "whole"; reason: string };
+
+export type PlannedTask = { name: string; needs: string[]; params: SplitTaskParams };
+
+export type TaskStatus = "pending" | "running" | "completed" | "failed";
+/** A completed attempt: what it wrote, where its time went, what it read of the job's input. */
+export type TaskResult = { outputs: { name: string; size: number }[]; timings: RunnerOutcome["timings"]; finishedAt: string; inputReads?: RunnerOutcome["inputReads"] };
+export type JobTask = {
+  name: string;
+  needs: string[];
+  params: SplitTaskParams;
+  status: TaskStatus;
+  runnerId: string | null;
+  attempts: number;
+  runtimeMs: number;
+  result: TaskResult | null;
+  errorMessage: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+};
