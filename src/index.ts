@@ -5,6 +5,7 @@ import { createServices } from "./services.ts";
 import { startInvocation } from "./platform/invocation.ts";
 import { runScheduled } from "./maintenance/scheduled.ts";
 import { consumeDeadDeliveries, consumeDeliveries } from "./webhooks/delivery-consumer.ts";
+import type { DeliveryMessage, JobMessage } from "./queue-messages.ts";
 
 export { JobCoordinator } from "./jobs/lifecycle/job-coordinator.ts";
 export { FfmpegContainer } from "./runner/ffmpeg-container.ts";
@@ -27,17 +28,18 @@ export const QUEUES = {
 export default {
   fetch: (request: Request, env: Env, ctx: ExecutionContext) => startInvocation(env, (env) => app.fetch(request, env, ctx)),
   scheduled: (_controller: ScheduledController, env: Env): Promise<void> => startInvocation(env, (env) => runScheduled(createServices(env), env.BUCKET)),
-  queue: (batch: MessageBatch<any>, env: Env): Promise<void> =>
+  // The queue's name says which message type its batch holds (src/queue-messages.ts).
+  queue: (batch: MessageBatch<unknown>, env: Env): Promise<void> =>
     startInvocation(env, async (env) => {
       switch (batch.queue) {
         case QUEUES.jobsDead:
-          return consumeDeadJobMessages(batch, env);
+          return consumeDeadJobMessages(batch as MessageBatch<JobMessage>, env);
         case QUEUES.webhooks:
-          return consumeDeliveries(batch, createServices(env));
+          return consumeDeliveries(batch as MessageBatch<DeliveryMessage>, createServices(env));
         case QUEUES.webhooksDead:
-          return consumeDeadDeliveries(batch, createServices(env));
+          return consumeDeadDeliveries(batch as MessageBatch<DeliveryMessage>, createServices(env));
         default:
-          return consumeJobMessages(batch, env);
+          return consumeJobMessages(batch as MessageBatch<JobMessage>, env);
       }
     }),
 } satisfies ExportedHandler<Env>;

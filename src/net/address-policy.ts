@@ -43,7 +43,7 @@ export function parseIPv6(input: string): bigint | null {
   if (v4Tail) {
     const v4 = parseIPv4(v4Tail[1]);
     if (v4 === null) return null;
-    s = s.slice(0, -v4Tail[1].length) + `${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+    s = `${s.slice(0, -v4Tail[1].length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
   }
   const halves = s.split("::");
   if (halves.length > 2) return null;

@@ -25,6 +25,7 @@ export const BINDING_KINDS: Record<BindingName, SubrequestKind | "not a subreque
 const call = (fn: unknown, self: object, args: unknown[]) => Reflect.apply(fn as (...a: unknown[]) => unknown, self, args);
 
 /** A binding whose every method call is one subrequest of `kind`, except the calls in `free` (no I/O), whose results are counted in turn. */
+// biome-ignore lint/suspicious/noExplicitAny: `free` maps a binding's method names to wrappers of whatever those methods return.
 function countedCalls<T extends object>(binding: T, kind: SubrequestKind, budget: InvocationBudget, free: Record<string, (result: any) => unknown> = {}): T {
   return new Proxy(binding, {
     get(target, prop) {
@@ -53,6 +54,7 @@ function countedBucket(bucket: R2Bucket, budget: InvocationBudget): R2Bucket {
 }
 
 /** A Durable Object namespace: ids and stubs are free; each stub's fetch or RPC call is one subrequest. */
+// biome-ignore lint/suspicious/noExplicitAny: any Durable Object class's namespace; the wrapper only counts calls.
 function countedNamespace<T extends DurableObjectNamespace<any>>(ns: T, budget: InvocationBudget): T {
   const stub = (s: object) => countedCalls(s, "durable-object", budget);
   return new Proxy(ns, {

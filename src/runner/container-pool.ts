@@ -15,7 +15,7 @@ const SIDE_CALL_LEASE_MS = 5 * 60_000;
  */
 export class ContainerPool extends DurableObject<Env> {
   static {
-    countEachInvocation(this);
+    countEachInvocation(ContainerPool);
   }
 
   // Each change reads, changes and writes the state with no other call in between (the reclaim's D1

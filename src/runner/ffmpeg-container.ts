@@ -30,7 +30,7 @@ export class FfmpegContainer extends Container<Env> {
   /** This instance's runner secret: made once, kept in storage, so a restarted object still knows it. */
   private runnerSecret = "";
 
-  constructor(ctx: DurableObjectState<{}>, env: Env) {
+  constructor(ctx: DurableObjectState<Record<string, never>>, env: Env) {
     super(ctx, env);
     this.sleepAfter = `${loadConfig(env).containerIdleSeconds}s`;
     this.envVars = {
@@ -57,7 +57,7 @@ export class FfmpegContainer extends Container<Env> {
   // Assigned in a static block, not declared as static fields: a field would shadow the library's
   // static setters, leaving its handler registry empty (no jobEgress, no deny-all default).
   static {
-    this.outboundHandlers = {
+    FfmpegContainer.outboundHandlers = {
       // Each of a container's requests is an invocation (of ContainerProxy, which calls this), with its own limits.
       jobEgress: (req: Request, env: Env, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> => startInvocation(env, (env) => {
         const config = loadConfig(env);
@@ -75,7 +75,7 @@ export class FfmpegContainer extends Container<Env> {
       }),
     };
     /** Deny-all until a job scopes the egress. */
-    this.outbound = async (req: Request) => egressRefusal(req.method, req.url);
+    FfmpegContainer.outbound = async (req: Request) => egressRefusal(req.method, req.url);
   }
 
   /**

@@ -50,7 +50,7 @@ export async function acceptRunnerFile(bucket: R2Bucket, db: D1Database, storage
   const token = /^Bearer (\S+)$/.exec(req.headers.get("authorization") ?? "")?.[1] ?? "";
   if (!(await verifyToken(storage, "write", jobId, `${output}/${attempt}`, token, nowMs))) return new Response("bad token", { status: 403 });
   const job = await db.prepare("SELECT status, attempts FROM jobs WHERE id = ?1").bind(jobId).first<{ status: string; attempts: number }>();
-  if (!job || job.status !== "running" || job.attempts !== Number(attempt)) {
+  if (job?.status !== "running" || job.attempts !== Number(attempt)) {
     return new Response("the job is not running this attempt: its files can no longer change", { status: 409 });
   }
   const length = Number(req.headers.get("content-length"));

@@ -21,7 +21,7 @@ export async function consumeDeliveries(batch: MessageBatch<DeliveryMessage>, s:
 async function deliverOne(msg: Message<DeliveryMessage>, s: Services): Promise<void> {
   try {
     const delivery = await getDelivery(s.db, msg.body.deliveryId);
-    if (!delivery || delivery.status !== "pending") return msg.ack();
+    if (delivery?.status !== "pending") return msg.ack();
     const secrets = signingSecrets(await getSecrets(s.db, delivery.account_id, s.now()));
     const body = await ensurePayload(s, delivery);
     const result = await sendWebhook(

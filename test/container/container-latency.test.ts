@@ -104,7 +104,7 @@ ${rows.join("\n")}
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${process.platform}/${process.arch}, Node ${process.version}, Docker ${dockerVersion()}.`;
   mkdirSync(join(root, ".cache"), { recursive: true });
-  writeFileSync(join(root, ".cache/container-latency.md"), report + "\n");
+  writeFileSync(join(root, ".cache/container-latency.md"), `${report}\n`);
   console.log(`\n${report}\n`);
   if (process.env.FFJOBS_RECORD_BENCHMARKS === "1") writeBenchmarkSection("container-latency", report);
 }

@@ -91,7 +91,7 @@ describe("a directory output's egress", () => {
   it("allows PUTs of plain file names under its prefix, nothing deeper, beside it or of another method", () => {
     expect(egressAllows(scope, "PUT", `${prefix}seg_0_000.ts`)).toBe(true);
     expect(egressAllows(scope, "PUT", `${prefix}sub/seg.ts`)).toBe(false);
-    expect(egressAllows(scope, "PUT", prefix.replace("/hls/", "/other/") + "seg.ts")).toBe(false);
+    expect(egressAllows(scope, "PUT", `${prefix.replace("/hls/", "/other/")}seg.ts`)).toBe(false);
     expect(egressAllows(scope, "GET", `${prefix}seg_0_000.ts`)).toBe(false);
   });
 });

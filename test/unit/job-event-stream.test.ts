@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { eventIdOf, jobEventStream, QUIET_READ_INTERVAL_MS } from "../../src/api/routes/job-events.ts";
 import type { JobSnapshot, TickNews } from "../../src/jobs/lifecycle/tick-news.ts";
-import { type JobRow } from "../../src/jobs/store/job-row.ts";
+import type { JobRow } from "../../src/jobs/store/job-row.ts";
 
 /**
  * The event stream's decisions, with a fake coordinator answering at once on a fake clock: a stream

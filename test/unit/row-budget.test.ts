@@ -21,7 +21,7 @@ describe("the rows' byte budgets", () => {
   });
 
   it("a directory output's row holds its largest file list and summary", () => {
-    const longest = JSON.stringify({ path: "a".repeat(255), size: Number.MAX_SAFE_INTEGER }) + ",";
+    const longest = `${JSON.stringify({ path: "a".repeat(255), size: Number.MAX_SAFE_INTEGER })},`;
     expect(utf8Bytes(longest)).toBeLessThanOrEqual(DIRECTORY_FILE_ENTRY_MAX_BYTES);
     expect(MAX_DIRECTORY_FILES_LIMIT * DIRECTORY_FILE_ENTRY_MAX_BYTES + OUTPUT_METADATA_MAX_BYTES + JOB_FIXED_COLUMNS_MAX_BYTES).toBeLessThanOrEqual(D1_MAX_ROW_BYTES);
   });

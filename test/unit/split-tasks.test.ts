@@ -10,7 +10,7 @@ import { toJobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitFactsOf, videoLengthSeconds, type SplitFacts } from "../../src/jobs/split/split-facts.ts";
 import { describeTask, planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
 import { splitProgress } from "../../src/jobs/split/split-progress.ts";
-import { type JobTask } from "../../src/jobs/split/split-task.ts";
+import type { JobTask } from "../../src/jobs/split/split-task.ts";
 
 const spec = (args: string[], fileName = "out.mp4"): JobSpec => ({
   binary: "ffmpeg", args, inputs: { video: { type: "url", url: "https://media.example.com/a.mp4" } }, outputs: { out: { fileName, contentType: "video/mp4" } }, webhookUrl: null,

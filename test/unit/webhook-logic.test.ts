@@ -17,7 +17,7 @@ describe("Standard Webhooks signing", () => {
     expect(headers["webhook-signature"].split(" ")).toHaveLength(2);
     expect(new Webhook(a).verify(body, headers)).toEqual({ type: "job.completed" });
     expect(new Webhook(b).verify(body, headers)).toEqual({ type: "job.completed" });
-    expect(() => new Webhook(a).verify(body + " ", headers)).toThrow();
+    expect(() => new Webhook(a).verify(`${body} `, headers)).toThrow();
   });
 
   it("previews a secret without revealing it", () => {

@@ -10,7 +10,7 @@ describe("authentication", () => {
 
   it.each([
     ["no header", null],
-    ["an unknown key", "ffj_" + "A".repeat(43)],
+    ["an unknown key", `ffj_${"A".repeat(43)}`],
     ["a malformed key", "hello"],
   ])("answers 401 with a Bearer challenge for %s", async (_label, k) => {
     const res = await api(k, "GET", "/v1/jobs");

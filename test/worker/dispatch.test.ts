@@ -194,7 +194,7 @@ describe("dispatch and coordination", () => {
     const id = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
     const started = new Date(Date.now() - 2 * 3600_000).toISOString();
     await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, started).run();
-    let answer: Record<string, unknown> = { jobId: id, state: "uploading", startedAt: started, progress: null, outcome: null };
+    const answer: Record<string, unknown> = { jobId: id, state: "uploading", startedAt: started, progress: null, outcome: null };
     const calls: string[] = [];
     // A test double of a runner: it answers what this test says, and records what it is asked.
     const runner = createRunnerClient({

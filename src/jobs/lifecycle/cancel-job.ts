@@ -4,7 +4,7 @@ import { cancelSplitJob } from "../split/end-split-job.ts";
 import { endJob, endJobFromRunner } from "./end-job.ts";
 import { canceledEnding } from "./job-endings.ts";
 import { discardUnrecordedOutputs } from "./discard-outputs.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * A cancel asked through the API. A queued job (even one waiting in its runner's line) is canceled at

@@ -11,7 +11,7 @@ import { loseAttempt } from "./lose-attempt.ts";
 import type { NextTick } from "./tick-state.ts";
 import { buildRunnerRequest } from "../runner-request/runner-request.ts";
 import { markStarted } from "../transitions/mark-started.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * Hands a queued job to its runner as its next attempt. The claim (a guarded statement that also

@@ -10,7 +10,7 @@ import { deliveredOutputs, recordDeliveredStatement } from "../store/delivered-o
 import { jobTimings } from "../views/job-timings.ts";
 import { writeEnding } from "../transitions/write-ending.ts";
 import { endingFromRunner, type JobEnding } from "./job-endings.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * The one way a job reaches a terminal state: the guarded update, the charge, (for jobs with a

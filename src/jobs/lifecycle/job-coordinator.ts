@@ -23,7 +23,7 @@ const TICK_STATE_KEY = "drive";
 export class JobCoordinator extends DurableObject<Env> {
   // Each event (an RPC call, an alarm) is an invocation with its own limits; a tick it starts is charged to it.
   static {
-    countEachInvocation(this);
+    countEachInvocation(JobCoordinator);
   }
 
   /** The tick under way (ticks never overlap) and the one queued behind it, if any. */

@@ -5,7 +5,7 @@ import { failedEnding } from "./job-endings.ts";
 import { RUNNER_ATTEMPTS, attemptRetryDelayMs } from "./retry-policy.ts";
 import type { NextTick } from "./tick-state.ts";
 import { requeueLostAttempt } from "../transitions/requeue-lost-attempt.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * The runner attempt was lost to an infrastructure fault (`code`): the job goes back in line for

@@ -7,7 +7,7 @@ import { isTerminal } from "../transitions/job-states.ts";
 import { dispatchJob } from "./dispatch-job.ts";
 import { watchJob } from "./watch-job.ts";
 import type { TickState, NextTick } from "./tick-state.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /** Where a coordinator picks a job up, from what D1 says (a fresh coordinator, or one re-armed by the sweeper). */
 export function firstTickState(job: JobRow): TickState {

@@ -10,7 +10,7 @@ import { discardUnrecordedOutputs } from "./discard-outputs.ts";
 import { loseAttempt } from "./lose-attempt.ts";
 import type { TickState, NextTick } from "./tick-state.ts";
 import { markStarted } from "../transitions/mark-started.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * One watch tick for a job with a runner: collect the final report, or note that the binary got its

@@ -3,7 +3,7 @@ import { listOutputs } from "../store/output-store.ts";
 import type { JobSpec, RequestIssue } from "./job-request.ts";
 import type { RunnerInput } from "../../runner/runner-protocol.ts";
 import { isTerminal } from "../transitions/job-states.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /*
  * Inputs that are another job's output (`{ type: "job", jobId, output }`): a chain runs without a

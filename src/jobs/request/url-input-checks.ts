@@ -22,7 +22,9 @@ function destinationUrls(d: OutputDestination | undefined): { url: string; path:
   if (d.url !== undefined) return [{ url: d.url, path: ["url"] }];
   const parts = d.parts!;
   const firstOfHost = new Map<string, number>();
-  parts.urls.forEach((u, i) => URL.canParse(u) && !firstOfHost.has(new URL(u).host) && firstOfHost.set(new URL(u).host, i));
+  for (const [i, u] of parts.urls.entries()) {
+    if (URL.canParse(u) && !firstOfHost.has(new URL(u).host)) firstOfHost.set(new URL(u).host, i);
+  }
   return [...[...firstOfHost.values()].map((i) => ({ url: parts.urls[i], path: ["parts", "urls", String(i)] })), { url: parts.completeUrl, path: ["parts", "completeUrl"] }];
 }
 

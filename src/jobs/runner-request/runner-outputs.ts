@@ -5,7 +5,7 @@ import { directoryUploadUrl } from "../../runner/runner-files.ts";
 import { runnerWriteToken } from "../../storage/directory-files.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../request/limits.ts";
 import type { JobSpec } from "../request/job-request.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * Where a job's runner puts its outputs: the service's storage (a presigned PUT, or a directory's

@@ -7,7 +7,7 @@ import { jobTimeoutMs } from "../request/job-request.ts";
 import { runnerInputs } from "./runner-inputs.ts";
 import { runnerOutputs } from "./runner-outputs.ts";
 import { runnerLeaseMs } from "../lifecycle/retry-policy.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /** A job's whole command as its runner gets it: one attempt (dispatch-job.ts), or a split job run whole. */
 export async function buildRunnerRequest(s: Services, job: JobRow): Promise<RunnerJobRequest> {

@@ -7,8 +7,8 @@ import { billableSeconds, type JobEnding, canceledEnding } from "../lifecycle/jo
 import { endJob } from "../lifecycle/end-job.ts";
 import { discardUnrecordedOutputs } from "../lifecycle/discard-outputs.ts";
 import { endTaskStatement, listTasks, tasksRuntimeMs } from "./task-store.ts";
-import { type JobRow } from "../store/job-row.ts";
-import { type JobTask } from "./split-task.ts";
+import type { JobRow } from "../store/job-row.ts";
+import type { JobTask } from "./split-task.ts";
 
 /*
  * How a split job ends. Billed for the seconds its tasks' binaries ran, added up (a lost attempt is
@@ -83,7 +83,8 @@ function inputReadsOf(tasks: JobTask[]): RunnerOutcome["inputReads"] {
   for (const t of tasks) {
     if (t.params.kind !== "segment" && t.params.kind !== "audio") continue;
     for (const [name, r] of Object.entries(t.result?.inputReads ?? {})) {
-      const sum = (total[name] ??= { bytesRead: 0, originBytes: 0, copied: false });
+      total[name] ??= { bytesRead: 0, originBytes: 0, copied: false };
+      const sum = total[name];
       sum.bytesRead += r.bytesRead;
       sum.originBytes += r.originBytes;
       sum.copied ||= r.copied;

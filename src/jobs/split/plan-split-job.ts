@@ -10,8 +10,9 @@ import { planPreset } from "../../presets/recipes/recipe-book.ts";
 import { splitShape, type SplitShape } from "./split-eligibility.ts";
 import { planSplitTasks, WHOLE_TASK } from "./split-tasks.ts";
 import { insertTasks } from "./task-store.ts";
-import { type JobRow } from "../store/job-row.ts";
-import { type PlannedTask } from "./split-task.ts";
+import type { JobRow } from "../store/job-row.ts";
+import type { PlannedTask } from "./split-task.ts";
+import type { RunnerProbeResult } from "../../runner/runner-protocol.ts";
 
 export type PlanOutcome =
   | { kind: "planned" } | { kind: "busy" } | { kind: "unreachable"; message: string }
@@ -32,7 +33,7 @@ export async function planSplitJob(s: Services, job: JobRow): Promise<PlanOutcom
     return { kind: "planned" };
   }
   const inputs = (await runnerInputs(s, spec, job.account_id)).filter((i) => i.name === shape.shape.input);
-  let probed;
+  let probed: RunnerProbeResult;
   try {
     probed = await s.runner.probe({ probeId: crypto.randomUUID(), inputs, allowedPrivateHosts: s.config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS, measureVideoEnd: true });
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { JobSpec, RequestIssue } from "../request/job-request.ts";
 import { placeholderTarget } from "../request/placeholders.ts";
-import { ALLOWED_FILTERS } from "../policy/filter-tables.ts";
+import type { ALLOWED_FILTERS } from "../policy/filter-tables.ts";
 import { parseFilterGraph } from "../policy/filter-graph.ts";
 import type { SplitEncoding } from "./split-plan.ts";
 

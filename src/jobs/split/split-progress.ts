@@ -1,5 +1,5 @@
 import type { RunnerProgress } from "../../runner/runner-protocol.ts";
-import { type JobTask } from "./split-task.ts";
+import type { JobTask } from "./split-task.ts";
 
 /** The join's share of a split job's progress (it copies, so it is quick next to the encodes). */
 const JOIN_PERCENT = 10;

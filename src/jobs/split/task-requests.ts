@@ -12,8 +12,8 @@ import { splitShape } from "./split-eligibility.ts";
 import { audioArgs, joinArgs, segmentArgs } from "./split-plan.ts";
 import { segmentsToJoin, AUDIO_TASK } from "./split-tasks.ts";
 import { listTasks } from "./task-store.ts";
-import { type JobRow } from "../store/job-row.ts";
-import { type SplitTaskParams, type JobTask } from "./split-task.ts";
+import type { JobRow } from "../store/job-row.ts";
+import type { SplitTaskParams, JobTask } from "./split-task.ts";
 
 /** A segment's work file, and the audio's (its muxer's own extension, so the join reads it as such). */
 const workFile = (task: string, muxer: string) => (task === AUDIO_TASK ? `${task}.${muxer === "matroska" ? "mka" : "m4a"}` : `${task}.ts`);

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { jobTaskSchema } from "../../api/schemas.ts";
-import { type JobTask } from "./split-task.ts";
+import type { JobTask } from "./split-task.ts";
 
 /** A task as GET /v1/jobs/{id}/tasks shows it. */
 export function taskView(t: JobTask): z.infer<typeof jobTaskSchema> {

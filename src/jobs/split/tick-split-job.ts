@@ -14,8 +14,8 @@ import { taskRequest } from "./task-requests.ts";
 import { completeSplitJob, stopSplitJob } from "./end-split-job.ts";
 import { splitProgress } from "./split-progress.ts";
 import { markStarted } from "../transitions/mark-started.ts";
-import { type JobRow } from "../store/job-row.ts";
-import { type JobTask } from "./split-task.ts";
+import type { JobRow } from "../store/job-row.ts";
+import type { JobTask } from "./split-task.ts";
 
 /**
  * One coordinator tick of a split job (running from its claim): plan it once, then look at every task

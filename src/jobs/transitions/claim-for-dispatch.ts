@@ -1,5 +1,5 @@
 import { heldSecondsSql } from "../store/credit-reservations.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * queued (not with a runner) → handed to a runner, as attempt `attempts + 1`, only if the account's

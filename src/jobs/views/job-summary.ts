@@ -3,7 +3,7 @@ import type { jobSummarySchema } from "../../api/schemas.ts";
 import { progressView } from "./job-progress.ts";
 import type { JobTimings } from "./job-timings.ts";
 import { COMMAND_PREVIEW_CHARS, ERROR_PREVIEW_CHARS } from "../request/limits.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * A job as `GET /v1/jobs` lists it: read from columns whose size the service bounds, never

@@ -9,7 +9,7 @@ import { deliveredOutputsOf, objectUrlOf, shownUrl } from "../store/delivered-ou
 import type { OutputRow } from "../store/output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
-import { type JobRow } from "../store/job-row.ts";
+import type { JobRow } from "../store/job-row.ts";
 
 /**
  * What download URLs are made with: presigned S3 URLs for files; for directory outputs the Worker's

@@ -41,7 +41,7 @@ export function reproduceScript(job: ReproducedJob, spec: JobSpec, inputs: Runne
   }
   const lines = [
     ...header,
-    "mkdir -p in out work" + [...layout.directories.keys()].map((name) => ` ${shellWord(pathOf(name)!.replace(/\/[^/]*$/, ""))}`).join(""),
+    `mkdir -p in out work${[...layout.directories.keys()].map((name) => ` ${shellWord(pathOf(name)!.replace(/\/[^/]*$/, ""))}`).join("")}`,
     // The seconds of {{input@P%}}, as the runner works them out: floor(duration × P × 10) / 1000.
     ...(jobSteps(planned).some((s) => s.args.some((a) => timePlaceholder(a)))
       ? ["at_percent() { ffprobe -v error -show_entries format=duration -of csv=p=0 \"$1\" | awk -v p=\"$2\" '{ printf \"%.3f\", int($1 * p * 10) / 1000 }'; }"]

@@ -12,8 +12,7 @@ export const AUDIO_EXTRACTION_CHANNELS = { "audio-mp3": 2, "audio-aac": 8, "audi
  * Every preset's recipe by preset name. `looksAtInputs`: the runner probes the inputs and plans the
  * command from what they are before it runs (all but `probe`, whose command is the same for any input).
  */
-// Params are checked by each preset's schema in the Worker (src/presets/catalog.ts) before they get here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each recipe takes its own preset's params, checked by that preset's schema in the Worker (src/presets/catalog.ts) before they get here.
 export const RECIPE_BOOK: Record<string, { plan: Recipe<any>; looksAtInputs: boolean }> = {
   probe: { plan: (_p, ctx) => ({ args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", `{{${ctx.inputs[0].name}}}`] }), looksAtInputs: false },
   thumbnail: { plan: thumbnailRecipe, looksAtInputs: true },

@@ -28,7 +28,7 @@ export const planned = (args: string[]): Plan => ({ args });
 /** The input's video, or the refusal that says this preset needs one. */
 export function needVideo(preset: string, input: PlanInput, instead = ""): { video: NonNullable<MediaFacts["video"]> } | { refused: Refusal } {
   if (input.facts.video) return { video: input.facts.video };
-  const also = input.facts.audio ? " (it holds audio only" + (instead ? `: ${instead}` : "") + ")" : "";
+  const also = input.facts.audio ? ` (it holds audio only${instead ? `: ${instead}` : ""})` : "";
   return { refused: { code: "INPUT_HAS_NO_VIDEO", message: `Preset ${preset} needs a video stream and input "${input.name}" has none${also}` } };
 }
 

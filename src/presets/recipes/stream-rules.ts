@@ -66,7 +66,7 @@ const containerOf = (fileName: string) => ({ m4v: "mp4", m4a: "mp4", "3gp": "mp4
 /** Whether the output file (by its name's container) can hold this stream copied as it is. */
 export function canCopy(fileName: string, kind: "video" | "audio", codec: string): boolean {
   const holds = HOLDS[containerOf(fileName)];
-  return holds === "anything" || (holds !== undefined && holds[kind].includes(codec));
+  return holds === "anything" || holds?.[kind].includes(codec) === true;
 }
 
 /**
