@@ -1,6 +1,6 @@
 import { isTerminal } from "../jobs/transitions/job-states.ts";
 import { MAX_WAIT_SECONDS } from "../jobs/request/limits.ts";
-import { type JobRow } from "../jobs/store/job-row.ts";
+import type { JobRow } from "../jobs/store/job-row.ts";
 /** A wait is cut into slices, each one call to the coordinator (which holds it at most this long). */
 const WAIT_SLICE_MS = 15_000;
 /** If the coordinator cannot be asked (restarting), look again after this long. */

@@ -1,6 +1,6 @@
 import { isTerminal, type JobStatus } from "../../jobs/transitions/job-states.ts";
 import type { TickNews } from "../../jobs/lifecycle/tick-news.ts";
-import { type JobRow } from "../../jobs/store/job-row.ts";
+import type { JobRow } from "../../jobs/store/job-row.ts";
 
 /** A comment line keeps idle connections open through proxies. */
 export const KEEPALIVE_MS = 15_000;

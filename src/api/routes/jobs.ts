@@ -28,7 +28,7 @@ import { createPresigner } from "../../storage/presigner.ts";
 import { loadConfig } from "../../config.ts";
 import { insertJob } from "../../jobs/transitions/insert-job.ts";
 import { cancelOnRequest } from "../../jobs/lifecycle/cancel-job.ts";
-import { type JobRow } from "../../jobs/store/job-row.ts";
+import type { JobRow } from "../../jobs/store/job-row.ts";
 
 export const jobRoutes = new Hono<AppEnv>();
 
