@@ -1,5 +1,6 @@
 import http from "node:http";
-import type { RunnerCapabilities, RunnerJobRequest, RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
+import type { RunnerCapabilities } from "../../src/runner/runner-protocol.ts";
+import { isRunnerJobRequest, isRunnerProbeRequest } from "../../src/runner/runner-request-checks.ts";
 import type { createJobManager } from "./job-manager.ts";
 import { probeInputs } from "./probe-inputs.ts";
 import { capabilities } from "./capabilities.ts";
@@ -44,7 +45,7 @@ export function createRunnerServer(manager: JobManager, info: RunnerInfo, settin
       }
       if (req.method === "POST" && url.pathname === "/probe") {
         const body = await readJson(req);
-        if (!isProbeRequest(body)) return send(400, { error: "malformed probe request" });
+        if (!isRunnerProbeRequest(body)) return send(400, { error: "malformed probe request" });
         if (probesInFlight >= MAX_PROBES_IN_FLIGHT) return send(503, { error: "busy" });
         probesInFlight++;
         try {
@@ -55,7 +56,7 @@ export function createRunnerServer(manager: JobManager, info: RunnerInfo, settin
       }
       if (req.method === "POST" && url.pathname === "/jobs") {
         const body = await readJson(req);
-        if (!isJobRequest(body)) return send(400, { error: "malformed job request" });
+        if (!isRunnerJobRequest(body)) return send(400, { error: "malformed job request" });
         const status = manager.submit(body);
         // Draining (a rollout stops this container): the coordinator keeps the job queued and asks again.
         return status ? send(202, status) : send(503, { error: "draining: this runner takes no new job" });
@@ -90,33 +91,4 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
     chunks.push(chunk as Buffer);
   }
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-}
-
-const isStrings = (v: unknown) => Array.isArray(v) && v.every((a) => typeof a === "string");
-const isBinary = (v: unknown) => v === "ffmpeg" || v === "ffprobe";
-
-function isProbeRequest(v: unknown): v is RunnerProbeRequest {
-  const r = v as RunnerProbeRequest;
-  return typeof r === "object" && r !== null && /^[0-9a-f-]{36}$/.test(r.probeId) && Number.isFinite(r.timeoutMs) && r.timeoutMs > 0 &&
-    Array.isArray(r.inputs) && r.inputs.every((i) => /^[A-Za-z0-9_]{1,64}$/.test(i?.name) && typeof i.url === "string") && isStrings(r.allowedPrivateHosts) &&
-    (r.measureVideoEnd === undefined || typeof r.measureVideoEnd === "boolean");
-}
-
-function isJobRequest(v: unknown): v is RunnerJobRequest {
-  const r = v as RunnerJobRequest;
-  return (
-    typeof r === "object" && r !== null &&
-    /^[0-9a-f-]{36}$/.test(r.jobId) &&
-    isBinary(r.binary) &&
-    isStrings(r.args) &&
-    (r.steps === undefined || (Array.isArray(r.steps) && r.steps.length <= 8 && r.steps.every((s) => isBinary(s?.binary) && isStrings(s.args)))) &&
-    (r.scratch === undefined || (Array.isArray(r.scratch) && r.scratch.every((f) => /^[A-Za-z0-9_]{1,64}$/.test(f?.name) && typeof f.fileName === "string"))) &&
-    Array.isArray(r.inputs) && r.inputs.every((i) => /^[A-Za-z0-9_]{1,64}$/.test(i?.name) && typeof i.url === "string") &&
-    Array.isArray(r.outputs) && r.outputs.every((o) => /^[A-Za-z0-9_]{1,64}$/.test(o?.name) && typeof o.uploadUrl === "string") &&
-    Number.isFinite(r.timeoutMs) && r.timeoutMs > 0 &&
-    Number.isFinite(r.leaseMs) && r.leaseMs > 0 &&
-    typeof r.createdAt === "string" &&
-    (r.notifyUrl === null || typeof r.notifyUrl === "string") &&
-    Array.isArray(r.allowedPrivateHosts)
-  );
 }
