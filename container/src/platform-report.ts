@@ -10,7 +10,7 @@ import { postNotification } from "./notifier.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { bypassesSidecar, sidecarBypassNetworks, type Network } from "./sidecar-bypass.ts";
 
-/**
+/*
  * The runner's side of the platform report (src/runner/platform-report.ts): what this host's resolver
  * answers for the names the Worker gave, which sandbox started and why, whether a request that no job
  * scopes comes back as the Worker's egress refusal (behind Cloudflare's sidecar every connection must
