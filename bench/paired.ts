@@ -21,7 +21,7 @@ const media = await startStaticServer(fx.dir);
 const stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
 const scratch = mkdtempSync(join(tmpdir(), "ffjobs-bench-"));
 
-/** A small job's goal is an overhead in ms over bare ffmpeg (issue 20); a long one's a ratio. */
+/** A small job's goal is an overhead in ms over bare ffmpeg; a long one's a ratio. */
 type Op = { name: string; binary: "ffmpeg" | "ffprobe"; input: string; output?: string; args: string[]; goal: { ratio?: number; extraMs?: number } };
 const ops: Op[] = [
   { name: "ffprobe JSON of a 10 s 720p clip", binary: "ffprobe", input: "clip720.mp4", args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{in}}"], goal: { extraMs: 50 } },

@@ -1,4 +1,4 @@
-// docs/capacity.md's estimate of an hour of 1080p as a split job (issue 22), made from what
+// docs/capacity.md's estimate of an hour of 1080p as a split job, made from what
 // bench/split-encode.ts measured on one core: the rate a segment encodes at, the audio's and the join's
 // time per second of video, the plan. Each container type's vCPUs are assumed to encode that many times
 // as fast (x264 keeps 1-4 threads busy on 1080p → 720p; to be measured on the platform).

@@ -1,4 +1,4 @@
-// A split encode against bare ffmpeg on one core (issue 22). One machine cannot show N containers, so a
+// A split encode against bare ffmpeg on one core. One machine cannot show N containers, so a
 // container is modelled as one core: bare ffmpeg runs pinned to CPU 0 (taskset), and the split job runs on
 // `npm run dev`'s stack with RUNNER_PIN_CPUS so each task's ffmpeg has a CPU of its own (one per worker,
 // as many workers as this machine has cores). The 60 s 1080p clip → 720p x264 veryfast with AAC, read from

@@ -2,7 +2,7 @@ import http from "node:http";
 
 /**
  * The local stack's public port: a plain HTTP relay to `wrangler dev` on a private one, refusing the
- * endpoints miniflare adds to every local Worker's origin (second attack pass on issue 18, F3):
+ * endpoints miniflare adds to every local Worker's origin (found by an attack pass):
  * `/cdn-cgi/local/r2/public/…` serves any object of a local bucket with no credential, inline, with
  * its stored type (an uploaded page would run as this origin, where the dashboard keeps its key), and
  * the explorer (`/cdn-cgi/local/explorer/…`) runs SQL on D1. Production has neither. Only the S3

@@ -1,6 +1,6 @@
 /**
  * The wall time during which at least one of some overlapping pieces of work ran: the sends of a
- * job's outputs to its client's storage, which go on side by side and are billed once (issue 29).
+ * job's outputs to its client's storage, which go on side by side and are billed once.
  */
 export type BusyClock = { time: <T>(work: () => Promise<T>) => Promise<T>; ms: () => number };
 

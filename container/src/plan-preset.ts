@@ -8,7 +8,7 @@ import type { Prober } from "./probe.ts";
 import { ownValue } from "../../src/own-key.ts";
 
 /**
- * A preset job's command planned from what its inputs are (issue 19): each input probed in the
+ * A preset job's command planned from what its inputs are: each input probed in the
  * sandbox, the preset's recipe run on the facts, and the plan checked by the same argument policy as
  * any command. A recipe's refusal (no video for a video preset, say) ends the job before anything runs.
  */

@@ -6,7 +6,7 @@ import type { RunnerSettings } from "./settings.ts";
 const MAX_TAIL_PACKETS = 1000;
 
 /**
- * Where an input's video really ends, whatever its header claims (issue 29: a 30 s file whose Duration
+ * Where an input's video really ends, whatever its header claims (a 30 s file whose Duration
  * said 5 days planned 256 segments, 255 of them empty, and was billed for each). ffprobe seeks to the
  * claimed end, which lands on the last keyframe at or before it (the index says where the keyframes
  * are, not the header), and reads the video's packets from there: if the file ends within

@@ -25,7 +25,7 @@ const MAX_CHECK_INTERVAL_MS = 1000;
 /**
  * Watches one request to a client's storage, which a client may have made hostile: it may never
  * answer, trickle its answer, or take the body a byte at a time, each of which would hold a runner
- * slot (and, before issue 29, for 30 minutes). The request is aborted when neither direction moved
+ * slot (and, once, for 30 minutes). The request is aborted when neither direction moved
  * for `idleMs`, when the body goes out slower than the minimum over a window (after a first window
  * of grace, so a slow start is no failure), or at the job's deadline.
  */

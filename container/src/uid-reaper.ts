@@ -10,7 +10,7 @@ import { readdir, readFile } from "node:fs/promises";
  * a helper drops to that uid and calls kill(-1, SIGKILL), which signals every process the uid may
  * signal — exactly the job's — in one pass under the kernel's task-list lock, so no fork escapes it;
  * then /proc is read to confirm, and anything left (a process caught mid-exec) is killed by pid.
- * Decision (issue 29): this rather than a cgroup (Cloudflare's containers give no writable cgroup
+ * Decision: this rather than a cgroup (Cloudflare's containers give no writable cgroup
  * tree, and Docker's default gives none either) or a subreaper (a SIGKILL of the runner's own
  * helper on a timeout would lose it); it needs only what the fallback already needs: root and Python.
  */

@@ -1,7 +1,7 @@
 // The smoke test's fetch: every request it makes (the typed client's too) ends within a deadline and
 // reads at most a bounded answer. The smoke test points at a deployment it has not yet seen work: one
 // that answers slowly, never, or endlessly must end it with a finding, not hang it or fill its memory
-// (issue 30 attack pass: a server that trickled a byte a second held it forever; a 4 GiB error body
+// (found by an attack pass: a server that trickled a byte a second held it forever; a 4 GiB error body
 // grew it to 12 GB before it was killed).
 
 /**

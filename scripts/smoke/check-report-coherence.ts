@@ -1,7 +1,7 @@
 // Before any finding is read from a platform report, the report must be about what was asked and agree
 // with itself. The checks pick entries by kind (the first raw-socket attempt, every DNS lookup): a report
 // with no lookups was "not applicable", one with a refused attempt listed before an answered one was
-// "expected", and a loopback answer labelled public passed (issue 30 attack pass). The deployment under
+// "expected", and a loopback answer labelled public passed (found by an attack pass). The deployment under
 // test is not trusted yet; a report that does not hold together is itself the finding, and none of its
 // parts is judged.
 import { isPublicAddress, parseIPv4, parseIPv6 } from "../../src/net/address-policy.ts";

@@ -1,6 +1,6 @@
 // What the smoke test prints comes partly from the deployment it tests (error bodies, codes, a report's
 // details). A deployment, or a proxy in front of it, that echoes the request's Authorization header
-// back would have the smoke test print the API key (issue 30 attack pass: "smoke test FAILED: bad key
+// back would have the smoke test print the API key (found by an attack pass: "smoke test FAILED: bad key
 // Bearer ffj_…"), to a terminal or a CI log. So every line it prints, and the message it fails with,
 // has the secrets it holds replaced, and is cut to a length a terminal can show.
 
