@@ -3,7 +3,8 @@ import { HTTPException } from "hono/http-exception";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
 import { refuseBodyShape } from "./validation.ts";
 import type { AppEnv } from "./app-env.ts";
-import { createJobSchema, presetJobSchema, type CreateJobRequest, type PresetJobRequest } from "./schemas.ts";
+import { createJobSchema, type CreateJobRequest } from "./schemas/job-request.ts";
+import { presetJobSchema, type PresetJobRequest } from "./schemas/presets.ts";
 
 /**
  * `POST /v1/jobs` takes two shapes, told apart by `mode`: a raw job (`ffmpegArgs`, the default) or a

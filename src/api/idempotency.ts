@@ -1,8 +1,10 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError } from "./api-error.ts";
-import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import { claimKey, readKey, recordResponse, releaseKey } from "../storage/idempotency-store.ts";
+
+/** An `Idempotency-Key` header: 1-255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** How long a key's response is kept for retries. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;

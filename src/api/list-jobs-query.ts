@@ -1,8 +1,12 @@
 import type { z } from "zod";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
-import { listJobsQuerySchema, METADATA_FILTER, METADATA_KEY_PATTERN } from "./schemas.ts";
+import { METADATA_KEY_PATTERN } from "./schemas/job-request.ts";
+import { listJobsQuerySchema } from "./schemas/jobs.ts";
 import { PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/request/placeholders.ts";
 import { MAX_METADATA_ENTRIES } from "../jobs/request/limits.ts";
+
+/** `?metadata[key]=value` filters on the job list (all must match). */
+const METADATA_FILTER = /^metadata\[([^\]]*)\]$/;
 
 /**
  * `GET /v1/jobs` query: the usual parameters (strict: a typo is a 400) plus any number of

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import * as S from "./schemas.ts";
+import * as common from "./schemas/common.ts";
+import * as requests from "./schemas/job-request.ts";
+import * as presets from "./schemas/presets.ts";
+import * as jobs from "./schemas/jobs.ts";
+import * as files from "./schemas/files.ts";
+import * as account from "./schemas/account.ts";
+import * as webhooks from "./schemas/webhooks.ts";
 import { metricsReportSchema } from "../metrics/metrics-report.ts";
 import { platformReportRequestSchema, platformReportSchema } from "../runner/platform-report.ts";
 
@@ -29,7 +35,7 @@ function defaultsInWords(s: unknown): unknown {
  */
 export const SCHEMAS = {
   CreateJobRequest: () => ({
-    ...jsonSchema(S.createJobSchema, "input"),
+    ...jsonSchema(requests.createJobSchema, "input"),
     description: "A raw job: exactly one of `ffmpegArgs` (one command) and `steps` (several).",
     oneOf: [
       { type: "object", required: ["ffmpegArgs"], properties: { ffmpegArgs: { type: "array" } } },
@@ -43,12 +49,12 @@ export const SCHEMAS = {
     },
   }),
   PresetJobRequest: () => ({
-    ...jsonSchema(S.presetJobSchema, "input"),
+    ...jsonSchema(presets.presetJobSchema, "input"),
     example: { mode: "preset", preset: "thumbnail", inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, params: { percent: 50 } },
   }),
-  JobAccepted: () => jsonSchema(S.jobAcceptedSchema),
+  JobAccepted: () => jsonSchema(jobs.jobAcceptedSchema),
   Job: () => ({
-    ...withOutputRefs(jsonSchema(S.jobSchema)),
+    ...withOutputRefs(jsonSchema(jobs.jobSchema)),
     example: {
       id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", queuedReason: null, dependsOn: [], runtimeSeconds: 3, creditsCharged: 3, attempts: 1,
       timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 }, errorCode: null, errorMessage: null,
@@ -60,7 +66,7 @@ export const SCHEMAS = {
     },
   }),
   JobSummary: () => ({
-    ...jsonSchema(S.jobSummarySchema),
+    ...jsonSchema(jobs.jobSummarySchema),
     example: {
       id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", queuedReason: null, preset: null,
       command: "ffmpeg -i {{video}} -vf scale=640:-2 -c:v libx264 -crf 28 {{small}}", metadata: { customer: "acme" }, progress: null, attempts: 1,
@@ -69,26 +75,26 @@ export const SCHEMAS = {
     },
   }),
   JobList: () => pageOf("JobSummary"),
-  JobResult: () => withOutputRefs(jsonSchema(S.jobResultSchema)),
-  JobTaskList: () => jsonSchema(S.jobTaskListSchema),
-  Output: () => jsonSchema(S.outputSchema),
-  CreateFileRequest: () => ({ ...jsonSchema(S.createFileSchema, "input"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
-  Asset: () => jsonSchema(S.assetSchema),
-  PartUrlsRequest: () => ({ ...jsonSchema(S.partUrlsRequestSchema, "input"), example: { partNumbers: [1, 2, 3] } }),
-  PartUrls: () => jsonSchema(S.partUrlsSchema),
-  CompleteUploadRequest: () => ({ ...jsonSchema(S.completeUploadSchema, "input"), example: { parts: [{ partNumber: 1, etag: "\"a54357aff0632cce46d942af68356b38\"" }] } }),
-  AssetList: () => jsonSchema(S.assetListSchema),
-  Account: () => jsonSchema(S.accountSchema),
+  JobResult: () => withOutputRefs(jsonSchema(jobs.jobResultSchema)),
+  JobTaskList: () => jsonSchema(jobs.jobTaskListSchema),
+  Output: () => jsonSchema(jobs.outputSchema),
+  CreateFileRequest: () => ({ ...jsonSchema(files.createFileSchema, "input"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
+  Asset: () => jsonSchema(files.assetSchema),
+  PartUrlsRequest: () => ({ ...jsonSchema(files.partUrlsRequestSchema, "input"), example: { partNumbers: [1, 2, 3] } }),
+  PartUrls: () => jsonSchema(files.partUrlsSchema),
+  CompleteUploadRequest: () => ({ ...jsonSchema(files.completeUploadSchema, "input"), example: { parts: [{ partNumber: 1, etag: "\"a54357aff0632cce46d942af68356b38\"" }] } }),
+  AssetList: () => jsonSchema(files.assetListSchema),
+  Account: () => jsonSchema(account.accountSchema),
   MetricsReport: () => jsonSchema(metricsReportSchema),
   PlatformReportRequest: () => ({ ...jsonSchema(platformReportRequestSchema, "input"), example: { publicHost: "example.com" } }),
   PlatformReport: () => jsonSchema(platformReportSchema),
-  WebhookSecret: () => jsonSchema(S.webhookSecretSchema),
-  WebhookTestRequest: () => ({ ...jsonSchema(S.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
-  WebhookTestResult: () => jsonSchema(S.webhookTestResultSchema),
-  Delivery: () => jsonSchema(S.deliverySchema),
+  WebhookSecret: () => jsonSchema(webhooks.webhookSecretSchema),
+  WebhookTestRequest: () => ({ ...jsonSchema(webhooks.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
+  WebhookTestResult: () => jsonSchema(webhooks.webhookTestResultSchema),
+  Delivery: () => jsonSchema(webhooks.deliverySchema),
   DeliveryList: () => pageOf("Delivery"),
   Error: () => ({
-    ...jsonSchema(S.errorSchema),
+    ...jsonSchema(common.errorSchema),
     example: { error: "Invalid request: ffmpegArgs.0: drop the binary name", code: "INVALID_REQUEST", details: [{ path: ["ffmpegArgs", "0"], message: "drop the binary name", code: "custom" }] },
   }),
   DryRunResult: () => ({

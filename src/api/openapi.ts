@@ -1,5 +1,9 @@
 import type { z } from "zod";
-import * as S from "./schemas.ts";
+import { listJobsQuerySchema, getJobQuerySchema } from "./schemas/jobs.ts";
+import { listFilesQuerySchema } from "./schemas/files.ts";
+import { listDeliveriesQuerySchema } from "./schemas/webhooks.ts";
+import { metricsQuerySchema } from "./schemas/admin.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "./idempotency.ts";
 import { API_ERRORS, type ApiErrorCode } from "./error-codes.ts";
 import { componentSchemas, jsonSchema, ref, type SchemaName } from "./openapi-components.ts";
 import { MAX_METADATA_ENTRIES } from "../jobs/request/limits.ts";
@@ -29,7 +33,7 @@ const queryParams = (s: z.ZodType): Param[] =>
   Object.entries((jsonSchema(s, "input").properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, p]) => ({ name, in: "query", schema: p }));
 const idParam: Param = { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } };
 const idempotencyKey: Param = {
-  name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", pattern: S.IDEMPOTENCY_KEY_PATTERN.source },
+  name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source },
   description: "Retries with the same key and body get the first response again (24 h)",
 };
 
@@ -94,7 +98,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         get: op({
           id: "listJobs",
           summary: "List jobs, newest first, as summaries (GET /v1/jobs/{id} has the whole job); `metadata[key]=value` filters by metadata",
-          params: [...queryParams(S.listJobsQuerySchema), { name: "metadata", in: "query", style: "deepObject", explode: true, schema: { type: "object", additionalProperties: { type: "string" } }, description: `metadata[key]=value, at most ${MAX_METADATA_ENTRIES}; all must match` }],
+          params: [...queryParams(listJobsQuerySchema), { name: "metadata", in: "query", style: "deepObject", explode: true, schema: { type: "object", additionalProperties: { type: "string" } }, description: `metadata[key]=value, at most ${MAX_METADATA_ENTRIES}; all must match` }],
           responses: { 200: body("JobList", "A page of job summaries") },
           errors: { 400: ["INVALID_REQUEST"] },
         }),
@@ -117,7 +121,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         get: op({
           id: "getJob",
           summary: "Get a job (with ?wait=N, as soon as it is finished or after N ≤ 60 seconds)",
-          params: [idParam, ...queryParams(S.getJobQuerySchema)],
+          params: [idParam, ...queryParams(getJobQuerySchema)],
           responses: { 200: body("Job", "The job") },
           errors: { 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"] },
         }),
@@ -163,7 +167,7 @@ export function buildOpenApiDocument(serverUrl: string) {
           errors: { 400: ["INVALID_REQUEST"], 409: ["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"], 413: ["PAYLOAD_TOO_LARGE"] },
         }),
         get: op({
-          id: "listFiles", summary: "The account's files (uploads and job outputs), newest first", params: queryParams(S.listFilesQuerySchema),
+          id: "listFiles", summary: "The account's files (uploads and job outputs), newest first", params: queryParams(listFilesQuerySchema),
           responses: { 200: body("AssetList", "A page of files") }, errors: { 400: ["INVALID_REQUEST"] },
         }),
       },
@@ -196,7 +200,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         get: op({
           id: "getMetrics",
           summary: "Operator metrics for a period: jobs by status and error code, queue wait and run time percentiles, container starts, bytes, credits, webhook outcomes, per hour or day and per account (an operator account's key)",
-          params: queryParams(S.metricsQuerySchema),
+          params: queryParams(metricsQuerySchema),
           responses: { 200: body("MetricsReport", "The period's figures") },
           errors: { 400: ["INVALID_REQUEST"], 403: ["FORBIDDEN"], 404: ["NOT_FOUND"] },
         }),
@@ -243,7 +247,7 @@ export function buildOpenApiDocument(serverUrl: string) {
       },
       "/v1/webhooks/deliveries": {
         get: op({
-          id: "listDeliveries", summary: "The delivery log, newest first, with every attempt", params: queryParams(S.listDeliveriesQuerySchema),
+          id: "listDeliveries", summary: "The delivery log, newest first, with every attempt", params: queryParams(listDeliveriesQuerySchema),
           responses: { 200: body("DeliveryList", "A page of deliveries") }, errors: { 400: ["INVALID_REQUEST"] },
         }),
       },

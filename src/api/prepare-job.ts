@@ -1,7 +1,8 @@
 import type { Env } from "../env.ts";
 import type { Config } from "../config.ts";
 import { invalidRequest } from "./api-error.ts";
-import type { CreateJobRequest, PresetJobRequest } from "./schemas.ts";
+import type { CreateJobRequest } from "./schemas/job-request.ts";
+import type { PresetJobRequest } from "./schemas/presets.ts";
 import { expandPresetJob } from "../presets/expand-preset.ts";
 import { toJobSpec, type JobSpec } from "../jobs/request/job-request.ts";
 import { checkJobRequest } from "../jobs/request/check-job-request.ts";

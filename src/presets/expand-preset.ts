@@ -1,4 +1,5 @@
-import type { CreateJobRequest, PresetJobRequest } from "../api/schemas.ts";
+import type { CreateJobRequest } from "../api/schemas/job-request.ts";
+import type { PresetJobRequest } from "../api/schemas/presets.ts";
 import type { RequestIssue } from "../jobs/request/job-request.ts";
 import { contentTypeFor } from "../storage/content-types.ts";
 import { PRESETS } from "./catalog.ts";

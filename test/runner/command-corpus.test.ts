@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createJobSchema } from "../../src/api/schemas.ts";
+import { createJobSchema } from "../../src/api/schemas/job-request.ts";
 import { checkJobRequest } from "../../src/jobs/request/check-job-request.ts";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { jobRequest } from "./runner-client.ts";

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PresetJobRequest } from "../../src/api/schemas.ts";
+import type { PresetJobRequest } from "../../src/api/schemas/presets.ts";
 import { expandPresetJob, presetForRunner } from "../../src/presets/expand-preset.ts";
 import { toJobSpec } from "../../src/jobs/request/job-request.ts";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";

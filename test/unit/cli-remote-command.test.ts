@@ -6,7 +6,7 @@ import { jobBody, toRemoteCommand } from "../../cli/src/remote-command.ts";
 import { progressLine } from "../../cli/src/run-remote.ts";
 import type { Job } from "../../client/src/index.ts";
 import { checkJobRequest } from "../../src/jobs/request/check-job-request.ts";
-import { createJobSchema } from "../../src/api/schemas.ts";
+import { createJobSchema } from "../../src/api/schemas/job-request.ts";
 
 /** An ffmpeg command line as the CLI turns it into a job, and that job as the API would check it. */
 function translate(argv: string[]) {

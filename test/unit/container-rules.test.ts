@@ -4,7 +4,7 @@ import { parsePlacement } from "../../src/runner/container-placement.ts";
 import { acquire, instanceOf, reclaimable, release, type PoolState } from "../../src/runner/pool-state.ts";
 import { egressAllows, egressScopeOf, mergeScopes, staleScopeKeys } from "../../src/runner/egress-scope.ts";
 import { unreachableUrlIssues } from "../../src/jobs/request/url-input-checks.ts";
-import type { CreateJobRequest } from "../../src/api/schemas.ts";
+import type { CreateJobRequest } from "../../src/api/schemas/job-request.ts";
 
 const request = (inputs: Record<string, string>): CreateJobRequest => ({
   binary: "ffmpeg",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createJobSchema } from "../../src/api/schemas.ts";
+import { createJobSchema } from "../../src/api/schemas/job-request.ts";
 import { toJobSpec } from "../../src/jobs/request/job-request.ts";
 import { checkJobRequest } from "../../src/jobs/request/check-job-request.ts";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { PRESETS } from "../../src/presets/catalog.ts";
 import { expandPresetJob, type ExpandedPreset } from "../../src/presets/expand-preset.ts";
 import { checkJobRequest } from "../../src/jobs/request/check-job-request.ts";
-import type { PresetJobRequest } from "../../src/api/schemas.ts";
+import type { PresetJobRequest } from "../../src/api/schemas/presets.ts";
 
 const url = (n: string) => ({ type: "url" as const, url: `https://media.example.com/${n}.mp4` });
 

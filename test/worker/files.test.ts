@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { runnerWriteToken } from "../../src/storage/directory-files.ts";
 import { signToken } from "../../src/storage/url-signing.ts";
-import { assetSchema } from "../../src/api/schemas.ts";
+import { assetSchema } from "../../src/api/schemas/files.ts";
 import { runScheduled } from "../../src/maintenance/scheduled.ts";
 import { createServices } from "../../src/services.ts";
 import { api, countRows, createAccount, insertQueuedJob } from "./helpers.ts";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobAcceptedSchema, jobResultSchema, jobSchema } from "../../src/api/schemas.ts";
+import { jobAcceptedSchema, jobResultSchema, jobSchema } from "../../src/api/schemas/jobs.ts";
 import { api, createAccount, isTerminalJob, mediaUrl, waitForJob } from "./helpers.ts";
 
 let key: string;

@@ -1,7 +1,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
-import { createJobSchema, jobListSchema } from "../../src/api/schemas.ts";
+import { createJobSchema } from "../../src/api/schemas/job-request.ts";
+import { jobListSchema } from "../../src/api/schemas/jobs.ts";
 import { prepareJob } from "../../src/api/prepare-job.ts";
 import { loadConfig } from "../../src/config.ts";
 import * as L from "../../src/jobs/request/limits.ts";

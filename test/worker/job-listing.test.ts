@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { jobListSchema } from "../../src/api/schemas.ts";
+import { jobListSchema } from "../../src/api/schemas/jobs.ts";
 import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { COMMAND_PREVIEW_CHARS } from "../../src/jobs/request/limits.ts";
 import { api, createAccount, insertQueuedJob } from "./helpers.ts";

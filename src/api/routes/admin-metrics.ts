@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../api-error.ts";
-import { metricsQuerySchema } from "../schemas.ts";
+import { metricsQuerySchema } from "../schemas/admin.ts";
 import { METRICS_RETENTION_DAYS } from "../../metrics/metric-rows.ts";
 import { validate } from "../validation.ts";
 import { readMetrics } from "../../metrics/read-metrics.ts";

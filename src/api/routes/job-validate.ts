@@ -5,7 +5,7 @@ import { ApiError } from "../api-error.ts";
 import { parseCreateJobBody } from "../create-job-validation.ts";
 import { prepareJob } from "../prepare-job.ts";
 import { requireJsonBody, validate } from "../validation.ts";
-import { validateJobQuerySchema } from "../schemas.ts";
+import { validateJobQuerySchema } from "../schemas/jobs.ts";
 import { loadConfig } from "../../config.ts";
 import { createServices } from "../../services.ts";
 import { runnerInputs } from "../../jobs/runner-request/runner-inputs.ts";

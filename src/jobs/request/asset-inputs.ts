@@ -1,4 +1,4 @@
-import type { CreateJobRequest } from "../../api/schemas.ts";
+import type { CreateJobRequest } from "../../api/schemas/job-request.ts";
 import { getAssets, refreshUploadStatus } from "../../storage/asset-store.ts";
 import type { JobSpec, RequestIssue } from "./job-request.ts";
 

@@ -1,4 +1,4 @@
-import type { CreateJobRequest } from "../../api/schemas.ts";
+import type { CreateJobRequest } from "../../api/schemas/job-request.ts";
 import { arrayInputName, DIRECTORY_FILE_PATTERN, placeholderTarget, scanPlaceholders } from "./placeholders.ts";
 import { checkArguments, walkArguments } from "../policy/argument-policy.ts";
 import { muxerForFileName } from "../policy/output-extensions.ts";

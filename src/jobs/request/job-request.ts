@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { CreateJobRequest, jobInputSchema, outputDestinationSchema } from "../../api/schemas.ts";
+import type { CreateJobRequest, jobInputSchema, outputDestinationSchema } from "../../api/schemas/job-request.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
 import { arrayInputName } from "./placeholders.ts";
 

@@ -1,4 +1,4 @@
-import type { CreateJobRequest } from "../../api/schemas.ts";
+import type { CreateJobRequest } from "../../api/schemas/job-request.ts";
 import type { OutputDestination, RequestIssue } from "./job-request.ts";
 import { isLocalTarget } from "../../net/public-url.ts";
 import { parseIPv4, parseIPv6 } from "../../net/address-policy.ts";

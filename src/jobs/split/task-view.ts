@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { jobTaskSchema } from "../../api/schemas.ts";
+import type { jobTaskSchema } from "../../api/schemas/jobs.ts";
 import type { JobTask } from "./split-task.ts";
 
 /** A task as GET /v1/jobs/{id}/tasks shows it. */

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { jobSummarySchema } from "../../api/schemas.ts";
+import type { jobSummarySchema } from "../../api/schemas/jobs.ts";
 import { progressView } from "./job-progress.ts";
 import type { JobTimings } from "./job-timings.ts";
 import { COMMAND_PREVIEW_CHARS, ERROR_PREVIEW_CHARS } from "../request/limits.ts";
