@@ -106,8 +106,7 @@ export async function startTestHosts(fixturesDir: string): Promise<TestHosts> {
     server.once("exit", (code) => fail(new Error(`the test hosts' server exited (${code})`)));
     server.stdout!.on("data", (chunk: Buffer) => {
       buffered += chunk.toString();
-      let nl;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
+      for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
         if (line === "ready") ready();

@@ -60,9 +60,9 @@ const processesOf = (uid: number) => readdirSync("/proc").filter((p) => /^\d+$/.
 });
 // A process of the job that left its session (setsid, then a double fork), as code run inside ffmpeg could:
 // the runner's reaper kills it by uid, and PID 1 (tini, the image's entrypoint) reaps it: nothing is left, not even a zombie.
-const escape = "import os, time\nif os.fork() == 0:\n os.setsid()\n if os.fork() == 0:\n  time.sleep(300)\n os._exit(0)\nos._exit(0)";
+const leaveSession = "import os, time\nif os.fork() == 0:\n os.setsid()\n if os.fork() == 0:\n  time.sleep(300)\n os._exit(0)\nos._exit(0)";
 // stdio ignored: the sleeper would hold a pipe open, and spawnSync wait for it.
-spawnSync("/usr/bin/setpriv", [`--reuid=${job.uid}`, `--regid=${job.uid}`, "--clear-groups", "--", "/usr/bin/python3", "-I", "-c", escape], { stdio: "ignore" });
+spawnSync("/usr/bin/setpriv", [`--reuid=${job.uid}`, `--regid=${job.uid}`, "--clear-groups", "--", "/usr/bin/python3", "-I", "-c", leaveSession], { stdio: "ignore" });
 const escaped = processesOf(job.uid);
 await killUidProcesses(job.uid);
 await new Promise((r) => setTimeout(r, 500));

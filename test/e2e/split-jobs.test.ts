@@ -46,7 +46,7 @@ describe("split encodes, run for real", () => {
     // A single run may start with one duplicated frame (ffmpeg 5.1's rate conversion): within one frame.
     expect(Math.abs(a.length - b.length)).toBeLessThanOrEqual(1);
     const offset = b.length - a.length;
-    a.forEach((p, i) => expect(Math.abs(p.pts - b[i + offset].pts), `frame ${i}`).toBeLessThan(0.0011));
+    for (const [i, p] of a.entries()) expect(Math.abs(p.pts - b[i + offset].pts), `frame ${i}`).toBeLessThan(0.0011);
     for (let i = 1; i < a.length; i++) expect(a[i].pts - a[i - 1].pts, `frame ${i}`).toBeCloseTo(frame, 3);
     const probe = ffprobeJson(split.outputs[0].downloadUrl);
     expect(probe.streams.map((s) => s.codec_name)).toEqual(["h264", "aac"]);

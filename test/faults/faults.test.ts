@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { resolve, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isFinished } from "../support/api-client.ts";
 import type { DevStack } from "../support/dev-stack.ts";
@@ -13,7 +12,6 @@ import { INITIAL_CREDITS, CAPACITY, allFinished, balanceOf, executeLocalD1, left
  * every job must reach a terminal state within a bounded time, none may run twice, none be charged
  * twice or for a run that was lost, and no ffmpeg process or job folder may be left behind.
  */
-const root = resolve(import.meta.dirname, "../..");
 /**
  * Never spawnSync while the stack serves this file's requests: a blocked event loop misses the server
  * closing an idle keep-alive connection, and the next request on it fails ("other side closed").
@@ -173,7 +171,8 @@ describe("fault injection against the real local stack", () => {
     for (let cursor: string | null = null; ; ) {
       const page: { data: { creditsCharged: number }[]; nextCursor: string | null } = (await s.api.call("GET", `/v1/jobs?limit=100${cursor ? `&cursor=${cursor}` : ""}`)).body;
       all.push(...page.data);
-      if (!(cursor = page.nextCursor)) break;
+      cursor = page.nextCursor;
+      if (!cursor) break;
     }
     expect(all.length).toBeGreaterThanOrEqual(20);
     expect(await balanceOf(stack())).toBe(INITIAL_CREDITS - all.reduce((sum, j) => sum + j.creditsCharged, 0));

@@ -73,7 +73,10 @@ export async function startHostileDestination() {
     }
     res.writeHead(404).end();
   });
-  server.on("connection", (s) => (sockets.add(s), s.on("close", () => sockets.delete(s))));
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   return {

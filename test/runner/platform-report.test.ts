@@ -85,7 +85,10 @@ describe("the runner's platform report", () => {
       ...real,
       // Port 80 is not ours to take here: the plain request goes to the loopback stand-ins instead.
       rawGet: (url) => real.rawGet(url.replace("http://localhost/", base(worker))),
-      notify: async (url) => (notified.push(url), real.notify(url)),
+      notify: async (url) => {
+        notified.push(url);
+        return real.notify(url);
+      },
     });
     expect(report.dns[0]).toMatchObject({ name: "localhost", outcome: "resolved", addresses: expect.arrayContaining([{ address: "127.0.0.1", family: 4, kind: "bypasses-sidecar" }]) });
     expect(report.connections.map((c) => c.outcome)).toEqual(["worker-refused", "runner-refused", "runner-refused"]);
@@ -104,7 +107,18 @@ describe("the runner's platform report", () => {
   it("for a runner that connects by itself: no lookup and no attempt (they would really leave), the notification all the same", async () => {
     let touched = 0;
     const report = await platformReport(request({ notifyUrl: "http://127.0.0.1:1/internal/runner-notify/jobs/x" }), { egress: "direct", sandbox }, given({
-      lookup: async () => (touched++, []), rawGet: async () => (touched++, { status: 200, refusedHeader: null }), runnerPost: async () => (touched++, { status: 200, refusedHeader: null }),
+      lookup: async () => {
+        touched++;
+        return [];
+      },
+      rawGet: async () => {
+        touched++;
+        return { status: 200, refusedHeader: null };
+      },
+      runnerPost: async () => {
+        touched++;
+        return { status: 200, refusedHeader: null };
+      },
     }));
     expect(touched).toBe(0);
     expect(report.dns.map((l) => l.outcome)).toEqual(["not-applicable", "not-applicable", "not-applicable"]);

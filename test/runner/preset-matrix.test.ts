@@ -110,7 +110,7 @@ const PRESETS: Record<string, PresetCase> = {
 
 /** The slice `npm test` runs: the awkward kinds, a different one for each preset, so every kind is met. */
 const KINDS = Object.keys(media);
-function slice(preset: string, k: number): string[] {
+function slice(k: number): string[] {
   if (FULL) return KINDS;
   const awkward = ["phone-rotated-odd.mp4", "audio.mp3", "cover-art.flac", "interlaced.ts", "prores-pcm.mov", "video-only.mp4", "multitrack.mkv", "full-range-444.mp4", "surround-96k.wav", "start-offset.ts", "vfr.mp4", "silent-ntsc.mov", "hevc-10bit.mp4", "tiny-16x16.mp4", "av1.mkv", "vp9-opus.webm"];
   const chosen = [awkward[k % awkward.length], awkward[(k + 5) % awkward.length]];
@@ -152,7 +152,7 @@ async function runPreset(preset: string, c: PresetCase, file: string) {
 
 describe(`every preset on the kinds of media people send (${FULL ? "full matrix" : MATRIX === "rest" ? "all but the slice" : "slice; FFJOBS_PRESET_MATRIX=full for all"})`, () => {
   for (const [k, [preset, c]] of Object.entries(PRESETS).entries()) {
-    for (const file of slice(preset, k)) {
+    for (const file of slice(k)) {
       const kind = media[file];
       const lacks = c.needs === "video" ? !kind.video : c.needs === "audio" ? !kind.audio : !kind.video && !kind.audio;
       it(`${preset} on ${file} (${kind.what})${lacks ? `: refused, no ${c.needs}` : ""}`, async () => {

@@ -9,7 +9,7 @@ import { startRunner } from "../support/runner-process.ts";
 import { freePort } from "../support/free-port.ts";
 
 const workDir = join(tmpdir(), `ffjobs-runner-test-${process.pid}`);
-const { h, fx, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "1", RUNNER_WORK_DIR: workDir });
+const { h, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "1", RUNNER_WORK_DIR: workDir });
 
 describe("runner server (real ffmpeg)", () => {
   it("reports health and its concurrency", async () => {

@@ -1,4 +1,4 @@
-import { createReadStream, statSync } from "node:fs";
+import { createReadStream, type Stats, statSync } from "node:fs";
 import http from "node:http";
 import { join, normalize } from "node:path";
 
@@ -76,7 +76,7 @@ type Quirks = { ranges?: boolean; etag?: string; stallAfter?: number };
 
 function serveFile(dir: string, pathname: string, range: string | undefined, res: http.ServerResponse, sent: { bytes: number }, quirks: Quirks = {}): void {
   const path = join(dir, normalize(decodeURIComponent(pathname)).replace(/^(\.\.[/\\])+/, ""));
-  let stat;
+  let stat: Stats;
   try {
     stat = statSync(path);
   } catch {

@@ -78,7 +78,10 @@ describe("the deploy plan", () => {
   it("asks for the token in a terminal (the secret hidden), and an empty answer is missing", async () => {
     const asked: [string, boolean][] = [];
     const answers = ["AKID-typed ", "secret-typed"];
-    const creds = await resolveCredentials({}, fresh, async (q, hidden) => (asked.push([q, hidden]), answers.shift()!));
+    const creds = await resolveCredentials({}, fresh, async (q, hidden) => {
+      asked.push([q, hidden]);
+      return answers.shift()!;
+    });
     expect(creds).toEqual({ kind: "set", accessKeyId: "AKID-typed", secretAccessKey: "secret-typed" });
     expect(asked.map(([, hidden]) => hidden)).toEqual([false, true]);
     expect((await resolveCredentials({}, fresh, async () => "")).kind).toBe("missing");

@@ -37,7 +37,10 @@ describe("a DoH resolver that lies", () => {
     for (const [TTL, keptMs] of [[-5, RESOLUTION_MIN_TTL_MS], [1e308, RESOLUTION_MAX_TTL_MS], [Number.MAX_SAFE_INTEGER, RESOLUTION_MAX_TTL_MS], ["600", RESOLUTION_MIN_TTL_MS], [null, RESOLUTION_MIN_TTL_MS]] as const) {
       let asked = 0;
       let now = 0;
-      const resolve = dohResolver("https://resolver.test/dns-query", (async () => (asked++, Response.json({ Status: 0, Answer: [{ type: 1, TTL, data: "93.184.216.34" }] }))) as typeof fetch);
+      const resolve = dohResolver("https://resolver.test/dns-query", (async () => {
+        asked++;
+        return Response.json({ Status: 0, Answer: [{ type: 1, TTL, data: "93.184.216.34" }] });
+      }) as typeof fetch);
       const job = createResolutionCache(() => now).resolverFor("job:a", resolve);
       await job("h.example");
       now += keptMs - 1;
@@ -65,7 +68,10 @@ describe("the resolution cache, fed by any resolver", () => {
     for (const ttlSeconds of [NaN, {} as number, "abc" as unknown as number]) {
       let asked = 0;
       let now = 0;
-      const job = createResolutionCache(() => now).resolverFor("job:a", async (): Promise<Resolution> => (asked++, { addresses: ["93.184.216.34"], ttlSeconds }));
+      const job = createResolutionCache(() => now).resolverFor("job:a", async (): Promise<Resolution> => {
+        asked++;
+        return { addresses: ["93.184.216.34"], ttlSeconds };
+      });
       await job("h.example");
       now += RESOLUTION_MIN_TTL_MS - 1;
       await job("h.example");

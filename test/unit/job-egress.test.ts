@@ -98,7 +98,10 @@ describe("a job's egress at the Worker", () => {
   it("sends an upload to the user's destination with its body once the name resolves publicly, refuses a private one, and never follows its redirect", async () => {
     const got: string[] = [];
     const { deps, fetched } = harness({
-      "https://media.example.com/bucket/out.mp4?X-Amz-Signature=s": (req) => (req.text().then((t) => got.push(t)), new Response(null, { status: 200, headers: { etag: '"e1"' } })),
+      "https://media.example.com/bucket/out.mp4?X-Amz-Signature=s": (req) => {
+        req.text().then((t) => got.push(t));
+        return new Response(null, { status: 200, headers: { etag: '"e1"' } });
+      },
       "https://cdn.example.com/bucket/moved.mp4?sig=1": redirect("https://media.example.com/elsewhere.mp4"),
     });
     const scope: EgressScope = { allow: [

@@ -5,7 +5,10 @@ import type { FinishedJobFacts } from "../../src/metrics/metric-rows.ts";
 
 /** A seeded generator, so a failure can be rerun. */
 function random(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
 }
 
 describe("the durations' histograms", () => {

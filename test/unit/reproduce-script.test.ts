@@ -42,7 +42,10 @@ describe("the reproduce script", () => {
 
   it("fetches a URL with glob characters once, as written: curl's [1-4] and {a,b} ranges are off", async () => {
     const seen: string[] = [];
-    const server = createServer((req, res) => (seen.push(req.url!), res.end("media")));
+    const server = createServer((req, res) => {
+      seen.push(req.url!);
+      res.end("media");
+    });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-glob-"));
     try {

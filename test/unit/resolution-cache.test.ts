@@ -88,7 +88,10 @@ describe("the resolution cache", () => {
   it("holds at most its byte bound, dropping the least recently used answers first", async () => {
     const asked: string[] = [];
     const cache = createResolutionCache(() => 0, 2_000);
-    const job = cache.resolverFor("job:a", async (host) => (asked.push(host), { addresses: ["93.184.216.34"], ttlSeconds: 300 }));
+    const job = cache.resolverFor("job:a", async (host) => {
+      asked.push(host);
+      return { addresses: ["93.184.216.34"], ttlSeconds: 300 };
+    });
     for (let i = 0; i < 50; i++) await job(`h${i}.example`);
     expect(cache.stats().bytes).toBeLessThanOrEqual(2_000);
     const kept = cache.stats().entries;
@@ -112,7 +115,10 @@ describe("which job an egress invocation serves", () => {
   it("keys production's resolver by it: the same job's second request is answered from the cache", async () => {
     let lookups = 0;
     const cache = createResolutionCache();
-    const doh = dohResolver("https://resolver.test/dns-query", (async () => (lookups++, Response.json({ Status: 0, Answer: [{ type: 1, TTL: 60, data: "93.184.216.34" }] }))) as typeof fetch);
+    const doh = dohResolver("https://resolver.test/dns-query", (async () => {
+      lookups++;
+      return Response.json({ Status: 0, Answer: [{ type: 1, TTL: 60, data: "93.184.216.34" }] });
+    }) as typeof fetch);
     const ctx = (jobId: string) => ({ containerId: "pool:1", params: { jobId, allow: [] } });
     await jobResolver(ctx("j1"), doh, cache)("media.example");
     await jobResolver(ctx("j1"), doh, cache)("media.example");

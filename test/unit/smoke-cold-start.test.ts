@@ -6,7 +6,11 @@ function fakePatience(budgetMs: number, retryEveryMs: number) {
   let now = 0;
   const lines: string[] = [];
   const sleeps: number[] = [];
-  const p: Patience = { budgetMs, retryEveryMs, log: (l) => lines.push(l), clock: { now: () => now, sleep: async (ms) => void (sleeps.push(ms), (now += ms)) } };
+  const sleep = async (ms: number) => {
+    sleeps.push(ms);
+    now += ms;
+  };
+  const p: Patience = { budgetMs, retryEveryMs, log: (l) => lines.push(l), clock: { now: () => now, sleep } };
   return { p, lines, sleeps };
 }
 

@@ -103,8 +103,8 @@ describe("the smoke test's platform report checks", () => {
   it("say 'not applicable here' for a runner without the sidecar, never 'expected'", () => {
     const local = wrong((r) => {
       r.egress = "direct";
-      r.dns.forEach((l) => Object.assign(l, { outcome: "not-applicable", addresses: [] }));
-      r.connections.forEach((c) => Object.assign(c, { outcome: "not-applicable", status: null }));
+      for (const l of r.dns) Object.assign(l, { outcome: "not-applicable", addresses: [] });
+      for (const c of r.connections) Object.assign(c, { outcome: "not-applicable", status: null });
     });
     expect(checks(local).map((f) => f.verdict)).toEqual(["expected", "not-applicable", "not-applicable", "not-applicable", "expected"]);
     expect(formatFinding(checkDns(local))[0]).toMatch(/^- not applicable here: container DNS: /);

@@ -38,7 +38,10 @@ describe("R2 and x-amz-copy-source", () => {
   it("finds an upload URL that copied another object NOT expected, and says not to share the deployment", async () => {
     const sent: Headers[] = [];
     const deleted: string[] = [];
-    const f = await checkCopySource({ client: client({ status: "ready", size: 16044 }, deleted), fetch: storage((_u, init) => (sent.push(new Headers(init.headers)), new Response("<CopyObjectResult/>", { status: 200 }))) }, source);
+    const f = await checkCopySource({ client: client({ status: "ready", size: 16044 }, deleted), fetch: storage((_u, init) => {
+      sent.push(new Headers(init.headers));
+      return new Response("<CopyObjectResult/>", { status: 200 });
+    }) }, source);
     expect(f).toMatchObject({ verdict: "not-expected", required: true });
     expect(f.detail).toMatch(/answered HTTP 200 and the slot now holds 16044 bytes \(the source has 16044\): an upload URL copies objects of the bucket/);
     expect(f.advice).toMatch(/^do not let untrusted accounts share this deployment/);

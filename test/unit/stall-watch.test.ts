@@ -31,12 +31,14 @@ describe("stall watch decisions", () => {
     let cpu = 0;
     for (let s = 0; s < 599; s++) {
       c.advance(1000);
-      w.cpuSampled((cpu += 900));
+      cpu += 900;
+      w.cpuSampled(cpu);
       w.progressSeen({ out_time_us: "N/A", frame: "0", total_size: "0" });
       expect(w.verdict()).toBeNull();
     }
     c.advance(1000);
-    w.cpuSampled((cpu += 900));
+    cpu += 900;
+    w.cpuSampled(cpu);
     expect(w.verdict()).toMatch(/^ffmpeg wrote no new output for 600 s although it kept working/);
   });
 

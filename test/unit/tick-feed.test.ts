@@ -15,7 +15,10 @@ describe("an event stream's reader of its coordinator's tick feed", () => {
   it("opens the feed once and reads it line by line, however the bytes arrive", async () => {
     let opened = 0;
     const lines = [1, 2, 3].map((n) => `${JSON.stringify(news(n))}\n`).join("");
-    const feed = tickFeedReader(async () => (opened++, chunked(lines, 7)));
+    const feed = tickFeedReader(async () => {
+      opened++;
+      return chunked(lines, 7);
+    });
     for (const n of [1, 2, 3]) expect(await feed.tick()).toEqual(news(n));
     expect(opened).toBe(1);
   });

@@ -136,7 +136,10 @@ describe("dispatch and coordination", () => {
     const calls: string[] = [];
     const runner = (answer: () => Response) => createRunnerClient({
       prepare: async () => null,
-      fetch: async (_job, path, init) => (calls.push(`${init?.method ?? "GET"} ${path}`), answer()),
+      fetch: async (_job, path, init) => {
+        calls.push(`${init?.method ?? "GET"} ${path}`);
+        return answer();
+      },
       release: async () => {},
       timeouts: { startMs: 1000, callMs: 1000 },
     });
@@ -199,7 +202,10 @@ describe("dispatch and coordination", () => {
     // A test double of a runner: it answers what this test says, and records what it is asked.
     const runner = createRunnerClient({
       prepare: async () => null,
-      fetch: async (_job, path, init) => (calls.push(`${init?.method ?? "GET"} ${path}`), Response.json(answer)),
+      fetch: async (_job, path, init) => {
+        calls.push(`${init?.method ?? "GET"} ${path}`);
+        return Response.json(answer);
+      },
       release: async () => {},
       timeouts: { startMs: 1000, callMs: 1000 },
     });

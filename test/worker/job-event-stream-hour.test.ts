@@ -67,8 +67,7 @@ describe("an event stream across a compressed hour-long job", () => {
       let buffer = "";
       for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
         buffer += chunk;
-        let end;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
+        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const event = /^event: (\w+)$/m.exec(block)?.[1];

@@ -21,8 +21,7 @@ async function readEvents(res: Response, stopAfter = Infinity) {
     const { value, done } = await reader.read();
     if (done) break;
     buffer += value;
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const field = (name: string) => [...block.matchAll(/^(\w+): (.*)$/gm)].find((m) => m[1] === name)?.[2];
