@@ -7,11 +7,12 @@ import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startStaticServer } from "../support/static-server.ts";
 import { INITIAL_CREDITS, CAPACITY, allFinished, balanceOf, executeLocalD1, leftovers, mostConcurrentRuns, runnerPid, runsOf, startFaultStack } from "./fault-stack.ts";
 
-/**
+/*
  * Faults injected into the real local stack (wrangler dev + runner + host ffmpeg, one runner slot):
  * every job must reach a terminal state within a bounded time, none may run twice, none be charged
  * twice or for a run that was lost, and no ffmpeg process or job folder may be left behind.
  */
+
 /**
  * Never spawnSync while the stack serves this file's requests: a blocked event loop misses the server
  * closing an idle keep-alive connection, and the next request on it fails ("other side closed").
