@@ -1,5 +1,5 @@
 // npm run client:types: writes client/src/api-types.ts, the client's types, from the service's OpenAPI
-// document (itself generated from the zod schemas that validate requests) with openapi-typescript, a
+// document (itself generated from the routes' declarations and their zod schemas) with openapi-typescript, a
 // maintained generator. It runs on TypeScript 5's compiler API, which the project's TypeScript 7 does not
 // have, so it lives in a package of its own, test/external-clients (`npm test` installs it; by hand:
 // `npm install --prefix test/external-clients`). test/unit/client-types.test.ts fails when the checked-in
@@ -8,15 +8,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { buildOpenApiDocument } from "../../src/api/openapi.ts";
+import { serviceOpenApiDocument } from "./service-openapi-document.ts";
 
 const GENERATOR = resolve(import.meta.dirname, "../../test/external-clients/node_modules/openapi-typescript/bin/cli.js");
 
-export function generateTypes(): string {
+export async function generateTypes(): Promise<string> {
   if (!existsSync(GENERATOR)) throw new Error(`openapi-typescript is not installed: npm install --prefix ${resolve(GENERATOR, "../../../..")}`);
   const dir = mkdtempSync(join(tmpdir(), "ffjobs-client-types-"));
   try {
-    writeFileSync(join(dir, "openapi.json"), JSON.stringify(buildOpenApiDocument("https://ffjobs.invalid")));
+    writeFileSync(join(dir, "openapi.json"), JSON.stringify(await serviceOpenApiDocument("https://ffjobs.invalid")));
     // --root-types: a named type per schema (Job, Asset, …) besides components["schemas"][…].
     const run = spawnSync(process.execPath, [GENERATOR, join(dir, "openapi.json"), "-o", join(dir, "types.ts"), "--root-types", "--root-types-no-schema-prefix"], { encoding: "utf8" });
     if (run.status !== 0) throw new Error(`openapi-typescript failed: ${run.stderr}`);
@@ -34,5 +34,5 @@ export function generateTypes(): string {
 }
 
 if (import.meta.main) {
-  writeFileSync(resolve(import.meta.dirname, "../src/api-types.ts"), generateTypes());
+  writeFileSync(resolve(import.meta.dirname, "../src/api-types.ts"), await generateTypes());
 }

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { MAX_REQUEST_BODY_BYTES } from "../jobs/request/limits.ts";
@@ -8,7 +8,6 @@ import { requireApiKey } from "./auth-middleware.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { jobRoutes } from "./routes/jobs.ts";
-import { jobValidateRoutes } from "./routes/job-validate.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { policyRoutes } from "./routes/policy.ts";
 import { presetRoutes } from "./routes/presets.ts";
@@ -26,9 +25,16 @@ import { acceptRunnerFile, DIRECTORY_DOWNLOAD_PREFIX } from "../storage/director
 import { directoryDownloadRoutes } from "./routes/directory-downloads.ts";
 import { docsPage } from "./routes/docs-page.ts";
 
-export const app = new Hono<AppEnv>();
+/**
+ * The Worker's HTTP app. The API's routes are declared with their OpenAPI descriptions (src/api/operation.ts),
+ * which each router's registry collects and `app.route` merges here under the mount path, so the
+ * document lists the paths in the order they are mounted (generated clients follow it:
+ * test/unit/openapi-document.test.ts holds it); the routes below that are not the API's
+ * (the runner's, a local stack's downloads) are plain Hono routes and stay out of it.
+ */
+export const app = new OpenAPIHono<AppEnv>();
 
-app.get("/openapi.json", (c) => c.json(buildOpenApiDocument(new URL(c.req.url).origin)));
+app.get("/openapi.json", (c) => c.json(buildOpenApiDocument(app, new URL(c.req.url).origin)));
 app.route("/docs", docsPage);
 
 // A local runner's notifications (src/runner/runner-notify.ts); containers use the egress handler.
@@ -50,8 +56,6 @@ function fromLocalRunner(config: ReturnType<typeof loadConfig>, presented: strin
   return config.runnerMode === "local" && config.runnerControlSecret !== undefined && secretMatches(presented, config.runnerControlSecret);
 }
 
-app.route(DIRECTORY_DOWNLOAD_PREFIX.slice(0, -1), directoryDownloadRoutes);
-
 // A local stack's downloads (src/storage/local-downloads.ts); production's are R2's own URLs.
 app.get(`${LOCAL_DOWNLOADS_PATH}*`, (c) => {
   const { storage } = loadConfig(c.env);
@@ -69,17 +73,18 @@ app.use(
   }),
 );
 app.use("/v1/*", requireApiKey);
-app.route("/v1/jobs/validate", jobValidateRoutes);
 app.route("/v1/jobs", jobRoutes);
 app.route("/v1/files", fileRoutes);
-app.route("/v1/webhooks", webhookRoutes);
 app.route("/v1/policy", policyRoutes);
-app.route("/v1/presets", presetRoutes);
-app.route("/v1/capabilities", capabilityRoutes);
 app.route("/v1/account", accountRoutes);
 app.use("/v1/admin/*", operatorOnly);
-app.route("/v1/admin/platform-report", platformReportRoutes);
 app.route("/v1/admin", adminRoutes);
+app.route("/v1/admin/platform-report", platformReportRoutes);
+app.route("/v1/capabilities", capabilityRoutes);
+app.route("/v1/presets", presetRoutes);
+app.route("/v1/webhooks", webhookRoutes);
+// A directory output's files: public (the link's token is their authorization), outside /v1.
+app.route(DIRECTORY_DOWNLOAD_PREFIX.slice(0, -1), directoryDownloadRoutes);
 
 app.notFound(() => {
   throw new ApiError("NOT_FOUND", "No such endpoint");

@@ -3,8 +3,12 @@ import { HTTPException } from "hono/http-exception";
 import { detailsFromZod, invalidRequest } from "./api-error.ts";
 import { refuseBodyShape } from "./validation.ts";
 import type { AppEnv } from "./app-env.ts";
+import { ref } from "./openapi-components.ts";
 import { createJobSchema, type CreateJobRequest } from "./schemas/job-request.ts";
 import { presetJobSchema, type PresetJobRequest } from "./schemas/presets.ts";
+
+/** A job body as the document has it (`POST /v1/jobs` and its dry run): one of the two shapes below. */
+export const JOB_BODY = { required: true, content: { "application/json": { schema: { oneOf: [ref("CreateJobRequest"), ref("PresetJobRequest")] } } } };
 
 /**
  * `POST /v1/jobs` takes two shapes, told apart by `mode`: a raw job (`ffmpegArgs`, the default) or a

@@ -1,10 +1,20 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app-env.ts";
 import { ApiError } from "./api-error.ts";
+import type { Parameter } from "./openapi-parameters.ts";
 import { claimKey, readKey, recordResponse, releaseKey } from "../storage/idempotency-store.ts";
 
 /** An `Idempotency-Key` header: 1-255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** The header as the routes that take it (the `idempotent` ones) document it. */
+export const IDEMPOTENCY_KEY_HEADER: Parameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source },
+  description: "Retries with the same key and body get the first response again (24 h)",
+};
 
 /** How long a key's response is kept for retries. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;

@@ -1,6 +1,8 @@
 import { isTerminal } from "../jobs/transitions/job-states.ts";
 import { MAX_WAIT_SECONDS } from "../jobs/request/limits.ts";
 import type { JobRow } from "../jobs/store/job-row.ts";
+import type { Parameter } from "./openapi-parameters.ts";
+
 /** A wait is cut into slices, each one call to the coordinator (which holds it at most this long). */
 const WAIT_SLICE_MS = 15_000;
 /** If the coordinator cannot be asked (restarting), look again after this long. */
@@ -36,6 +38,9 @@ export async function waitForTerminal(deps: WaitDeps, seconds: number, now: () =
   }
   return job;
 }
+
+/** The `Prefer` header as `POST /v1/jobs` documents it. */
+export const PREFER_WAIT_HEADER: Parameter = { name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } };
 
 /** `wait=N` from a `Prefer` header (RFC 7240), capped; null when the client did not ask to wait. */
 export function preferredWaitSeconds(prefer: string | undefined): number | null {

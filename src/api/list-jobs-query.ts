@@ -4,9 +4,20 @@ import { METADATA_KEY_PATTERN } from "./schemas/job-request.ts";
 import { listJobsQuerySchema } from "./schemas/jobs.ts";
 import { PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from "../jobs/request/placeholders.ts";
 import { MAX_METADATA_ENTRIES } from "../jobs/request/limits.ts";
+import type { Parameter } from "./openapi-parameters.ts";
 
 /** `?metadata[key]=value` filters on the job list (all must match). */
 const METADATA_FILTER = /^metadata\[([^\]]*)\]$/;
+
+/** The filters as the document has them: one `deepObject` parameter, which the query's schema cannot list. */
+export const METADATA_FILTER_PARAMETER: Parameter = {
+  name: "metadata",
+  in: "query",
+  style: "deepObject",
+  explode: true,
+  schema: { type: "object", additionalProperties: { type: "string" } },
+  description: `metadata[key]=value, at most ${MAX_METADATA_ENTRIES}; all must match`,
+};
 
 /**
  * `GET /v1/jobs` query: the usual parameters (strict: a typo is a 400) plus any number of

@@ -1,4 +1,5 @@
-import { z } from "zod";
+import type { z } from "zod";
+import { jsonSchema } from "./openapi-json-schema.ts";
 import * as common from "./schemas/common.ts";
 import * as requests from "./schemas/job-request.ts";
 import * as presets from "./schemas/presets.ts";
@@ -9,24 +10,28 @@ import * as webhooks from "./schemas/webhooks.ts";
 import { metricsReportSchema } from "../metrics/metrics-report.ts";
 import { platformReportRequestSchema, platformReportSchema } from "../runner/platform-report.ts";
 
-/** A zod schema as OpenAPI 3.0 JSON Schema (`input`: what a client sends; `output`: what it gets). */
-export const jsonSchema = (s: z.ZodType, io: "input" | "output" = "output") => {
-  const schema = z.toJSONSchema(s, { io, target: "openapi-3.0", unrepresentable: "any" }) as Record<string, unknown>;
-  return io === "input" ? (defaultsInWords(schema) as Record<string, unknown>) : schema;
-};
-
 /**
- * What a client sends, without `default`s: generators read a default as "always there"
- * (openapi-typescript's defaultNonNullable, on by default, made `binary` required in a job request)
- * and would make clients send what the API fills in itself. The default stays, in the description.
+ * The request bodies the document names, by the zod schema that validates each: a route declares its
+ * body's zod schema (openapi-responses.ts, `jsonBody`) and the document refers to it by this name.
  */
-function defaultsInWords(s: unknown): unknown {
-  if (Array.isArray(s)) return s.map(defaultsInWords);
-  if (!s || typeof s !== "object") return s;
-  const { default: value, ...rest } = s as Record<string, unknown>;
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === "example" || k === "enum" ? v : defaultsInWords(v)]));
-  if (value !== undefined) out.description = `${out.description ? `${out.description} ` : ""}(default ${JSON.stringify(value)})`;
-  return out;
+const REQUEST_BODIES = {
+  CreateJobRequest: requests.createJobSchema,
+  PresetJobRequest: presets.presetJobSchema,
+  CreateFileRequest: files.createFileSchema,
+  PartUrlsRequest: files.partUrlsRequestSchema,
+  CompleteUploadRequest: files.completeUploadSchema,
+  PlatformReportRequest: platformReportRequestSchema,
+  WebhookTestRequest: webhooks.webhookTestSchema,
+} as const satisfies Record<string, z.ZodType>;
+
+/** A request body as clients send it: its schema's input side, defaults in words (openapi-json-schema.ts). */
+const requestBody = (name: keyof typeof REQUEST_BODIES) => jsonSchema(REQUEST_BODIES[name], "input");
+
+/** The name the document gives a request body's zod schema; a body that has none is a mistake in its route's declaration. */
+export function requestBodyName(schema: z.ZodType): SchemaName {
+  const named = Object.entries(REQUEST_BODIES).find(([, s]) => s === schema);
+  if (!named) throw new Error("a route's JSON body schema has no name in the document: add it to REQUEST_BODIES (src/api/openapi-components.ts)");
+  return named[0] as SchemaName;
 }
 
 /**
@@ -35,7 +40,7 @@ function defaultsInWords(s: unknown): unknown {
  */
 export const SCHEMAS = {
   CreateJobRequest: () => ({
-    ...jsonSchema(requests.createJobSchema, "input"),
+    ...requestBody("CreateJobRequest"),
     description: "A raw job: exactly one of `ffmpegArgs` (one command) and `steps` (several).",
     oneOf: [
       { type: "object", required: ["ffmpegArgs"], properties: { ffmpegArgs: { type: "array" } } },
@@ -49,7 +54,7 @@ export const SCHEMAS = {
     },
   }),
   PresetJobRequest: () => ({
-    ...jsonSchema(presets.presetJobSchema, "input"),
+    ...requestBody("PresetJobRequest"),
     example: { mode: "preset", preset: "thumbnail", inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, params: { percent: 50 } },
   }),
   JobAccepted: () => jsonSchema(jobs.jobAcceptedSchema),
@@ -78,18 +83,18 @@ export const SCHEMAS = {
   JobResult: () => withOutputRefs(jsonSchema(jobs.jobResultSchema)),
   JobTaskList: () => jsonSchema(jobs.jobTaskListSchema),
   Output: () => jsonSchema(jobs.outputSchema),
-  CreateFileRequest: () => ({ ...jsonSchema(files.createFileSchema, "input"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
+  CreateFileRequest: () => ({ ...requestBody("CreateFileRequest"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
   Asset: () => jsonSchema(files.assetSchema),
-  PartUrlsRequest: () => ({ ...jsonSchema(files.partUrlsRequestSchema, "input"), example: { partNumbers: [1, 2, 3] } }),
+  PartUrlsRequest: () => ({ ...requestBody("PartUrlsRequest"), example: { partNumbers: [1, 2, 3] } }),
   PartUrls: () => jsonSchema(files.partUrlsSchema),
-  CompleteUploadRequest: () => ({ ...jsonSchema(files.completeUploadSchema, "input"), example: { parts: [{ partNumber: 1, etag: "\"a54357aff0632cce46d942af68356b38\"" }] } }),
+  CompleteUploadRequest: () => ({ ...requestBody("CompleteUploadRequest"), example: { parts: [{ partNumber: 1, etag: "\"a54357aff0632cce46d942af68356b38\"" }] } }),
   AssetList: () => jsonSchema(files.assetListSchema),
   Account: () => jsonSchema(account.accountSchema),
   MetricsReport: () => jsonSchema(metricsReportSchema),
-  PlatformReportRequest: () => ({ ...jsonSchema(platformReportRequestSchema, "input"), example: { publicHost: "example.com" } }),
+  PlatformReportRequest: () => ({ ...requestBody("PlatformReportRequest"), example: { publicHost: "example.com" } }),
   PlatformReport: () => jsonSchema(platformReportSchema),
   WebhookSecret: () => jsonSchema(webhooks.webhookSecretSchema),
-  WebhookTestRequest: () => ({ ...jsonSchema(webhooks.webhookTestSchema, "input"), example: { url: "https://hooks.example.org/ffjobs" } }),
+  WebhookTestRequest: () => ({ ...requestBody("WebhookTestRequest"), example: { url: "https://hooks.example.org/ffjobs" } }),
   WebhookTestResult: () => jsonSchema(webhooks.webhookTestResultSchema),
   Delivery: () => jsonSchema(webhooks.deliverySchema),
   DeliveryList: () => pageOf("Delivery"),
@@ -118,8 +123,8 @@ export const SCHEMAS = {
 export type SchemaName = keyof typeof SCHEMAS;
 
 /** A job's `outputs` as a list of the named `Output` (zod writes it out in place). */
-function withOutputRefs(schema: Record<string, any>) {
-  return { ...schema, properties: { ...schema.properties, outputs: { type: "array", items: ref("Output") } } };
+function withOutputRefs(schema: Record<string, unknown>) {
+  return { ...schema, properties: { ...(schema.properties as Record<string, unknown>), outputs: { type: "array", items: ref("Output") } } };
 }
 
 /** A keyset page of a named schema (`{ data, nextCursor }`): its items keep their name in generated clients. */

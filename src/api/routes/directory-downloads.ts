@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env.ts";
 import { loadConfig } from "../../config.ts";
 import { directoryFileKey, isDirectoryFilePath } from "../../storage/directory-files.ts";
@@ -16,7 +16,7 @@ import { refuseServedFile, SERVED_FILE_HEADERS, serveObject } from "../../storag
  * segments with XHR from the page's own origin, and the link carries its own authorization (no
  * cookies, no API key), so allowing every origin gives a page nothing the link does not.
  */
-export const directoryDownloadRoutes = new Hono<AppEnv>();
+export const directoryDownloadRoutes = new OpenAPIHono<AppEnv>();
 
 const FILE_PATH = "/:jobId{[0-9a-f-]{36}}/:name{[A-Za-z0-9_]{1,64}}/:token/:path";
 const CORS_HEADERS = {
@@ -37,6 +37,29 @@ directoryDownloadRoutes.use(FILE_PATH, async (c, next) => {
 directoryDownloadRoutes.options(FILE_PATH, (c) =>
   c.body(null, 204, { "access-control-allow-methods": "GET, HEAD", "access-control-allow-headers": "range, if-none-match", "access-control-max-age": "86400" }),
 );
+
+/**
+ * The route as the document describes it. It is routed by Hono's own patterns above (a job id, an
+ * output name), which a path of the document cannot carry, so it is served below and described here.
+ */
+const getDirectoryFile = createRoute({
+  method: "get",
+  path: "/{jobId}/{output}/{token}/{file}",
+  operationId: "getDirectoryFile",
+  summary: "A file of a directory output (HLS, image sequence), as linked from the job: the token authorizes the whole folder, so playlists' relative URLs work",
+  security: [],
+  parameters: [
+    ...["jobId", "output", "token", "file"].map((name) => ({ name, in: "path" as const, required: true, schema: { type: "string" as const } })),
+    { name: "Range", in: "header", schema: { type: "string" } },
+  ],
+  responses: {
+    200: { description: "The file" },
+    206: { description: "A byte range of it" },
+    403: { description: "The token is invalid or expired" },
+    404: { description: "No such file" },
+  },
+});
+directoryDownloadRoutes.openAPIRegistry.registerPath(getDirectoryFile);
 
 /** GET and HEAD (Hono answers a HEAD with this handler, without the body). */
 directoryDownloadRoutes.get(FILE_PATH, async (c) => {
