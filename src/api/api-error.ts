@@ -38,7 +38,7 @@ export function detailsFromZod(issues: readonly z.core.$ZodIssue[], prefix: stri
 /** A 400 whose `error` names the first problem (where, and what), with every problem in `details`. */
 export function invalidRequest(details: ErrorDetail[], summary?: string): ApiError {
   const first = details[0];
-  const where = first && first.path.length ? first.path.join(".") : "body";
+  const where = first?.path.length ? first.path.join(".") : "body";
   const extra = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? "s" : ""} in details)` : "";
   return new ApiError("INVALID_REQUEST", summary ?? (first ? `Invalid request: ${where}: ${first.message}${extra}` : "The request is invalid"), { details });
 }

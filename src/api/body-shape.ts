@@ -32,6 +32,6 @@ export function bodyShapeProblem(body: unknown): BodyShapeProblem | null {
 
 function pathOf(node: { key: string; parent: unknown }): string[] {
   const path: string[] = [];
-  for (let n = node as { key: string; parent: unknown } | null; n && n.parent; n = n.parent as typeof n) path.push(n.key);
+  for (let n = node as { key: string; parent: unknown } | null; n?.parent; n = n.parent as typeof n) path.push(n.key);
   return path.reverse();
 }

@@ -14,7 +14,7 @@ export type RequestKind = "write" | "read" | "probe";
  */
 export class RateLimiter extends DurableObject {
   static {
-    countEachInvocation(this);
+    countEachInvocation(RateLimiter);
   }
 
   #buckets = new Map<RequestKind, Bucket>();

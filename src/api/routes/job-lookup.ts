@@ -6,7 +6,7 @@ import { getJob } from "../../jobs/store/job-store.ts";
 import type { Links } from "../../jobs/views/job-view.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 
-/** What the /v1/jobs routes look up for a request: the account's job, its coordinator, the links its answer carries. */
+/* What the /v1/jobs routes look up for a request: the account's job, its coordinator, the links its answer carries. */
 
 /** The job with this id if the account owns it, else the 404 (another account's job reads as missing). */
 export async function requireJob(db: D1Database, id: string, accountId: string) {

@@ -20,11 +20,12 @@ export function tickFeedReader(open: () => Promise<ReadableStream<Uint8Array>>):
       if (closed) throw new Error("the tick feed was closed");
       try {
         reader ??= (await open()).pipeThrough(new TextDecoderStream()).getReader();
-        let end: number;
-        while ((end = buffered.indexOf("\n")) < 0) {
+        let end = buffered.indexOf("\n");
+        while (end < 0) {
           const { done, value } = await reader.read();
           if (done) throw new Error("the coordinator's tick feed ended");
           buffered += value;
+          end = buffered.indexOf("\n");
         }
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 1);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/**
+/*
  * The operator's routes (`/v1/admin/...`). Their answers' schemas live with what they report: the
  * metrics report in src/metrics/metrics-report.ts, the platform report in src/runner/platform-report.ts.
  */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import * as L from "../../jobs/request/limits.ts";
 import { contentType, fileName, pageQuery, timestamp, uuid } from "./common.ts";
 
-/** Files: upload slots (one PUT, or S3 multipart in parts) and the records of uploads and job outputs. */
+/* Files: upload slots (one PUT, or S3 multipart in parts) and the records of uploads and job outputs. */
 
 /** An upload slot; `contentType` defaults from the file name's extension, as for outputs. */
 export const createFileSchema = z
