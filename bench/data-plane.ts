@@ -9,7 +9,7 @@ import { startPutReceiver } from "../test/support/put-receiver.ts";
 import { startRunner } from "../test/support/runner-process.ts";
 import { startStaticServer } from "../test/support/static-server.ts";
 import { freePort } from "../test/support/free-port.ts";
-import { jobRequest, runnerApi } from "../test/runner/runner-client.ts";
+import { jobRequest, runnerApi } from "../test/runner/runner-api.ts";
 
 export type DataPlaneOp = { name: string; binary: "ffmpeg" | "ffprobe"; input: string; output?: string; args: string[] };
 

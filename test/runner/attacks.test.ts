@@ -7,7 +7,7 @@ import { runProcess } from "../../container/src/run-process.ts";
 import { sandboxedCommand } from "../../container/src/sandbox.ts";
 import { freePort } from "../support/free-port.ts";
 import { startRunner } from "../support/runner-process.ts";
-import { jobRequest, runnerApi } from "./runner-client.ts";
+import { jobRequest, runnerApi } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 const CANARY = `canary-${crypto.randomUUID()}`;

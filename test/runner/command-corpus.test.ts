@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createJobSchema } from "../../src/api/schemas/job-request.ts";
 import { checkJobRequest } from "../../src/jobs/request/check-job-request.ts";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /** Commands real users send. Every one must pass the API's rules and succeed in the sandbox. */

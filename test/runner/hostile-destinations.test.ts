@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import { LATE_ANSWER_MS, startHostileDestination } from "./hostile-destination.ts";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /**

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { jobOwner, listFiles, openDirIn, openFileIn, openTrustedDir } from "../../container/src/output-file.ts";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /**

@@ -9,7 +9,7 @@ import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
 import { audioOf, inputShape, problemsWithAudio, problemsWithDuration, problemsWithVideo, videoOf, type InputShape } from "../support/preset-expectations.ts";
 import { variedMedia } from "../support/varied-media.ts";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /**

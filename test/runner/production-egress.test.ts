@@ -8,7 +8,7 @@ import { freePort } from "../support/free-port.ts";
 import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startRunner } from "../support/runner-process.ts";
 import { makeTestCa } from "../support/test-ca.ts";
-import { jobRequest, runnerApi } from "./runner-client.ts";
+import { jobRequest, runnerApi } from "./runner-api.ts";
 import { readSettings } from "../../container/src/settings.ts";
 import { FetchFailure, safeDownload } from "../../container/src/safe-fetch.ts";
 

@@ -4,7 +4,7 @@ import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startPutReceiver } from "../support/put-receiver.ts";
 import { startRunner } from "../support/runner-process.ts";
 import { startStaticServer } from "../support/static-server.ts";
-import { runnerApi } from "./runner-client.ts";
+import { runnerApi } from "./runner-api.ts";
 
 type Harness = {
   runner: Awaited<ReturnType<typeof startRunner>>;

@@ -3,7 +3,7 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { jobRequest, runnerApi } from "./runner-client.ts";
+import { jobRequest, runnerApi } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 import { startRunner } from "../support/runner-process.ts";
 import { freePort } from "../support/free-port.ts";

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /**

@@ -7,7 +7,7 @@ import { createJobFolder, openJobFolder, removeJobFolder, type JobFolder } from 
 import { runCommand } from "../../container/src/run-command.ts";
 import { readSettings } from "../../container/src/settings.ts";
 import { liveProcessesOf } from "../../container/src/uid-reaper.ts";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 
 /**
  * The uid fallback has no pid namespace: a job's process that calls setsid leaves the process group

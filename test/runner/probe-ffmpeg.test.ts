@@ -8,7 +8,7 @@ import { createProber } from "../../container/src/probe.ts";
 import { readSettings } from "../../container/src/settings.ts";
 import { sandboxWorks } from "../../container/src/sandbox.ts";
 import { mediaFixtures } from "../support/media-fixtures.ts";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 
 /**
  * The runner's own ffprobe runs (progress duration, output metadata) read files a client sent or a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 // Short windows so a stall shows in seconds; the defaults are 60 s idle and 600 s busy.

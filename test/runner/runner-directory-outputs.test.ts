@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobRequest } from "./runner-client.ts";
+import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 const { h, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "1" });
