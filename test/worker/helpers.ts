@@ -71,3 +71,9 @@ export async function insertQueuedJob(accountId: string, spec: Partial<{ binary:
 export async function jobStatus(id: string): Promise<string> {
   return (await env.DB.prepare("SELECT status FROM jobs WHERE id = ?1").bind(id).first<{ status: string }>())!.status;
 }
+
+/** The coordinator Durable Object of a job (one per job id). */
+export const coordinator = (jobId: string) => env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));
+
+/** A short ffprobe job on one of the test media files: real work for the runner, done in a moment. */
+export const probeSpec = (file: string) => ({ binary: "ffprobe", args: ["-v", "error", "-show_format", "{{m}}"], inputs: { m: { type: "url", url: mediaUrl(file) } } });
