@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { Resolution } from "../../src/net/destination-check.ts";
-import { dohResolver } from "../../src/net/doh-resolver.ts";
 import { EGRESS_REFUSED_HEADER, type EgressScope } from "../../src/runner/egress-scope.ts";
 import { serveJobEgress, type JobEgressDeps } from "../../src/runner/job-egress.ts";
 
@@ -138,33 +137,5 @@ describe("a job's egress at the Worker", () => {
     deps.allowedPrivateHosts = ["10.1.2.3"];
     expect((await serveJobEgress(new Request("http://10.1.2.3/a.mp4"), scopeFor("http://10.1.2.3/a.mp4"), deps)).status).toBe(200);
     expect(fetched).toEqual(["GET http://10.1.2.3/a.mp4"]);
-  });
-});
-
-describe("the DNS-over-HTTPS resolver (JSON API)", () => {
-  const doh = (answers: Record<string, unknown>) => {
-    const asked: string[] = [];
-    const resolve = dohResolver("https://resolver.test/dns-query", (async (input: URL | RequestInfo, init?: RequestInit) => {
-      const url = new URL(String(input));
-      asked.push(`${url.searchParams.get("name")} ${url.searchParams.get("type")} ${new Headers(init?.headers).get("accept")}`);
-      const answer = answers[url.searchParams.get("type")!];
-      return answer === 500 ? new Response("", { status: 500 }) : Response.json(answer);
-    }) as typeof fetch);
-    return { resolve, asked };
-  };
-
-  it("asks for A and AAAA and keeps only address records (CNAMEs are followed by the resolver)", async () => {
-    const { resolve, asked } = doh({
-      A: { Status: 0, Answer: [{ type: 5, data: "cdn.example.com." }, { type: 1, data: "93.184.216.34" }] },
-      AAAA: { Status: 0, Answer: [{ type: 28, data: "2606:2800:220:1::1" }] },
-    });
-    expect(await resolve("media.example.com")).toEqual({ addresses: ["93.184.216.34", "2606:2800:220:1::1"] });
-    expect(asked.sort()).toEqual(["media.example.com A application/dns-json", "media.example.com AAAA application/dns-json"]);
-  });
-
-  it("says NXDOMAIN, and fails on a server error or another status", async () => {
-    expect(await doh({ A: { Status: 3 }, AAAA: { Status: 3 } }).resolve("x.example")).toMatchObject({ error: "nxdomain" });
-    expect(await doh({ A: { Status: 2 }, AAAA: { Status: 0 } }).resolve("x.example")).toMatchObject({ error: "failed" });
-    expect(await doh({ A: 500, AAAA: { Status: 0 } }).resolve("x.example")).toMatchObject({ error: "failed" });
   });
 });

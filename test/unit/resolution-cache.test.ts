@@ -126,20 +126,3 @@ describe("which job an egress invocation serves", () => {
     expect(lookups).toBe(4); // A and AAAA, once for each job
   });
 });
-
-describe("the DoH resolver's TTL", () => {
-  const resolverWith = (answers: Record<string, unknown>) =>
-    dohResolver("https://resolver.test/dns-query", (async (input: URL | RequestInfo) => Response.json(answers[new URL(String(input)).searchParams.get("type")!])) as typeof fetch);
-
-  it("is the least TTL of every record in both answers, the CNAME chain's included", async () => {
-    const resolve = resolverWith({
-      A: { Status: 0, Answer: [{ type: 5, TTL: 20, data: "cdn.example." }, { type: 1, TTL: 300, data: "93.184.216.34" }] },
-      AAAA: { Status: 0, Answer: [{ type: 28, TTL: 120, data: "2606:2800:220:1::1" }] },
-    });
-    expect(await resolve("media.example")).toEqual({ addresses: ["93.184.216.34", "2606:2800:220:1::1"], ttlSeconds: 20 });
-  });
-
-  it("is absent when no record carries one", async () => {
-    expect(await resolverWith({ A: { Status: 0, Answer: [{ type: 1, data: "93.184.216.34" }] }, AAAA: { Status: 0 } })("m.example")).toEqual({ addresses: ["93.184.216.34"] });
-  });
-});
