@@ -77,3 +77,6 @@ export const coordinator = (jobId: string) => env.JOB_COORDINATOR.get(env.JOB_CO
 
 /** A short ffprobe job on one of the test media files: real work for the runner, done in a moment. */
 export const probeSpec = (file: string) => ({ binary: "ffprobe", args: ["-v", "error", "-show_format", "{{m}}"], inputs: { m: { type: "url", url: mediaUrl(file) } } });
+
+/** A clock `m` minutes ahead of now, for services that must see time pass (the sweeper's thresholds). */
+export const minutesLater = (m: number) => () => new Date(Date.now() + m * 60_000);
