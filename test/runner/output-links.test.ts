@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { jobOwner, listFiles, openDirIn, openFileIn, openTrustedDir } from "../../container/src/output-file.ts";
 import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
+import { swapForLink } from "../support/planted-links.ts";
 
 /**
  * A job's process may replace what it wrote with a link (code execution in ffmpeg is what the
@@ -33,12 +33,6 @@ async function whenWritten(path: string, plant: () => void): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
   plant();
-}
-
-/** Replaces `path` by a link to `target` in one rename, as a hostile process would. */
-function swapForLink(path: string, target: string): void {
-  symlinkSync(target, `${path}.tmp`);
-  renameSync(`${path}.tmp`, path);
 }
 
 const storedSecret = () => [...h.storage.received.values()].some((r) => r.body.toString().includes(SECRET));
@@ -110,48 +104,5 @@ describe("outputs are never read through links the job planted", () => {
     const outcome = await runWhile(req, "out/segs/seg_001.ts", () => swapForLink(join(workDir, req.jobId, "out/segs/seg_000.ts"), join(secretDir, "shadow")));
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "failed", errorCode: "OUTPUT_MISSING" });
     expect(storedSecret()).toBe(false);
-  });
-});
-
-describe("output-file.ts: how the runner opens what a job wrote", () => {
-  const dir = join(tmpdir(), `ffjobs-open-${process.pid}`);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it("opens the job's own regular file and reads its size and bytes from the descriptor, even once the name is swapped", async () => {
-    mkdirSync(join(dir, "sub"), { recursive: true });
-    writeFileSync(join(dir, "own.bin"), "own bytes");
-    const out = await openTrustedDir(dir);
-    const file = await openFileIn(out, "own.bin", jobOwner(null));
-    swapForLink(join(dir, "own.bin"), join(secretDir, "shadow"));
-    expect(file.size).toBe(9);
-    expect((await file.handle.readFile()).toString()).toBe("own bytes");
-    await file.handle.close();
-    await expect(openFileIn(out, "own.bin", jobOwner(null))).rejects.toThrow(/symbolic link/);
-    await expect(openFileIn(out, "sub", jobOwner(null))).rejects.toThrow(/not a regular file/);
-    await out.handle.close();
-  });
-
-  it("refuses a file another uid owns (a hard link to a file not the job's, under the uid fallback)", async () => {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "theirs.bin"), "x");
-    const out = await openTrustedDir(dir);
-    const jobUid = (process.geteuid?.() ?? 0) + 200_000;
-    await expect(openFileIn(out, "theirs.bin", jobOwner(jobUid))).rejects.toThrow(/not the job's own file/);
-    await out.handle.close();
-  });
-
-  it("resolves names in the folder it holds open, not in whatever its path names later", async () => {
-    mkdirSync(join(dir, "held"), { recursive: true });
-    writeFileSync(join(dir, "held", "a.ts"), "held");
-    const out = await openTrustedDir(dir);
-    const held = await openDirIn(out, "held", jobOwner(null));
-    renameSync(join(dir, "held"), join(dir, "held.moved"));
-    symlinkSync(secretDir, join(dir, "held"));
-    expect((await listFiles(held)).files).toEqual(["a.ts"]);
-    const file = await openFileIn(held, "a.ts", jobOwner(null));
-    expect((await file.handle.readFile()).toString()).toBe("held");
-    await Promise.all([file.handle.close(), held.handle.close()]);
-    await expect(openDirIn(out, "held", jobOwner(null))).rejects.toThrow(/symbolic link/);
-    await out.handle.close();
   });
 });
