@@ -80,3 +80,17 @@ export const probeSpec = (file: string) => ({ binary: "ffprobe", args: ["-v", "e
 
 /** A clock `m` minutes ahead of now, for services that must see time pass (the sweeper's thresholds). */
 export const minutesLater = (m: number) => () => new Date(Date.now() + m * 60_000);
+
+/** A POST /v1/jobs body that reads one URL input and writes nothing (`-f null`), with `extra` fields. */
+export const nullOutputJob = (extra: Record<string, unknown>) => ({ inputs: { a: { type: "url", url: "https://media.example.com/a.mp4" } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"], ...extra });
+
+/** Reads until `ok` holds (a delivery logged, a webhook received), polling every 100 ms. */
+export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`gave up waiting; last: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
