@@ -10,7 +10,7 @@ import { writeEnding } from "../../src/jobs/transitions/write-ending.ts";
  * GET /v1/admin/metrics over real jobs: each finished job counted once in the hourly rollups, by
  * status and error code, with its queue wait, run time, bytes and credits; webhook attempts by
  * outcome; per account; only for an operator's key. (Stored outputs' bytes and the charts: the
- * dashboard's test, test/e2e/dashboard-metrics.test.ts, over the whole local stack.)
+ * dashboard's test, test/e2e/dashboard.test.ts, over the whole local stack.)
  */
 let operator: { accountId: string; key: string };
 let user: { accountId: string; key: string };
