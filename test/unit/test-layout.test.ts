@@ -31,7 +31,8 @@ function baseName(path: string): string {
 
 /** Every group of test files that share a base name. */
 function sharedBaseNames(testFiles: string[]): string[][] {
-  const byName = Map.groupBy(testFiles, baseName);
+  const byName = new Map<string, string[]>();
+  for (const path of testFiles) byName.set(baseName(path), [...(byName.get(baseName(path)) ?? []), path]);
   return [...byName.values()].filter((paths) => paths.length > 1);
 }
 
