@@ -10,7 +10,7 @@
  * Segments are MPEG-TS, so they join byte for byte in order (the concat protocol) with monotonic
  * timestamps and no gap or repeat at a join. Measured on ffmpeg 5.1: the joined video's frames and
  * timestamps equal a single encode's for constant (30000/1001) and variable frame rates, a non-zero
- * start and one keyframe in 20 s (test/runner/split-plan.test.ts). Inputs must seek by an index
+ * start and one keyframe in 20 s (test/runner/split-plan-ffmpeg.test.ts). Inputs must seek by an index
  * (MP4/MOV, Matroska/WebM): ffmpeg's seek in MPEG-TS can land on a keyframe after the target.
  */
 export type SplitSegment = { index: number; startSeconds: number; endSeconds: number | null };
