@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { newRunnerSecret } from "../../src/runner/runner-secret.ts";
 
@@ -6,7 +8,10 @@ const root = resolve(import.meta.dirname, "../..");
 
 /**
  * Starts the real runner server (container/src/main.ts) with the host's ffmpeg on loopback, with a
- * control secret of its own unless `env` names one (callers speak to it with `secret`).
+ * control secret of its own unless `env` names one (callers speak to it with `secret`), and a work
+ * folder of its own unless `env` names one: a runner removes the job folders it finds in its folder
+ * when it starts, so runners sharing one (the default under the OS's tmp) would delete each other's
+ * running jobs whenever test files run at once.
  */
 export async function startRunner(
   port: number,
@@ -14,7 +19,14 @@ export async function startRunner(
 ): Promise<{ url: string; secret: string; stop: () => void; child: ChildProcess; logs: () => string }> {
   const secret = env.RUNNER_CONTROL_SECRET ?? newRunnerSecret();
   const child = spawn(process.execPath, [join(root, "container/src/main.ts")], {
-    env: { ...process.env, RUNNER_HOST: "127.0.0.1", RUNNER_PORT: String(port), RUNNER_CONTROL_SECRET: secret, ...env },
+    env: {
+      ...process.env,
+      RUNNER_HOST: "127.0.0.1",
+      RUNNER_PORT: String(port),
+      RUNNER_CONTROL_SECRET: secret,
+      RUNNER_WORK_DIR: env.RUNNER_WORK_DIR ?? mkdtempSync(join(tmpdir(), "ffjobs-test-runner-")),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let logs = "";
