@@ -1,48 +1,41 @@
-// npm test: type-checks both halves (Worker and runner), then runs every vitest project
-// (unit, runner, worker, e2e) and ends with one "N passed, N failed" line.
+// npm test: type-checks both halves (Worker and runner), builds the dashboard's client, then runs the fast
+// loop test/suites.ts declares (unit, runner, worker and the end-to-end slice) and ends with one
+// "Tests: P passed, F failed, S skipped" line. `--slow` (npm run test:slow) runs the slow runs instead, one
+// after another whatever fails, and `--containers` (npm run test:containers) only the container suite.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { projectRoot, wranglerEnv } from "./wrangler.ts";
+import { CONTAINER_RUN, FAST_RUN, SLOW_RUNS } from "../test/suites.ts";
 import { buildDashboardClient } from "./build-dashboard.ts";
+import { runVitest, sumTallies, tallyLine } from "./test-runs.ts";
+import { projectRoot } from "./wrangler.ts";
 
-const bin = (name: string) => join(projectRoot, "node_modules", ".bin", name);
-// `--containers` (npm run test:containers): only the container suite, on real containers.
-const containers = process.argv.includes("--containers");
-// wranglerEnv sets CI=true to keep wrangler quiet, so whether this run is CI is passed on apart:
-// there the container suite must run, not skip.
-const env = wranglerEnv(containers ? { FFJOBS_CONTAINER_SUITE: "1", FFJOBS_CONTAINERS_REQUIRED: process.env.CI ? "1" : "" } : {});
-// Further arguments pass on to vitest either way (files, -t): CI runs part of the container suite again
-// under user-namespace remapping (FFJOBS_LAB_USERNS=1, lab/README.md).
-const vitestArgs = containers ? ["--project", "container", ...process.argv.slice(2).filter((a) => a !== "--containers")] : process.argv.slice(2);
+const flags = new Set(["--slow", "--containers"]);
+const args = process.argv.slice(2);
+const slow = args.includes("--slow");
+// Further arguments (files, -t) pass on to vitest, in the fast loop and the container suite (CI once ran
+// part of it again that way); the slow runs each name their own files.
+const vitestArgs = args.filter((a) => !flags.has(a));
+if (slow && vitestArgs.length > 0) {
+  console.error("npm run test:slow takes no arguments; run one slow file with: npx vitest run --project <project> <file>");
+  process.exit(2);
+}
 
 for (const project of ["tsconfig.json", "container/tsconfig.json"]) {
-  const tsc = spawnSync(bin("tsc"), ["--noEmit", "-p", project], { cwd: projectRoot, stdio: "inherit", env });
+  const tsc = spawnSync(join(projectRoot, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", project], { cwd: projectRoot, stdio: "inherit" });
   if (tsc.status !== 0) {
-    console.log(`Type check of ${project} failed.\n0 passed, 1 failed`);
+    console.log(`Type check of ${project} failed.\nTests: 0 passed, 1 failed, 0 skipped`);
     process.exit(1);
   }
 }
 
 buildDashboardClient();
 
-const reportDir = join(projectRoot, ".cache");
-const report = join(reportDir, "vitest-report.json");
-mkdirSync(reportDir, { recursive: true });
-rmSync(report, { force: true });
-const vitest = spawnSync(
-  bin("vitest"),
-  ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...vitestArgs],
-  { cwd: projectRoot, stdio: "inherit", env },
-);
-
-let summary = "0 passed, 1 failed";
-try {
-  const r = JSON.parse(readFileSync(report, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
-  const failed = r.numFailedTests + (vitest.status !== 0 && r.numFailedTests === 0 ? 1 : 0);
-  summary = `${r.numPassedTests} passed, ${failed} failed, ${r.numPendingTests + r.numTodoTests} skipped`;
-} catch {
-  // no report: vitest itself failed to start; the summary above says so
+const runs = slow ? SLOW_RUNS : [args.includes("--containers") ? CONTAINER_RUN : FAST_RUN];
+const tallies = runs.map((run) => runVitest(run, vitestArgs));
+if (runs.length > 1) {
+  console.log("");
+  for (const [i, run] of runs.entries()) console.log(`  ${run.name}: ${tallyLine(tallies[i])}`);
 }
-console.log(`\nTests: ${summary}`);
-process.exit(vitest.status ?? 1);
+const total = sumTallies(tallies);
+console.log(`\nTests: ${tallyLine(total)}`);
+process.exit(total.failed > 0 ? 1 : 0);

@@ -14,12 +14,12 @@ import { useRunnerHarness } from "./runner-harness.ts";
 
 /**
  * Every preset on every kind of input people send, each output checked with ffprobe
- * against what the preset promises. `npm test` runs a representative slice (each preset on the
- * awkward kinds that once broke it, rotating); FFJOBS_PRESET_MATRIX=full runs all of it, and =rest all
- * but that slice (CI, after npm test: together the whole matrix, each case once).
+ * against what the preset promises. `npm run test:slow` runs all of it (FFJOBS_PRESET_MATRIX=full, about
+ * 3 minutes); run alone without it, the file takes a representative slice (each preset on the awkward
+ * kinds that once broke it, rotating), and =rest takes all but that slice.
  */
 const { dir, media, logo } = variedMedia();
-/** "full": every preset on every kind; "rest": all but npm test's slice (CI, which ran the slice already); else the slice. */
+/** "full": every preset on every kind (npm run test:slow); "rest": all but the slice; else the slice. */
 const MATRIX = process.env.FFJOBS_PRESET_MATRIX;
 const FULL = MATRIX === "full";
 const { h, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "2" }, dir);
@@ -108,7 +108,7 @@ const PRESETS: Record<string, PresetCase> = {
   },
 };
 
-/** The slice `npm test` runs: the awkward kinds, a different one for each preset, so every kind is met. */
+/** The slice: the awkward kinds, a different one for each preset, so every kind is met. */
 const KINDS = Object.keys(media);
 function slice(k: number): string[] {
   if (FULL) return KINDS;
