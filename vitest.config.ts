@@ -39,7 +39,12 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        // One process runs many unit files, one after another (vitest's isolate: false): they test pure
+        // modules and leave nothing behind (no vi.mock, vi.stubEnv or vi.stubGlobal; a changed working
+        // folder put back), and a fresh process for each of them cost more than their tests. The time
+        // limit is a hang guard: in npm test they share the machine with the other suites, and a few
+        // (generating the client's types, the deploy script's runs) take seconds.
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", isolate: false, testTimeout: 30_000 },
       },
       {
         test: { name: "runner", include: ["test/runner/**/*.test.ts"], environment: "node", testTimeout: 60_000 },
