@@ -1,6 +1,6 @@
-// npm test: type-checks both halves (Worker and runner), builds the dashboard's client, then runs the fast
-// loop test/suites.ts declares (unit, runner, worker and the end-to-end slice) and ends with one
-// "Tests: P passed, F failed, S skipped" line. `--slow` (npm run test:slow) runs the slow runs instead, one
+// npm test: type-checks both halves (Worker and runner), checks format and lint, builds the dashboard's
+// client, then runs the fast loop test/suites.ts declares (unit, runner, worker and the end-to-end slice)
+// and ends with one "Tests: P passed, F failed, S skipped" line. `--slow` (npm run test:slow) runs the slow runs instead, one
 // after another whatever fails, and `--containers` (npm run test:containers) only the container suite.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -24,6 +24,16 @@ for (const project of ["tsconfig.json", "container/tsconfig.json"]) {
   const tsc = spawnSync(join(projectRoot, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", project], { cwd: projectRoot, stdio: "inherit" });
   if (tsc.status !== 0) {
     console.log(`Type check of ${project} failed.\nTests: 0 passed, 1 failed, 0 skipped`);
+    process.exit(1);
+  }
+}
+
+// The formatter and linter (biome.jsonc, `npm run lint`): a finding, a warning included, fails the loop as a
+// type error does. Seconds on the whole tree, so the slow runs skip it (CI runs npm test first).
+if (!slow) {
+  const lint = spawnSync(join(projectRoot, "node_modules", ".bin", "biome"), ["check", "--error-on-warnings"], { cwd: projectRoot, stdio: "inherit" });
+  if (lint.status !== 0) {
+    console.log("Lint or format check failed (npm run lint; npm run format rewrites the layout).\nTests: 0 passed, 1 failed, 0 skipped");
     process.exit(1);
   }
 }
