@@ -44,7 +44,13 @@ export default defineConfig({
         // folder put back), and a fresh process for each of them cost more than their tests. The time
         // limit is a hang guard: in npm test they share the machine with the other suites, and a few
         // (generating the client's types, the deploy script's runs) take seconds.
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", isolate: false, testTimeout: 30_000 },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+          isolate: false,
+          testTimeout: 30_000,
+        },
       },
       {
         test: { name: "runner", include: ["test/runner/**/*.test.ts"], environment: "node", testTimeout: 60_000 },
@@ -90,17 +96,46 @@ export default defineConfig({
       },
       // The end-to-end slice npm test runs: one local stack, every interface once.
       {
-        test: { name: "slice", include: ["test/slice/**/*.test.ts"], environment: "node", testTimeout: 120_000, hookTimeout: 120_000 },
+        test: {
+          name: "slice",
+          include: ["test/slice/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
       },
       {
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], environment: "node", testTimeout: 120_000, hookTimeout: 120_000 },
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
       },
       {
-        test: { name: "faults", include: ["test/faults/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 120_000 },
+        test: {
+          name: "faults",
+          include: ["test/faults/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+        },
       },
       // Real containers on the lab's Docker engine (root, Linux): `npm run test:containers` only.
       ...(process.env.FFJOBS_CONTAINER_SUITE
-        ? [{ test: { name: "container", include: ["test/container/**/*.test.ts"], environment: "node", testTimeout: 180_000, hookTimeout: 900_000, fileParallelism: false } }]
+        ? [
+            {
+              test: {
+                name: "container",
+                include: ["test/container/**/*.test.ts"],
+                environment: "node",
+                testTimeout: 180_000,
+                hookTimeout: 900_000,
+                fileParallelism: false,
+              },
+            },
+          ]
         : []),
     ],
   },

@@ -13,7 +13,10 @@ export function writeBenchmarkSection(name: string, markdown: string, doc = DOC)
   const block = `${start}\n${markdown.trim()}\n${end}`;
   const text = existsSync(doc) ? readFileSync(doc, "utf8") : "# Benchmarks\n";
   const at = text.indexOf(start);
-  const next = at >= 0 ? text.slice(0, at) + block + text.slice(text.indexOf(end, at) + end.length) : `${text.trimEnd()}\n\n${block}\n`;
+  const next =
+    at >= 0
+      ? text.slice(0, at) + block + text.slice(text.indexOf(end, at) + end.length)
+      : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(doc, next);
 }
 
@@ -21,5 +24,6 @@ export function writeBenchmarkSection(name: string, markdown: string, doc = DOC)
 export const CAPACITY_DOC = join(resolve(import.meta.dirname, ".."), "docs/capacity.md");
 
 /** Nearest-rank percentile. */
-export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+export const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 export const median = (xs: number[]) => percentile(xs, 50);

@@ -17,13 +17,22 @@ import { startThrottledOrigin } from "./throttled-origin.ts";
 const MiB = 1024 * 1024;
 const ORIGIN_BYTES_PER_SECOND = 50 * MiB;
 const FIRST_BYTE_MS = 20;
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "3" }, quick: { type: "boolean", default: false } },
+});
 const rounds = values.quick ? 1 : Math.min(3, Number(values.rounds));
 const fx = benchFixtures(false);
 const big = bigFile();
-const bigSeconds = Number(execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", join(fx.dir, big)], { encoding: "utf8" }));
+const bigSeconds = Number(
+  execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", join(fx.dir, big)], {
+    encoding: "utf8",
+  }),
+);
 const middle = String(Math.floor(bigSeconds / 2));
-const origin = await startThrottledOrigin(fx.dir, { bytesPerSecond: ORIGIN_BYTES_PER_SECOND, firstByteMs: FIRST_BYTE_MS });
+const origin = await startThrottledOrigin(fx.dir, {
+  bytesPerSecond: ORIGIN_BYTES_PER_SECOND,
+  firstByteMs: FIRST_BYTE_MS,
+});
 const stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
 const scratch = mkdtempSync(join(tmpdir(), "ffjobs-bench-remote-"));
 
@@ -33,18 +42,63 @@ function bigFile(): string {
   const path = join(fx.dir, name);
   if (!existsSync(path)) {
     const loops = Math.ceil((500 * MiB) / statSync(join(fx.dir, fx.longName)).size);
-    execFileSync("ffmpeg", ["-v", "error", "-y", "-stream_loop", String(loops - 1), "-i", join(fx.dir, fx.longName), "-c", "copy", `${path}.partial.mp4`]);
+    execFileSync("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-stream_loop",
+      String(loops - 1),
+      "-i",
+      join(fx.dir, fx.longName),
+      "-c",
+      "copy",
+      `${path}.partial.mp4`,
+    ]);
     renameSync(`${path}.partial.mp4`, path);
   }
   return name;
 }
 
-type Op = { name: string; binary: "ffmpeg" | "ffprobe"; input: string; output?: string; args: string[]; goal: { ratio: number; bytes?: number } };
+type Op = {
+  name: string;
+  binary: "ffmpeg" | "ffprobe";
+  input: string;
+  output?: string;
+  args: string[];
+  goal: { ratio: number; bytes?: number };
+};
 const ops: Op[] = [
-  { name: `ffprobe JSON of a ${Math.round(statSync(join(fx.dir, big)).size / MiB)} MiB file`, binary: "ffprobe", input: big, args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{in}}"], goal: { ratio: 1.5, bytes: 1.5 } },
-  { name: `one JPEG at ${middle} s of it (-ss before -i)`, binary: "ffmpeg", input: big, output: "frame.jpg", args: ["-ss", middle, "-i", "{{in}}", "-frames:v", "1", "-q:v", "3", "{{out}}"], goal: { ratio: 1.5, bytes: 1.5 } },
-  { name: `10 s stream copy from ${middle} s of it`, binary: "ffmpeg", input: big, output: "cut.mp4", args: ["-ss", middle, "-i", "{{in}}", "-t", "10", "-c", "copy", "{{out}}"], goal: { ratio: 1.5, bytes: 1.5 } },
-  { name: `${fx.longSeconds} s 1080p → 720p transcode, reading as it arrives`, binary: "ffmpeg", input: fx.longName, output: "720p.mp4", args: ["-i", "{{in}}", "-vf", "scale=-2:720", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{out}}"], goal: { ratio: 1.05 } },
+  {
+    name: `ffprobe JSON of a ${Math.round(statSync(join(fx.dir, big)).size / MiB)} MiB file`,
+    binary: "ffprobe",
+    input: big,
+    args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{in}}"],
+    goal: { ratio: 1.5, bytes: 1.5 },
+  },
+  {
+    name: `one JPEG at ${middle} s of it (-ss before -i)`,
+    binary: "ffmpeg",
+    input: big,
+    output: "frame.jpg",
+    args: ["-ss", middle, "-i", "{{in}}", "-frames:v", "1", "-q:v", "3", "{{out}}"],
+    goal: { ratio: 1.5, bytes: 1.5 },
+  },
+  {
+    name: `10 s stream copy from ${middle} s of it`,
+    binary: "ffmpeg",
+    input: big,
+    output: "cut.mp4",
+    args: ["-ss", middle, "-i", "{{in}}", "-t", "10", "-c", "copy", "{{out}}"],
+    goal: { ratio: 1.5, bytes: 1.5 },
+  },
+  {
+    name: `${fx.longSeconds} s 1080p → 720p transcode, reading as it arrives`,
+    binary: "ffmpeg",
+    input: fx.longName,
+    output: "720p.mp4",
+    args: ["-i", "{{in}}", "-vf", "scale=-2:720", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{out}}"],
+    goal: { ratio: 1.05 },
+  },
 ];
 
 async function measured<T>(run: () => Promise<T>): Promise<{ ms: number; bytes: number; value: T }> {
@@ -55,7 +109,9 @@ async function measured<T>(run: () => Promise<T>): Promise<{ ms: number; bytes: 
 }
 
 function runBare(op: Op): Promise<null> {
-  const argv = op.args.map((a) => (a === "{{in}}" ? `${origin.url}/${op.input}` : a === "{{out}}" ? join(scratch, op.output!) : a));
+  const argv = op.args.map((a) =>
+    a === "{{in}}" ? `${origin.url}/${op.input}` : a === "{{out}}" ? join(scratch, op.output!) : a,
+  );
   return new Promise((resolve, reject) => {
     const child = spawn(op.binary, op.binary === "ffmpeg" ? ["-y", "-v", "error", ...argv] : argv, { stdio: "ignore" });
     child.on("exit", (code) => (code === 0 ? resolve(null) : reject(new Error(`${op.binary} exited ${code}`))));
@@ -64,8 +120,19 @@ function runBare(op: Op): Promise<null> {
 
 async function runJob(op: Op): Promise<any> {
   const headers = { Authorization: `Bearer ${stack.apiKey}`, "Content-Type": "application/json" };
-  const body = { binary: op.binary, inputs: { in: { type: "url", url: `${origin.url}/${op.input}` } }, outputs: op.output ? { out: { fileName: op.output } } : {}, ffmpegArgs: op.args };
-  let job = await (await fetch(`${stack.baseUrl}/v1/jobs`, { method: "POST", headers: { ...headers, Prefer: "wait=60" }, body: JSON.stringify(body) })).json() as any;
+  const body = {
+    binary: op.binary,
+    inputs: { in: { type: "url", url: `${origin.url}/${op.input}` } },
+    outputs: op.output ? { out: { fileName: op.output } } : {},
+    ffmpegArgs: op.args,
+  };
+  let job = (await (
+    await fetch(`${stack.baseUrl}/v1/jobs`, {
+      method: "POST",
+      headers: { ...headers, Prefer: "wait=60" },
+      body: JSON.stringify(body),
+    })
+  ).json()) as any;
   while (!["completed", "failed", "canceled", "rejected"].includes(job.status)) {
     job = await (await fetch(`${stack.baseUrl}/v1/jobs/${job.id}?wait=60`, { headers })).json();
   }
@@ -91,7 +158,9 @@ try {
     const withoutStore = median(pairs.map((p) => (p.job.ms - p.job.value.timings.storeMs) / p.bare.ms));
     const phase = (k: string) => Math.round(median(pairs.map((p) => p.job.value.timings[k])));
     const mib = (b: number) => (b / MiB).toFixed(1);
-    rows.push(`| ${op.name} | ${Math.round(median(pairs.map((p) => p.bare.ms)))} | ${Math.round(median(pairs.map((p) => p.job.ms)))} | ${ratio.toFixed(2)}× | ${op.output ? `${withoutStore.toFixed(2)}×` : "—"} | ${mib(median(pairs.map((p) => p.bare.bytes)))} | ${mib(median(pairs.map((p) => p.job.bytes)))} | ${bytesRatio.toFixed(2)}× | ≤ ${op.goal.ratio}×${op.goal.bytes ? `, bytes ≤ ${op.goal.bytes}×` : ""} | ${met ? "met" : "**not met**"} | ${phase("queuedMs")} / ${phase("fetchMs")} / ${phase("runMs")} / ${phase("storeMs")} / ${phase("finishMs")} |`);
+    rows.push(
+      `| ${op.name} | ${Math.round(median(pairs.map((p) => p.bare.ms)))} | ${Math.round(median(pairs.map((p) => p.job.ms)))} | ${ratio.toFixed(2)}× | ${op.output ? `${withoutStore.toFixed(2)}×` : "—"} | ${mib(median(pairs.map((p) => p.bare.bytes)))} | ${mib(median(pairs.map((p) => p.job.bytes)))} | ${bytesRatio.toFixed(2)}× | ≤ ${op.goal.ratio}×${op.goal.bytes ? `, bytes ≤ ${op.goal.bytes}×` : ""} | ${met ? "met" : "**not met**"} | ${phase("queuedMs")} / ${phase("fetchMs")} / ${phase("runMs")} / ${phase("storeMs")} / ${phase("finishMs")} |`,
+    );
     console.error(rows.at(-1));
   }
 } finally {

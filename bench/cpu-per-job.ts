@@ -21,8 +21,15 @@ function cpuByProcess(): Usage {
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
-      const role = roleOf(readFileSync(`/proc/${pid}/cmdline`, "utf8"), stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), Number(pid));
+      const f = stat
+        .slice(stat.lastIndexOf(")") + 2)
+        .split(" ")
+        .map(Number);
+      const role = roleOf(
+        readFileSync(`/proc/${pid}/cmdline`, "utf8"),
+        stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+        Number(pid),
+      );
       usage.set(`${pid} ${role}`, (f[11] + f[12]) * TICK_MS);
       if (role === "runner (node)") usage.set(`${pid} sandboxed ffprobe (bwrap, prlimit)`, (f[13] + f[14]) * TICK_MS);
     } catch {
@@ -64,9 +71,14 @@ const job = async () => {
   const res = await fetch(`${stack.baseUrl}/v1/jobs`, {
     method: "POST",
     headers: { Authorization: `Bearer ${stack.apiKey}`, "Content-Type": "application/json", Prefer: "wait=60" },
-    body: JSON.stringify({ binary: "ffprobe", inputs: { in: { type: "url", url: `${media.url}/clip720.mp4` } }, ffmpegArgs: [...args, "{{in}}"] }),
+    body: JSON.stringify({
+      binary: "ffprobe",
+      inputs: { in: { type: "url", url: `${media.url}/clip720.mp4` } },
+      ffmpegArgs: [...args, "{{in}}"],
+    }),
   });
-  if (((await res.json()) as { status: string }).status !== "completed") throw new Error("a bench job did not complete");
+  if (((await res.json()) as { status: string }).status !== "completed")
+    throw new Error("a bench job did not complete");
 };
 let rows: string[];
 let wall: { bare: number; service: number };
@@ -74,19 +86,23 @@ try {
   for (let i = 0; i < 5; i++) await job(); // warm-up
   const childrenBefore = reapedChildrenCpuMs();
   const bareStart = performance.now();
-  const commands = Array.from({ length: JOBS }, () => ["ffprobe", ...args, `${fx.dir}/clip720.mp4`].join(" ")).join("\n");
+  const commands = Array.from({ length: JOBS }, () => ["ffprobe", ...args, `${fx.dir}/clip720.mp4`].join(" ")).join(
+    "\n",
+  );
   execFileSync("xargs", ["-P2", "-I{}", "sh", "-c", "{} > /dev/null"], { input: commands });
   wall = { bare: performance.now() - bareStart, service: 0 };
   const bareCpuMs = reapedChildrenCpuMs() - childrenBefore;
   const before = cpuByProcess();
   const start = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (next < JOBS) {
-      next++;
-      await job();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < JOBS) {
+        next++;
+        await job();
+      }
+    }),
+  );
   wall.service = performance.now() - start;
   const used = [...difference(before, cpuByProcess())].filter(([, ms]) => ms >= JOBS).sort((a, b) => b[1] - a[1]);
   const total = used.reduce((n, [, ms]) => n + ms, 0);

@@ -11,7 +11,13 @@ import { startStaticServer } from "../test/support/static-server.ts";
 import { freePort } from "../test/support/free-port.ts";
 import { jobRequest, runnerApi } from "../test/runner/runner-api.ts";
 
-export type DataPlaneOp = { name: string; binary: "ffmpeg" | "ffprobe"; input: string; output?: string; args: string[] };
+export type DataPlaneOp = {
+  name: string;
+  binary: "ffmpeg" | "ffprobe";
+  input: string;
+  output?: string;
+  args: string[];
+};
 
 export type DataPlaneFigures = { bareMs: number; runnerMs: number; bareCpuMsPerJob: number; runnerCpuMsPerJob: number };
 
@@ -25,28 +31,54 @@ export async function dataPlaneThroughput(dir: string, op: DataPlaneOp, jobs: nu
   const runner = await startRunner(await freePort(), { RUNNER_CONCURRENCY: String(availableParallelism()) });
   const api = runnerApi(runner);
   try {
-    const bareArgv = (i: number) => op.args.map((a) => (a === "{{in}}" ? `${media.url}/${op.input}` : a === "{{out}}" ? `/tmp/ffjobs-dp-${i}-${op.output}` : a));
-    const commands = Array.from({ length: jobs }, (_, i) => [op.binary, ...(op.binary === "ffmpeg" ? ["-y", "-v", "error"] : []), ...bareArgv(i)].map((a) => `'${a}'`).join(" "));
+    const bareArgv = (i: number) =>
+      op.args.map((a) =>
+        a === "{{in}}" ? `${media.url}/${op.input}` : a === "{{out}}" ? `/tmp/ffjobs-dp-${i}-${op.output}` : a,
+      );
+    const commands = Array.from({ length: jobs }, (_, i) =>
+      [op.binary, ...(op.binary === "ffmpeg" ? ["-y", "-v", "error"] : []), ...bareArgv(i)]
+        .map((a) => `'${a}'`)
+        .join(" "),
+    );
     const bareCpuBefore = cpuMs("self", true);
     const t0 = performance.now();
     await xargs(commands);
     const bareMs = performance.now() - t0;
     const bareCpuMsPerJob = (cpuMs("self", true) - bareCpuBefore) / jobs;
-    const requests = Array.from({ length: jobs }, () => jobRequest({
-      binary: op.binary, args: op.args, timeoutMs: 120_000,
-      inputs: [{ name: "in", url: `${media.url}/${op.input}`, fileName: op.input, trusted: false }],
-      outputs: op.output ? [{ name: "out", fileName: op.output, contentType: "application/octet-stream", uploadUrl: `${storage.url}/${crypto.randomUUID()}` }] : [],
-    }));
+    const requests = Array.from({ length: jobs }, () =>
+      jobRequest({
+        binary: op.binary,
+        args: op.args,
+        timeoutMs: 120_000,
+        inputs: [{ name: "in", url: `${media.url}/${op.input}`, fileName: op.input, trusted: false }],
+        outputs: op.output
+          ? [
+              {
+                name: "out",
+                fileName: op.output,
+                contentType: "application/octet-stream",
+                uploadUrl: `${storage.url}/${crypto.randomUUID()}`,
+              },
+            ]
+          : [],
+      }),
+    );
     const runnerCpuBefore = cpuMs(runner.child.pid!);
     const t1 = performance.now();
     // All handed over at once, as coordinators would; the runner queues beyond its concurrency.
     for (const req of requests) await api.submit(req);
     for (const req of requests) {
       const done = await api.waitFor(req.jobId, (s) => s.state === "finished", 600_000);
-      if (done.outcome?.status !== "completed") throw new Error(`${op.name}: ${JSON.stringify(done.outcome).slice(0, 300)}`);
+      if (done.outcome?.status !== "completed")
+        throw new Error(`${op.name}: ${JSON.stringify(done.outcome).slice(0, 300)}`);
     }
     const runnerMs = performance.now() - t1;
-    return { bareMs, runnerMs, bareCpuMsPerJob, runnerCpuMsPerJob: (cpuMs(runner.child.pid!) - runnerCpuBefore) / jobs };
+    return {
+      bareMs,
+      runnerMs,
+      bareCpuMsPerJob,
+      runnerCpuMsPerJob: (cpuMs(runner.child.pid!) - runnerCpuBefore) / jobs,
+    };
   } finally {
     runner.stop();
     await media.close();
@@ -59,7 +91,11 @@ const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "
 /** A process's CPU ms from /proc: its own and its waited-for children's (or only the children's). */
 function cpuMs(pid: number | "self", childrenOnly = false): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const [utime, stime, cutime, cstime] = stat.slice(stat.lastIndexOf(")") + 2).split(" ").slice(11, 15).map(Number);
+  const [utime, stime, cutime, cstime] = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .slice(11, 15)
+    .map(Number);
   return (childrenOnly ? cutime + cstime : utime + stime + cutime + cstime) * TICK_MS;
 }
 
@@ -67,5 +103,7 @@ function cpuMs(pid: number | "self", childrenOnly = false): number {
 function xargs(commands: string[]): Promise<void> {
   const child = spawn("xargs", ["-P2", "-I{}", "sh", "-c", "{}"], { stdio: ["pipe", "ignore", "inherit"] });
   child.stdin.end(commands.join("\n"));
-  return new Promise((resolve, reject) => child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`xargs exited ${code}`)))));
+  return new Promise((resolve, reject) =>
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`xargs exited ${code}`)))),
+  );
 }

@@ -14,7 +14,9 @@ import { median, writeBenchmarkSection } from "./benchmarks-doc.ts";
 import { benchFixtures } from "./fixtures.ts";
 import { dataPlaneThroughput } from "./data-plane.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "10" }, quick: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "10" }, quick: { type: "boolean", default: false } },
+});
 const rounds = Number(values.rounds);
 const fx = benchFixtures(values.quick);
 const media = await startStaticServer(fx.dir);
@@ -22,16 +24,52 @@ const stack = await startDevStack({ ALLOWED_PRIVATE_HOSTS: "127.0.0.1" });
 const scratch = mkdtempSync(join(tmpdir(), "ffjobs-bench-"));
 
 /** A small job's goal is an overhead in ms over bare ffmpeg; a long one's a ratio. */
-type Op = { name: string; binary: "ffmpeg" | "ffprobe"; input: string; output?: string; args: string[]; goal: { ratio?: number; extraMs?: number } };
+type Op = {
+  name: string;
+  binary: "ffmpeg" | "ffprobe";
+  input: string;
+  output?: string;
+  args: string[];
+  goal: { ratio?: number; extraMs?: number };
+};
 const ops: Op[] = [
-  { name: "ffprobe JSON of a 10 s 720p clip", binary: "ffprobe", input: "clip720.mp4", args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{in}}"], goal: { extraMs: 50 } },
-  { name: "one 320 px JPEG thumbnail", binary: "ffmpeg", input: "clip720.mp4", output: "thumb.jpg", args: ["-ss", "1", "-i", "{{in}}", "-frames:v", "1", "-vf", "scale=320:-2", "{{out}}"], goal: { extraMs: 80 } },
-  { name: "5 s → 640x360 transcode", binary: "ffmpeg", input: "clip5.mp4", output: "small.mp4", args: ["-i", "{{in}}", "-vf", "scale=640:360", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{out}}"], goal: { extraMs: 100 } },
-  { name: `${fx.longSeconds} s 1080p → 720p transcode`, binary: "ffmpeg", input: fx.longName, output: "720p.mp4", args: ["-i", "{{in}}", "-vf", "scale=-2:720", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{out}}"], goal: { ratio: 1.02 } },
+  {
+    name: "ffprobe JSON of a 10 s 720p clip",
+    binary: "ffprobe",
+    input: "clip720.mp4",
+    args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "{{in}}"],
+    goal: { extraMs: 50 },
+  },
+  {
+    name: "one 320 px JPEG thumbnail",
+    binary: "ffmpeg",
+    input: "clip720.mp4",
+    output: "thumb.jpg",
+    args: ["-ss", "1", "-i", "{{in}}", "-frames:v", "1", "-vf", "scale=320:-2", "{{out}}"],
+    goal: { extraMs: 80 },
+  },
+  {
+    name: "5 s → 640x360 transcode",
+    binary: "ffmpeg",
+    input: "clip5.mp4",
+    output: "small.mp4",
+    args: ["-i", "{{in}}", "-vf", "scale=640:360", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{out}}"],
+    goal: { extraMs: 100 },
+  },
+  {
+    name: `${fx.longSeconds} s 1080p → 720p transcode`,
+    binary: "ffmpeg",
+    input: fx.longName,
+    output: "720p.mp4",
+    args: ["-i", "{{in}}", "-vf", "scale=-2:720", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{out}}"],
+    goal: { ratio: 1.02 },
+  },
 ];
 
 function bareArgv(op: Op, outName: string): string[] {
-  const argv = op.args.map((a) => (a === "{{in}}" ? `${media.url}/${op.input}` : a === "{{out}}" ? join(scratch, outName) : a));
+  const argv = op.args.map((a) =>
+    a === "{{in}}" ? `${media.url}/${op.input}` : a === "{{out}}" ? join(scratch, outName) : a,
+  );
   return op.binary === "ffmpeg" ? ["-y", "-v", "error", ...argv] : argv;
 }
 
@@ -39,7 +77,9 @@ function runBare(op: Op, outName = op.output ?? "out"): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(op.binary, bareArgv(op, outName), { stdio: "ignore" });
-    child.on("exit", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${op.binary} exited ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${op.binary} exited ${code}`)),
+    );
   });
 }
 
@@ -58,7 +98,8 @@ async function runJob(op: Op): Promise<{ ms: number; job: any }> {
   });
   const job = (await res.json()) as any;
   const ms = performance.now() - t0;
-  if (res.status !== 200 || job.status !== "completed") throw new Error(`${op.name}: ${res.status} ${JSON.stringify(job).slice(0, 300)}`);
+  if (res.status !== 200 || job.status !== "completed")
+    throw new Error(`${op.name}: ${res.status} ${JSON.stringify(job).slice(0, 300)}`);
   return { ms, job };
 }
 
@@ -79,10 +120,16 @@ try {
     const bare = median(pairs.map((p) => p.bare));
     const jobMs = median(pairs.map((p) => p.job));
     const extra = jobMs - bare;
-    const met = (op.goal.ratio !== undefined && ratio <= op.goal.ratio) || (op.goal.extraMs !== undefined && extra <= op.goal.extraMs);
+    const met =
+      (op.goal.ratio !== undefined && ratio <= op.goal.ratio) ||
+      (op.goal.extraMs !== undefined && extra <= op.goal.extraMs);
     const phase = (k: string) => Math.round(median(pairs.map((p) => p.timings[k])));
     rows.push({
-      name: op.name, bare, job: jobMs, ratio, met,
+      name: op.name,
+      bare,
+      job: jobMs,
+      ratio,
+      met,
       goal: op.goal.ratio !== undefined ? `≤ ${op.goal.ratio}×` : `≤ +${op.goal.extraMs} ms (+${Math.round(extra)})`,
       phases: `${phase("queuedMs")} / ${phase("fetchMs")} / ${phase("runMs")} / ${phase("storeMs")} / ${phase("finishMs")}`,
     });
@@ -103,13 +150,22 @@ async function throughput(op: Op, jobs: number): Promise<Row> {
   const throughputRatio = dp.bareMs / dp.runnerMs;
   console.error(`${jobs} × ${op.name}: xargs -P2 ${Math.round(dp.bareMs)} ms, runner ${Math.round(dp.runnerMs)} ms`);
   return {
-    name: `${jobs} × ${op.name.replace(/ of a .*/, "")}: the runner driven directly (vs xargs -P2)`, bare: dp.bareMs, job: dp.runnerMs, ratio: dp.runnerMs / dp.bareMs,
-    goal: `throughput ≥ 0.85× of bare (${throughputRatio.toFixed(2)}×)`, met: throughputRatio >= 0.85,
+    name: `${jobs} × ${op.name.replace(/ of a .*/, "")}: the runner driven directly (vs xargs -P2)`,
+    bare: dp.bareMs,
+    job: dp.runnerMs,
+    ratio: dp.runnerMs / dp.bareMs,
+    goal: `throughput ≥ 0.85× of bare (${throughputRatio.toFixed(2)}×)`,
+    met: throughputRatio >= 0.85,
     phases: `CPU per job: bare ${Math.round(dp.bareCpuMsPerJob)} ms, data plane ${Math.round(dp.runnerCpuMsPerJob)} ms (+${Math.round(dp.runnerCpuMsPerJob - dp.bareCpuMsPerJob)})`,
   };
 }
 
-const table = rows.map((r) => `| ${r.name} | ${Math.round(r.bare)} | ${Math.round(r.job)} | ${r.ratio.toFixed(2)}× | ${r.goal} | ${r.met ? "met" : "**not met**"} | ${r.phases} |`).join("\n");
+const table = rows
+  .map(
+    (r) =>
+      `| ${r.name} | ${Math.round(r.bare)} | ${Math.round(r.job)} | ${r.ratio.toFixed(2)}× | ${r.goal} | ${r.met ? "met" : "**not met**"} | ${r.phases} |`,
+  )
+  .join("\n");
 const report = `## Paired comparison against bare ffmpeg (\`npm run bench\`)
 
 bench/paired.ts: every ffjobs job paired with a bare run of the identical argv on the same machine in the

@@ -20,7 +20,9 @@ import { CAPACITY_DOC, median, writeBenchmarkSection } from "./benchmarks-doc.ts
 import { splitCapacitySection } from "./split-capacity.ts";
 import { benchFixtures } from "./fixtures.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, segment: { type: "string", default: "30" } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "3" }, segment: { type: "string", default: "30" } },
+});
 const rounds = Number(values.rounds);
 const segmentSeconds = Number(values.segment);
 const workers = Math.min(availableParallelism(), 8);
@@ -28,10 +30,24 @@ const GOAL_SPEEDUP = 1.7;
 const fx = benchFixtures(false);
 const origin = await startStaticServer(fx.dir);
 const stack = await startDevStack({
-  ALLOWED_PRIVATE_HOSTS: "127.0.0.1", RUNNER_CONCURRENCY: String(workers), RUNNER_PIN_CPUS: Array.from({ length: workers }, (_, i) => i).join(","),
+  ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+  RUNNER_CONCURRENCY: String(workers),
+  RUNNER_PIN_CPUS: Array.from({ length: workers }, (_, i) => i).join(","),
 });
 const scratch = mkdtempSync(join(tmpdir(), "ffjobs-bench-split-"));
-const command = ["-i", "{{in}}", "-vf", "scale=-2:720", "-c:v", "libx264", "-preset", "veryfast", "-c:a", "aac", "{{out}}"];
+const command = [
+  "-i",
+  "{{in}}",
+  "-vf",
+  "scale=-2:720",
+  "-c:v",
+  "libx264",
+  "-preset",
+  "veryfast",
+  "-c:a",
+  "aac",
+  "{{out}}",
+];
 const url = `${origin.url}/${fx.longName}`;
 
 /** Bare ffmpeg on one CPU, `window` of the input or all of it; ms. */
@@ -41,8 +57,12 @@ function runBare(cpu = 0, window: string[] = [], out = "bare.mp4"): Promise<numb
   args.splice(args.indexOf("-i"), 0, ...window);
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn("taskset", ["--cpu-list", String(cpu), "ffmpeg", "-y", "-v", "error", ...args], { stdio: "ignore" });
-    child.on("exit", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`ffmpeg exited ${code}`))));
+    const child = spawn("taskset", ["--cpu-list", String(cpu), "ffmpeg", "-y", "-v", "error", ...args], {
+      stdio: "ignore",
+    });
+    child.on("exit", (code) =>
+      code === 0 ? resolve(performance.now() - t0) : reject(new Error(`ffmpeg exited ${code}`)),
+    );
   });
 }
 
@@ -50,21 +70,36 @@ function runBare(cpu = 0, window: string[] = [], out = "bare.mp4"): Promise<numb
 async function runBareParallel(): Promise<number> {
   const span = fx.longSeconds / workers;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: workers }, (_, i) => runBare(i, ["-ss", String(i * span), ...(i < workers - 1 ? ["-t", String(span)] : [])], `bare-${i}.mp4`)));
+  await Promise.all(
+    Array.from({ length: workers }, (_, i) =>
+      runBare(i, ["-ss", String(i * span), ...(i < workers - 1 ? ["-t", String(span)] : [])], `bare-${i}.mp4`),
+    ),
+  );
   return performance.now() - t0;
 }
 
 async function runSplit(): Promise<{ ms: number; job: any; tasks: any[] }> {
   const headers = { Authorization: `Bearer ${stack.apiKey}`, "Content-Type": "application/json" };
-  const body = { inputs: { in: { type: "url", url } }, outputs: { out: { fileName: "out.mp4" } }, ffmpegArgs: command, parallel: { segmentSeconds, maxWorkers: workers } };
+  const body = {
+    inputs: { in: { type: "url", url } },
+    outputs: { out: { fileName: "out.mp4" } },
+    ffmpegArgs: command,
+    parallel: { segmentSeconds, maxWorkers: workers },
+  };
   const t0 = performance.now();
-  let job = await (await fetch(`${stack.baseUrl}/v1/jobs`, { method: "POST", headers: { ...headers, Prefer: "wait=60" }, body: JSON.stringify(body) })).json() as any;
+  let job = (await (
+    await fetch(`${stack.baseUrl}/v1/jobs`, {
+      method: "POST",
+      headers: { ...headers, Prefer: "wait=60" },
+      body: JSON.stringify(body),
+    })
+  ).json()) as any;
   while (!["completed", "failed", "canceled", "rejected"].includes(job.status)) {
     job = await (await fetch(`${stack.baseUrl}/v1/jobs/${job.id}?wait=60`, { headers })).json();
   }
   const ms = performance.now() - t0;
   if (job.status !== "completed") throw new Error(`split job: ${JSON.stringify(job).slice(0, 400)}`);
-  const tasks = (await (await fetch(`${stack.baseUrl}/v1/jobs/${job.id}/tasks`, { headers })).json() as any).data;
+  const tasks = ((await (await fetch(`${stack.baseUrl}/v1/jobs/${job.id}/tasks`, { headers })).json()) as any).data;
   if (tasks.some((t: any) => t.kind === "whole")) throw new Error(`the job ran whole: ${tasks[0].reason}`);
   return { ms, job, tasks };
 }
@@ -74,7 +109,11 @@ const pairs: Pair[] = [];
 try {
   for (let i = 0; i < rounds; i++) {
     // The order rotates, so a slow spell of the shared machine does not always fall on the same one.
-    const order = [["bare", "ceiling", "split"], ["split", "bare", "ceiling"], ["ceiling", "split", "bare"]][i % 3];
+    const order = [
+      ["bare", "ceiling", "split"],
+      ["split", "bare", "ceiling"],
+      ["ceiling", "split", "bare"],
+    ][i % 3];
     const round: Partial<Pair> = {};
     for (const what of order) {
       if (what === "bare") round.bare = await runBare();
@@ -82,7 +121,9 @@ try {
       else round.split = await runSplit();
     }
     pairs.push(round as Pair);
-    console.error(`round ${i + 1}: bare ${Math.round(round.bare!)} ms, bare halves at once ${Math.round(round.ceiling!)} ms, split ${Math.round(round.split!.ms)} ms`);
+    console.error(
+      `round ${i + 1}: bare ${Math.round(round.bare!)} ms, bare halves at once ${Math.round(round.ceiling!)} ms, split ${Math.round(round.split!.ms)} ms`,
+    );
   }
 } finally {
   await stack.stop();
@@ -93,7 +134,14 @@ const m = (f: (p: Pair) => number) => median(pairs.map(f));
 const speedup = m((p) => p.bare / p.split.ms);
 const segmentTasks = (p: Pair) => p.split.tasks.filter((t: any) => t.kind === "segment");
 /** Video seconds a segment task encodes per second of its run on one core. */
-const segmentRate = m((p) => median(segmentTasks(p).map((t: any) => (t.endSeconds === null ? fx.longSeconds - t.startSeconds : t.endSeconds - t.startSeconds) / t.runtimeSeconds)));
+const segmentRate = m((p) =>
+  median(
+    segmentTasks(p).map(
+      (t: any) =>
+        (t.endSeconds === null ? fx.longSeconds - t.startSeconds : t.endSeconds - t.startSeconds) / t.runtimeSeconds,
+    ),
+  ),
+);
 const bareRate = fx.longSeconds / (m((p) => p.bare) / 1000);
 const phase = (k: string) => Math.round(m((p) => p.split.job.timings[k]));
 const taskSeconds = m((p) => p.split.tasks.reduce((s: number, t: any) => s + t.runtimeSeconds, 0));
@@ -145,9 +193,16 @@ Measured ${new Date().toISOString().slice(0, 10)} on ${process.platform}/${proce
 writeBenchmarkSection("split-encode", report);
 console.log(`\n${report}\n`);
 const measuredOn = `${new Date().toISOString().slice(0, 10)}, ${availableParallelism()} cores`;
-const capacity = splitCapacitySection({
-  segmentRate, bareRate, audioMsPerVideoSecond: (audioSeconds * 1000) / fx.longSeconds, joinMsPerVideoSecond: phase("storeMs") / fx.longSeconds,
-  planMs: phase("fetchMs"), idleSeconds: 120,
-}, measuredOn);
+const capacity = splitCapacitySection(
+  {
+    segmentRate,
+    bareRate,
+    audioMsPerVideoSecond: (audioSeconds * 1000) / fx.longSeconds,
+    joinMsPerVideoSecond: phase("storeMs") / fx.longSeconds,
+    planMs: phase("fetchMs"),
+    idleSeconds: 120,
+  },
+  measuredOn,
+);
 writeBenchmarkSection("split-capacity", capacity, CAPACITY_DOC);
 console.log(`\n${capacity}\n`);

@@ -22,7 +22,11 @@ try {
     const res = await fetch(`${stack.baseUrl}/v1/jobs`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ binary: "ffprobe", input: [{ type: "url", url: `${media.url}/clip.mp4` }], ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"] }),
+      body: JSON.stringify({
+        binary: "ffprobe",
+        input: [{ type: "url", url: `${media.url}/clip.mp4` }],
+        ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"],
+      }),
     });
     const { id } = (await res.json()) as { id: string };
     for (;;) {

@@ -38,7 +38,11 @@ export async function startThrottledOrigin(dir: string, opts: { bytesPerSecond: 
     const validators = { "accept-ranges": "bytes", etag: `"${size}"`, "last-modified": new Date(0).toUTCString() };
     setTimeout(async () => {
       if (start >= size) return void res.writeHead(416, { "content-range": `bytes */${size}`, ...validators }).end();
-      res.writeHead(m ? 206 : 200, { "content-length": end - start + 1, ...(m ? { "content-range": `bytes ${start}-${end}/${size}` } : {}), ...validators });
+      res.writeHead(m ? 206 : 200, {
+        "content-length": end - start + 1,
+        ...(m ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
+        ...validators,
+      });
       const body = createReadStream(path, { start, end, highWaterMark: 64 * 1024 });
       res.on("close", () => body.destroy());
       try {

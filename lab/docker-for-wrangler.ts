@@ -13,7 +13,12 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): number {
 
 const args = process.argv.slice(2);
 if (args[0] === "build") {
-  process.exit(run(args.filter((a) => !BUILDX_ONLY_FLAGS.has(a)), { ...process.env, DOCKER_BUILDKIT: "0" }));
+  process.exit(
+    run(
+      args.filter((a) => !BUILDX_ONLY_FLAGS.has(a)),
+      { ...process.env, DOCKER_BUILDKIT: "0" },
+    ),
+  );
 }
 if (args[0] === "pull") {
   const image = args.slice(1).find((a, i, all) => !a.startsWith("-") && all[i - 1] !== "--platform");

@@ -15,7 +15,10 @@ export function engineAnswers(): boolean {
 
 /** Whether the running engine remaps user namespaces; null when none answers. */
 function engineRemapsUsers(): boolean | null {
-  const info = spawnSync(LAB.docker, ["-H", LAB.dockerHost, "info", "--format", "{{json .SecurityOptions}}"], { encoding: "utf8", timeout: 10_000 });
+  const info = spawnSync(LAB.docker, ["-H", LAB.dockerHost, "info", "--format", "{{json .SecurityOptions}}"], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
   return info.status === 0 ? info.stdout.includes("name=userns") : null;
 }
 
@@ -43,7 +46,11 @@ function writeRuntimeLauncher(node: string): string {
   const bin = join(LAB.dir, "bin");
   mkdirSync(bin, { recursive: true });
   const launcher = join(bin, "runc-unconfine");
-  writeFileSync(launcher, `#!/bin/sh\nFFJOBS_LAB_DIR='${LAB.dir}' exec '${node}' '${join(LAB.source, "runc-unconfine.ts")}' "$@"\n`, { mode: 0o755 });
+  writeFileSync(
+    launcher,
+    `#!/bin/sh\nFFJOBS_LAB_DIR='${LAB.dir}' exec '${node}' '${join(LAB.source, "runc-unconfine.ts")}' "$@"\n`,
+    { mode: 0o755 },
+  );
   return launcher;
 }
 
@@ -56,13 +63,26 @@ export async function startEngine(node: string): Promise<void> {
   const runtime = writeRuntimeLauncher(node);
   mkdirSync(LAB.dir, { recursive: true });
   const out = openSync(join(LAB.dir, "dockerd.log"), "a");
-  log(`starting dockerd (data in ${LAB.dir}/docker, socket ${LAB.dockerHost}${LAB.userns ? ", user namespaces remapped" : ""}) ...`);
+  log(
+    `starting dockerd (data in ${LAB.dir}/docker, socket ${LAB.dockerHost}${LAB.userns ? ", user namespaces remapped" : ""}) ...`,
+  );
   const dockerd = spawn(
     LAB.dockerd,
     [
-      "--host", LAB.dockerHost, "--data-root", join(LAB.dir, "docker"), "--exec-root", join(LAB.dir, "exec"),
-      "--pidfile", join(LAB.dir, "dockerd.pid"), "--bip", BRIDGE_GATEWAY_CIDR,
-      "--add-runtime", `ffjobs-lab=${runtime}`, "--default-runtime", "ffjobs-lab",
+      "--host",
+      LAB.dockerHost,
+      "--data-root",
+      join(LAB.dir, "docker"),
+      "--exec-root",
+      join(LAB.dir, "exec"),
+      "--pidfile",
+      join(LAB.dir, "dockerd.pid"),
+      "--bip",
+      BRIDGE_GATEWAY_CIDR,
+      "--add-runtime",
+      `ffjobs-lab=${runtime}`,
+      "--default-runtime",
+      "ffjobs-lab",
       ...(LAB.userns ? ["--userns-remap", "default"] : []),
     ],
     { detached: true, stdio: ["ignore", out, out] },
@@ -71,7 +91,9 @@ export async function startEngine(node: string): Promise<void> {
   const deadline = Date.now() + ENGINE_READY_TIMEOUT_MS;
   while (!engineAnswers()) {
     if (dockerd.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`dockerd did not start; its log (${LAB.dir}/dockerd.log) ends:\n${readFileSync(join(LAB.dir, "dockerd.log"), "utf8").slice(-2000)}`);
+      throw new Error(
+        `dockerd did not start; its log (${LAB.dir}/dockerd.log) ends:\n${readFileSync(join(LAB.dir, "dockerd.log"), "utf8").slice(-2000)}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 300));
   }

@@ -30,7 +30,11 @@ export function hostsAnswer(table: Map<string, string[]>, name: string, type: st
   const question = [{ name: `${wanted}.`, type: code ?? 0 }];
   if (!addresses) return { Status: 3, Question: question };
   const matching = addresses.filter((a) => (code === TYPES.A ? isIPv4(a) : code === TYPES.AAAA ? isIPv6(a) : false));
-  return { Status: 0, Question: question, Answer: matching.map((data) => ({ name: `${wanted}.`, type: code, TTL: TTL_SECONDS, data })) };
+  return {
+    Status: 0,
+    Question: question,
+    Answer: matching.map((data) => ({ name: `${wanted}.`, type: code, TTL: TTL_SECONDS, data })),
+  };
 }
 
 /** Serves `GET /dns-query?name=&type=` on loopback; returns its URL. The file is read per query. */

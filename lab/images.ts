@@ -9,7 +9,11 @@ import { LAB, log, need } from "./lab-paths.ts";
 const APT_SOURCES = "/etc/apt/sources.list.d/debian.sources";
 
 function docker(args: string[], opts: { input?: Buffer; env?: NodeJS.ProcessEnv } = {}): string {
-  return execFileSync(LAB.docker, ["-H", LAB.dockerHost, ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...opts });
+  return execFileSync(LAB.docker, ["-H", LAB.dockerHost, ...args], {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    ...opts,
+  });
 }
 
 export function imageExists(tag: string): boolean {
@@ -31,13 +35,26 @@ export function ensureBaseImage(node24: string): void {
   const rootfs = mkdtempSync(join(LAB.dir, "rootfs-"));
   try {
     log(`making ${LAB.baseImage} offline with debootstrap (about 30 s) ...`);
-    execFileSync("/usr/sbin/debootstrap", ["--variant=minbase", "bookworm", rootfs, aptMirror()], { stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync("/usr/sbin/debootstrap", ["--variant=minbase", "bookworm", rootfs, aptMirror()], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     rmSync(join(rootfs, "etc/apt/sources.list"), { force: true });
     copyFileSync(APT_SOURCES, join(rootfs, "etc/apt/sources.list.d/debian.sources"));
     copyFileSync(node24, join(rootfs, "usr/local/bin/node"));
     rmSync(join(rootfs, "var/cache/apt/archives"), { recursive: true, force: true });
     const tar = execFileSync("tar", ["-C", rootfs, "-c", "."], { maxBuffer: 2 * 1024 ** 3 });
-    docker(["import", "-c", "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "-c", 'CMD ["node"]', "-", LAB.baseImage], { input: tar });
+    docker(
+      [
+        "import",
+        "-c",
+        "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "-c",
+        'CMD ["node"]',
+        "-",
+        LAB.baseImage,
+      ],
+      { input: tar },
+    );
   } finally {
     rmSync(rootfs, { recursive: true, force: true });
   }

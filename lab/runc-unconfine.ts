@@ -28,7 +28,9 @@ if (command && bundleAt >= 0) {
     config.process.env = [...env, `SIDECAR_DNS_MODE=${readFileSync(modeFile, "utf8").trim()}`];
     writeFileSync(configPath, JSON.stringify(config));
   }
-  const unconfine = !existsSync(join(labDir, "confine-all")) && (env.includes("RUNNER_SANDBOX=on") || env.includes("RUNNER_SANDBOX=namespaces"));
+  const unconfine =
+    !existsSync(join(labDir, "confine-all")) &&
+    (env.includes("RUNNER_SANDBOX=on") || env.includes("RUNNER_SANDBOX=namespaces"));
   if (unconfine && config.linux) {
     delete config.linux.seccomp;
     config.linux.maskedPaths = [];

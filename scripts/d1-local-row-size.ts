@@ -12,10 +12,18 @@ type Row = { tbl: string; col: string };
 
 async function tableColumns(target: string[]): Promise<Row[]> {
   const sqlite = await import("node:sqlite").catch(() => null);
-  if (!sqlite) return (JSON.parse(wrangler(["d1", "execute", "DB", ...target, "--json", "--command", TABLE_COLUMNS_QUERY], { quiet: true })) as { results: Row[] }[])[0].results;
+  if (!sqlite)
+    return (
+      JSON.parse(
+        wrangler(["d1", "execute", "DB", ...target, "--json", "--command", TABLE_COLUMNS_QUERY], { quiet: true }),
+      ) as { results: Row[] }[]
+    )[0].results;
   const db = new sqlite.DatabaseSync(":memory:");
   const dir = join(projectRoot, "migrations");
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) db.exec(readFileSync(join(dir, file), "utf8"));
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".sql"))
+    .sort())
+    db.exec(readFileSync(join(dir, file), "utf8"));
   const rows = db.prepare(TABLE_COLUMNS_QUERY).all() as Row[];
   db.close();
   return rows;
@@ -24,7 +32,12 @@ async function tableColumns(target: string[]): Promise<Row[]> {
 /** Installs the triggers in the local database `target` names, after its migrations were applied. */
 export async function enforceLocalRowSize(target: string[]): Promise<void> {
   const file = join(tmpdir(), `ffjobs-row-size-${process.pid}.sql`);
-  writeFileSync(file, rowSizeTriggerSql(tablesOf(await tableColumns(target))).map((sql) => `${sql};\n`).join(""));
+  writeFileSync(
+    file,
+    rowSizeTriggerSql(tablesOf(await tableColumns(target)))
+      .map((sql) => `${sql};\n`)
+      .join(""),
+  );
   try {
     wrangler(["d1", "execute", "DB", ...target, "--file", file, "--yes"], { quiet: true });
   } finally {

@@ -36,7 +36,8 @@ async function main(): Promise<void> {
     },
   });
   const rollout = values["containers-rollout"];
-  if (rollout !== undefined && rollout !== "immediate" && rollout !== "gradual") throw new DeployError("--containers-rollout must be immediate or gradual");
+  if (rollout !== undefined && rollout !== "immediate" && rollout !== "gradual")
+    throw new DeployError("--containers-rollout must be immediate or gradual");
   const flags: DeployFlags = { containersRollout: rollout };
   const log = (line: string) => console.log(line);
   const wrangler = realWrangler();
@@ -55,7 +56,13 @@ async function main(): Promise<void> {
       log("  then: R2 CORS for the Worker's origin, and the smoke test");
       return;
     }
-    const x: Executors = { wrangler, buildDashboard: buildDashboardClient, log, accountId: inventory.accountId, smoke: async () => {} };
+    const x: Executors = {
+      wrangler,
+      buildDashboard: buildDashboardClient,
+      log,
+      accountId: inventory.accountId,
+      smoke: async () => {},
+    };
     await executePlan(steps, x);
 
     const targets = deployTargetsFromOutput(readFileSync(join(workDir, DEPLOY_OUTPUT_FILE), "utf8"));
@@ -63,16 +70,27 @@ async function main(): Promise<void> {
     const url = origins[0];
     const smoke = values["skip-smoke"] ? null : { url, key: await newKey(), inputUrl: values["smoke-input-url"] };
     const firstKey = values["create-key"] ? await newKey(new Date(), values["create-key"]) : undefined;
-    const patience = { budgetMs: DEFAULT_WAIT_MINUTES * 60_000, retryEveryMs: SMOKE_RETRY_EVERY_MS, clock: realClock, log };
+    const patience = {
+      budgetMs: DEFAULT_WAIT_MINUTES * 60_000,
+      retryEveryMs: SMOKE_RETRY_EVERY_MS,
+      clock: realClock,
+      log,
+    };
     await executePlan(planAfterDeploy({ workDir, origins, smoke, firstKey }), {
       ...x,
       smoke: async (step) => {
-        const failed = failures(await runSmoke({ url: step.url, apiKey: step.apiKey, inputUrl: step.inputUrl }, { fetch, patience }));
-        if (failed.length) throw new Error(`the smoke test's platform checks found ${failed.map((f) => f.check).join(", ")} not as expected (what to do is printed above)`);
+        const failed = failures(
+          await runSmoke({ url: step.url, apiKey: step.apiKey, inputUrl: step.inputUrl }, { fetch, patience }),
+        );
+        if (failed.length)
+          throw new Error(
+            `the smoke test's platform checks found ${failed.map((f) => f.check).join(", ")} not as expected (what to do is printed above)`,
+          );
       },
     });
     log(`\nffjobs is deployed at ${url} (dashboard: ${url}/dashboard/).`);
-    if (firstKey) log(`API key for account "${firstKey.account}" (shown once, stored only as a hash):\n${firstKey.key}`);
+    if (firstKey)
+      log(`API key for account "${firstKey.account}" (shown once, stored only as a hash):\n${firstKey.key}`);
     else log("For an API key: npm run deploy -- --create-key <account> --skip-smoke (see docs/deploy.md).");
   } finally {
     rmSync(workDir, { recursive: true, force: true });

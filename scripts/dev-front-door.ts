@@ -15,7 +15,12 @@ const ALLOWED_CDN_CGI = ["/cdn-cgi/local/r2/s3/"];
  * `x-amz-copy-source` even when it was not signed, so an upload URL would copy any object of the
  * bucket, another account's outputs included, into the holder's upload. The service never copies.
  */
-const COPY_HEADERS = ["x-amz-copy-source", "x-amz-copy-source-range", "x-amz-metadata-directive", "x-amz-tagging-directive"];
+const COPY_HEADERS = [
+  "x-amz-copy-source",
+  "x-amz-copy-source-range",
+  "x-amz-metadata-directive",
+  "x-amz-tagging-directive",
+];
 
 export function refusedHeaders(headers: http.IncomingHttpHeaders): string | null {
   return COPY_HEADERS.find((h) => headers[h] !== undefined) ?? null;
@@ -67,13 +72,24 @@ export function startFrontDoor(host: string, port: number, innerPort: number): P
     }
     const header = refusedHeaders(req.headers);
     if (header) {
-      res.writeHead(403, { "content-type": "text/plain" }).end(`${header} is not accepted: storage URLs read or write one object only\n`);
+      res
+        .writeHead(403, { "content-type": "text/plain" })
+        .end(`${header} is not accepted: storage URLs read or write one object only\n`);
       return;
     }
-    const upstream = http.request({ host, port: innerPort, method: req.method, path: req.url, headers: relayedHeaders(req.url ?? "/", req.headers) }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.rawHeaders);
-      r.pipe(res);
-    });
+    const upstream = http.request(
+      {
+        host,
+        port: innerPort,
+        method: req.method,
+        path: req.url,
+        headers: relayedHeaders(req.url ?? "/", req.headers),
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.rawHeaders);
+        r.pipe(res);
+      },
+    );
     upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     res.on("close", () => upstream.destroy());
     req.pipe(upstream);

@@ -68,9 +68,18 @@ async function main() {
   await enforceLocalRowSize(target);
   buildDashboardClient();
   // The developer's own stack: its key is the operator's too, so the dashboard's metrics page shows.
-  const apiKey = await createKey({ account: process.env.DEV_ACCOUNT || "dev", credits: null, target, key: process.env.DEV_API_KEY || undefined, operator: true });
+  const apiKey = await createKey({
+    account: process.env.DEV_ACCOUNT || "dev",
+    credits: null,
+    target,
+    key: process.env.DEV_API_KEY || undefined,
+    operator: true,
+  });
 
-  if (containers && port !== 80) console.error(`[ffjobs] warning: PORT=${port}: containers can reach storage only on port 80; jobs with outputs or uploaded inputs will fail`);
+  if (containers && port !== 80)
+    console.error(
+      `[ffjobs] warning: PORT=${port}: containers can reach storage only on port 80; jobs with outputs or uploaded inputs will fail`,
+    );
   const labEnv = containers ? await prepareLab() : {};
   // The containers' egress checks where a client URL really goes with a DNS-over-HTTPS resolver;
   // locally that is the lab's, answering from /etc/hosts (nothing leaves the machine).
@@ -81,15 +90,34 @@ async function main() {
     supervisor.restarted("runner", () =>
       spawn(process.execPath, [join(projectRoot, "container/src/main.ts")], {
         stdio: ["ignore", "inherit", "inherit"],
-        env: { ...process.env, RUNNER_HOST: host, RUNNER_PORT: String(runnerPort), RUNNER_WORK_DIR: workDir, RUNNER_CONTROL_SECRET: runnerSecret },
+        env: {
+          ...process.env,
+          RUNNER_HOST: host,
+          RUNNER_PORT: String(runnerPort),
+          RUNNER_WORK_DIR: workDir,
+          RUNNER_CONTROL_SECRET: runnerSecret,
+        },
       }),
     );
   }
-  const passThrough = ["RUNNER_POLL_INTERVAL_MS", "STALLED_JOB_SECONDS", "JOB_TIMEOUT_SECONDS", "CREDITS_PER_SECOND", "CONTAINER_RUNNER_SANDBOX", "CONTAINER_PLACEMENT", "CONTAINER_JOB_DISK_BYTES"];
+  const passThrough = [
+    "RUNNER_POLL_INTERVAL_MS",
+    "STALLED_JOB_SECONDS",
+    "JOB_TIMEOUT_SECONDS",
+    "CREDITS_PER_SECOND",
+    "CONTAINER_RUNNER_SANDBOX",
+    "CONTAINER_PLACEMENT",
+    "CONTAINER_JOB_DISK_BYTES",
+  ];
   const vars: Record<string, string> = {
     ...(containers
       ? { RUNNER_MODE: "container", EGRESS_RESOLVER_URL: resolver!.url }
-      : { RUNNER_MODE: "local", RUNNER_URL: `http://${host}:${runnerPort}`, RUNNER_NOTIFY_BASE_URL: `http://${publicHost}:${port}`, RUNNER_CONTROL_SECRET: runnerSecret }),
+      : {
+          RUNNER_MODE: "local",
+          RUNNER_URL: `http://${host}:${runnerPort}`,
+          RUNNER_NOTIFY_BASE_URL: `http://${publicHost}:${port}`,
+          RUNNER_CONTROL_SECRET: runnerSecret,
+        }),
     STORAGE_TOKEN_SECRET: storageTokenSecret,
     // The platform's per-invocation limits (Workers Paid), which wrangler dev does not enforce:
     // D1 queries, and subrequests of every kind (src/platform/invocation-budget.ts).
@@ -108,21 +136,44 @@ async function main() {
     "wrangler dev",
     spawnWrangler(
       [
-        "dev", "--config", config, "--ip", host, "--port", String(innerPort), "--inspector-port", "0", `--enable-containers=${containers}`, "--show-interactive-dev-session=false", "--test-scheduled",
+        "dev",
+        "--config",
+        config,
+        "--ip",
+        host,
+        "--port",
+        String(innerPort),
+        "--inspector-port",
+        "0",
+        `--enable-containers=${containers}`,
+        "--show-interactive-dev-session=false",
+        "--test-scheduled",
         ...(state ? ["--persist-to", state] : []),
         ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ],
       // X_LOCAL_EXPLORER: miniflare's explorer (SQL on D1, any object of R2) stays off as well.
-      { stdio: ["ignore", process.env.FFJOBS_DEV_QUIET ? "ignore" : "inherit", "inherit"], env: wranglerEnv({ ...labEnv, X_LOCAL_EXPLORER: "false" }) },
+      {
+        stdio: ["ignore", process.env.FFJOBS_DEV_QUIET ? "ignore" : "inherit", "inherit"],
+        env: wranglerEnv({ ...labEnv, X_LOCAL_EXPLORER: "false" }),
+      },
     ),
   );
   await startFrontDoor(host, port, innerPort);
-  await waitFor(`http://${publicHost}:${port}/openapi.json`, containers ? CONTAINER_READY_TIMEOUT_MS : READY_TIMEOUT_MS);
+  await waitFor(
+    `http://${publicHost}:${port}/openapi.json`,
+    containers ? CONTAINER_READY_TIMEOUT_MS : READY_TIMEOUT_MS,
+  );
   if (!containers) await waitFor(`http://${host}:${runnerPort}/healthz`);
-  const sweep = () => fetch(`http://${host}:${port}/__scheduled?cron=*+*+*+*+*`).then((r) => r.body?.cancel(), () => {});
+  const sweep = () =>
+    fetch(`http://${host}:${port}/__scheduled?cron=*+*+*+*+*`).then(
+      (r) => r.body?.cancel(),
+      () => {},
+    );
   void sweep();
   setInterval(sweep, SWEEP_INTERVAL_MS);
-  console.log(`\nffjobs is running at http://${publicHost}:${port}${containers ? " (jobs run in containers)" : ""}\nAPI key: ${apiKey}\n`);
+  console.log(
+    `\nffjobs is running at http://${publicHost}:${port}${containers ? " (jobs run in containers)" : ""}\nAPI key: ${apiKey}\n`,
+  );
   console.log(`Try: curl -H "Authorization: Bearer ${apiKey}" http://${publicHost}:${port}/v1/jobs`);
 }
 
@@ -142,7 +193,9 @@ function freePort(host: string): Promise<number> {
  */
 function devConfig(s3: { accessKeyId: string; secretAccessKey: string }): string {
   const text = readFileSync(join(projectRoot, "wrangler.toml"), "utf8");
-  const replaced = text.replace(CONSTANT_S3.accessKeyId, s3.accessKeyId).replace(CONSTANT_S3.secretAccessKey, s3.secretAccessKey);
+  const replaced = text
+    .replace(CONSTANT_S3.accessKeyId, s3.accessKeyId)
+    .replace(CONSTANT_S3.secretAccessKey, s3.secretAccessKey);
   if (replaced === text) throw new Error("wrangler.toml no longer has the local S3 credentials dev.ts replaces");
   const path = join(projectRoot, `wrangler.dev-${process.pid}.toml`);
   writeFileSync(path, replaced, { mode: 0o600 });

@@ -7,7 +7,13 @@ import { createKeySql, newKey, revokeKeySql } from "./api-key-sql.ts";
 import { realWrangler } from "./deploy/run-wrangler.ts";
 import { wrangler } from "./wrangler.ts";
 
-export async function createKey(opts: { account: string; credits: number | null; target: string[]; key?: string; operator?: boolean }): Promise<string> {
+export async function createKey(opts: {
+  account: string;
+  credits: number | null;
+  target: string[];
+  key?: string;
+  operator?: boolean;
+}): Promise<string> {
   const k = await newKey(new Date(), opts.account, opts.key);
   execute(opts.target, createKeySql(k, opts.credits, opts.operator));
   return k.key;
@@ -47,13 +53,17 @@ async function main() {
     const credits = values.credits === undefined ? null : Number(values.credits);
     if (credits !== null && !Number.isInteger(credits)) throw new Error("--credits must be an integer");
     const key = await createKey({ account: values.account, credits, target, operator: values.operator });
-    console.error(`Created a key for ${values.operator ? "operator " : ""}account "${values.account}". Store it now: it is not shown again.`);
+    console.error(
+      `Created a key for ${values.operator ? "operator " : ""}account "${values.account}". Store it now: it is not shown again.`,
+    );
     console.log(key);
   } else if (action === "revoke" && values.key) {
     execute(target, revokeKeySql({ hash: await hashApiKey(values.key), at: new Date().toISOString() }));
     console.log("revoked");
   } else {
-    console.error("usage: npm run keys -- create --account NAME [--credits N] [--operator] [--local|--remote]\n       npm run keys -- revoke --key KEY [--local|--remote]");
+    console.error(
+      "usage: npm run keys -- create --account NAME [--credits N] [--operator] [--local|--remote]\n       npm run keys -- revoke --key KEY [--local|--remote]",
+    );
     process.exit(2);
   }
 }

@@ -17,17 +17,24 @@ export async function smokeMain(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      url: { type: "string" }, key: { type: "string" }, "input-url": { type: "string" }, "public-host": { type: "string" },
-      "wait-minutes": { type: "string" }, "retry-seconds": { type: "string" },
+      url: { type: "string" },
+      key: { type: "string" },
+      "input-url": { type: "string" },
+      "public-host": { type: "string" },
+      "wait-minutes": { type: "string" },
+      "retry-seconds": { type: "string" },
     },
   });
   if (!values.url) {
-    console.error("usage: npm run smoke -- --url <deployed URL> [--key <operator API key>] [--input-url <media URL>] [--public-host <name>] [--wait-minutes N]");
+    console.error(
+      "usage: npm run smoke -- --url <deployed URL> [--key <operator API key>] [--input-url <media URL>] [--public-host <name>] [--wait-minutes N]",
+    );
     return 2;
   }
   const waitMinutes = Number(values["wait-minutes"] ?? DEFAULT_WAIT_MINUTES);
   const retryMs = values["retry-seconds"] ? Number(values["retry-seconds"]) * 1000 : RETRY_EVERY_MS;
-  if (!(waitMinutes > 0) || !(retryMs > 0)) throw new Error("--wait-minutes and --retry-seconds must be positive numbers");
+  if (!(waitMinutes > 0) || !(retryMs > 0))
+    throw new Error("--wait-minutes and --retry-seconds must be positive numbers");
   const log = (line: string) => console.log(line);
   const patience = { budgetMs: waitMinutes * 60_000, retryEveryMs: retryMs, clock: realClock, log };
   const given = values.key ?? process.env.FFJOBS_API_KEY;

@@ -10,7 +10,10 @@ export type Tally = { passed: number; failed: number; skipped: number };
 export const tallyLine = (t: Tally) => `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`;
 
 export const sumTallies = (tallies: Tally[]): Tally =>
-  tallies.reduce((a, t) => ({ passed: a.passed + t.passed, failed: a.failed + t.failed, skipped: a.skipped + t.skipped }), { passed: 0, failed: 0, skipped: 0 });
+  tallies.reduce(
+    (a, t) => ({ passed: a.passed + t.passed, failed: a.failed + t.failed, skipped: a.skipped + t.skipped }),
+    { passed: 0, failed: 0, skipped: 0 },
+  );
 
 /**
  * Runs one vitest invocation as test/suites.ts declares it (`extraArgs`, files or -t, pass on to vitest),
@@ -34,16 +37,27 @@ export function runVitest(run: TestRun, extraArgs: readonly string[] = []): Tall
   ];
   // wranglerEnv sets CI=true to keep wrangler quiet, so whether this run is CI is passed on apart: there
   // the container suite must run, not skip.
-  const containers: Record<string, string> = run.containers ? { FFJOBS_CONTAINER_SUITE: "1", FFJOBS_CONTAINERS_REQUIRED: process.env.CI ? "1" : "" } : {};
+  const containers: Record<string, string> = run.containers
+    ? { FFJOBS_CONTAINER_SUITE: "1", FFJOBS_CONTAINERS_REQUIRED: process.env.CI ? "1" : "" }
+    : {};
   const env = wranglerEnv({ ...run.env, ...containers });
-  const vitest = spawnSync(join(projectRoot, "node_modules", ".bin", "vitest"), argv, { cwd: projectRoot, stdio: "inherit", env });
+  const vitest = spawnSync(join(projectRoot, "node_modules", ".bin", "vitest"), argv, {
+    cwd: projectRoot,
+    stdio: "inherit",
+    env,
+  });
   return tallyOf(report, vitest.status);
 }
 
 /** The report's counts; a run that failed without a failing test (a crash, an error outside tests) counts as one failure. */
 function tallyOf(report: string, status: number | null): Tally {
   try {
-    const r = JSON.parse(readFileSync(report, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+    const r = JSON.parse(readFileSync(report, "utf8")) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      numPendingTests: number;
+      numTodoTests: number;
+    };
     const failed = r.numFailedTests + (status !== 0 && r.numFailedTests === 0 ? 1 : 0);
     return { passed: r.numPassedTests, failed, skipped: r.numPendingTests + r.numTodoTests };
   } catch {

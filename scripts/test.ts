@@ -16,12 +16,17 @@ const slow = args.includes("--slow");
 // part of it again that way); the slow runs each name their own files.
 const vitestArgs = args.filter((a) => !flags.has(a));
 if (slow && vitestArgs.length > 0) {
-  console.error("npm run test:slow takes no arguments; run one slow file with: npx vitest run --project <project> <file>");
+  console.error(
+    "npm run test:slow takes no arguments; run one slow file with: npx vitest run --project <project> <file>",
+  );
   process.exit(2);
 }
 
 for (const project of ["tsconfig.json", "container/tsconfig.json"]) {
-  const tsc = spawnSync(join(projectRoot, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", project], { cwd: projectRoot, stdio: "inherit" });
+  const tsc = spawnSync(join(projectRoot, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", project], {
+    cwd: projectRoot,
+    stdio: "inherit",
+  });
   if (tsc.status !== 0) {
     console.log(`Type check of ${project} failed.\nTests: 0 passed, 1 failed, 0 skipped`);
     process.exit(1);
@@ -31,9 +36,14 @@ for (const project of ["tsconfig.json", "container/tsconfig.json"]) {
 // The formatter and linter (biome.jsonc, `npm run lint`): a finding, a warning included, fails the loop as a
 // type error does. Seconds on the whole tree, so the slow runs skip it (CI runs npm test first).
 if (!slow) {
-  const lint = spawnSync(join(projectRoot, "node_modules", ".bin", "biome"), ["check", "--error-on-warnings"], { cwd: projectRoot, stdio: "inherit" });
+  const lint = spawnSync(join(projectRoot, "node_modules", ".bin", "biome"), ["check", "--error-on-warnings"], {
+    cwd: projectRoot,
+    stdio: "inherit",
+  });
   if (lint.status !== 0) {
-    console.log("Lint or format check failed (npm run lint; npm run format rewrites the layout).\nTests: 0 passed, 1 failed, 0 skipped");
+    console.log(
+      "Lint or format check failed (npm run lint; npm run format rewrites the layout).\nTests: 0 passed, 1 failed, 0 skipped",
+    );
     process.exit(1);
   }
 }

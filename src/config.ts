@@ -7,12 +7,23 @@ import { MIN_RUNNER_SECRET_LENGTH } from "./runner/runner-secret.ts";
 import { MAX_DIRECTORY_FILES_LIMIT } from "./jobs/store/row-budget.ts";
 
 const intFrom = (fallback: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).optional().transform((v) => v ?? fallback);
+  z.coerce
+    .number()
+    .int()
+    .min(min)
+    .max(max)
+    .optional()
+    .transform((v) => v ?? fallback);
 
 const hostList = z
   .string()
   .optional()
-  .transform((v) => (v ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean));
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
 
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 
@@ -38,7 +49,8 @@ const configSchema = z
       .optional()
       .transform((v, ctx) => {
         const placement = parsePlacement(v || "pool");
-        if (!placement) ctx.addIssue({ code: "custom", message: `"pool", "pool:N" (N from 1 to 9999) or "per-job", got "${v}"` });
+        if (!placement)
+          ctx.addIssue({ code: "custom", message: `"pool", "pool:N" (N from 1 to 9999) or "per-job", got "${v}"` });
         return placement!;
       }),
     MAX_ACTIVE_JOBS_PER_ACCOUNT: intFrom(50, 1, 100_000),
@@ -55,7 +67,10 @@ const configSchema = z
         if (!v) return DEFAULT_RETRY_DELAYS_SECONDS;
         const delays = v.split(",").map((d) => Number(d.trim()));
         if (delays.some((d) => !Number.isInteger(d) || d < 0 || d > MAX_QUEUE_DELAY_SECONDS)) {
-          ctx.addIssue({ code: "custom", message: `comma-separated whole seconds, each at most ${MAX_QUEUE_DELAY_SECONDS}` });
+          ctx.addIssue({
+            code: "custom",
+            message: `comma-separated whole seconds, each at most ${MAX_QUEUE_DELAY_SECONDS}`,
+          });
         }
         return delays;
       }),
@@ -113,7 +128,13 @@ export type Config = {
   /** DNS over HTTPS (JSON API) the containers' egress resolves client URLs with (src/net/doh-resolver.ts). */
   egressResolverUrl: string;
   webhookRetryDelaysSeconds: number[];
-  storage: { bucketName: string; s3Endpoint?: string; accessKeyId?: string; secretAccessKey?: string; tokenSecret?: string };
+  storage: {
+    bucketName: string;
+    s3Endpoint?: string;
+    accessKeyId?: string;
+    secretAccessKey?: string;
+    tokenSecret?: string;
+  };
 };
 
 const cache = new WeakMap<object, Config>();

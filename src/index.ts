@@ -26,8 +26,10 @@ export const QUEUES = {
 // Each handler is an invocation: its D1 queries and subrequests count against a budget of its own
 // where the local stack enforces the platform's limits (src/platform/invocation.ts).
 export default {
-  fetch: (request: Request, env: Env, ctx: ExecutionContext) => startInvocation(env, (env) => app.fetch(request, env, ctx)),
-  scheduled: (_controller: ScheduledController, env: Env): Promise<void> => startInvocation(env, (env) => runScheduled(createServices(env), env.BUCKET)),
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) =>
+    startInvocation(env, (env) => app.fetch(request, env, ctx)),
+  scheduled: (_controller: ScheduledController, env: Env): Promise<void> =>
+    startInvocation(env, (env) => runScheduled(createServices(env), env.BUCKET)),
   // The queue's name says which message type its batch holds (src/queue-messages.ts).
   queue: (batch: MessageBatch<unknown>, env: Env): Promise<void> =>
     startInvocation(env, async (env) => {

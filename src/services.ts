@@ -38,7 +38,11 @@ export function createServices(env: Env): Services {
   const transport =
     config.runnerMode === "local"
       ? localTransport(config.runnerUrl!, config.runnerControlSecret!)
-      : containerTransport(requireBinding(env.FFMPEG_CONTAINER, "FFMPEG_CONTAINER"), requireBinding(env.CONTAINER_POOL, "CONTAINER_POOL"), config.containerPlacement);
+      : containerTransport(
+          requireBinding(env.FFMPEG_CONTAINER, "FFMPEG_CONTAINER"),
+          requireBinding(env.CONTAINER_POOL, "CONTAINER_POOL"),
+          config.containerPlacement,
+        );
   return {
     db: env.DB,
     bucket: env.BUCKET,

@@ -12,18 +12,22 @@
  * (test/unit/suites.test.ts fails until it is; otherwise it would quietly join the fast loop).
  */
 export const SLOW_FILES: Readonly<Record<string, string>> = {
-  "test/runner/preset-matrix.test.ts": "every preset on every kind of media (FFJOBS_PRESET_MATRIX=full), about 3 minutes",
+  "test/runner/preset-matrix.test.ts":
+    "every preset on every kind of media (FFJOBS_PRESET_MATRIX=full), about 3 minutes",
   "test/runner/command-corpus.test.ts": "a sweep: fifty realistic commands through the policy and the sandbox",
   "test/runner/filter-tables.test.ts": "a sweep: every option of every allowed filter against the installed ffmpeg",
   "test/runner/value-tables.test.ts": "a sweep: bitstream filters and flags against the installed ffmpeg",
   "test/runner/output-extensions.test.ts": "a sweep: every muxer's extensions against the installed ffmpeg",
-  "test/runner/split-plan-ffmpeg.test.ts": "real encodes of a split job's segments and of the whole, compared frame by frame",
+  "test/runner/split-plan-ffmpeg.test.ts":
+    "real encodes of a split job's segments and of the whole, compared frame by frame",
   "test/runner/stall-watch-ffmpeg.test.ts": "waits out the stall watch's idle and busy windows",
   "test/runner/hostile-destinations.test.ts": "waits out idle limits against destinations that trickle or stall",
-  "test/runner/range-read-egress.test.ts": "full scale: what reading a multi-GiB input by range costs production's egress",
+  "test/runner/range-read-egress.test.ts":
+    "full scale: what reading a multi-GiB input by range costs production's egress",
   "test/worker/job-list-memory.test.ts": "full scale: a page of a hundred jobs of the largest size the limits allow",
   "test/worker/container-pool.test.ts": "full scale: a warm pool of 500 busy instances",
-  "test/worker/job-event-stream-hour.test.ts": "an event stream held through a compressed hour: 3,600 coordinator ticks",
+  "test/worker/job-event-stream-hour.test.ts":
+    "an event stream held through a compressed hour: 3,600 coordinator ticks",
   "test/worker/openapi-fuzz.test.ts": "a property-based sweep over every operation of the OpenAPI document",
 };
 

@@ -6,5 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const r = spawnSync(process.execPath, [join(root, "scripts/bootstrap.mjs"), "ffjobs", ...process.argv.slice(2)], { stdio: "inherit" });
+const r = spawnSync(process.execPath, [join(root, "scripts/bootstrap.mjs"), "ffjobs", ...process.argv.slice(2)], {
+  stdio: "inherit",
+});
 process.exit(r.status ?? 1);

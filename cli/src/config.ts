@@ -19,7 +19,9 @@ export function readCliConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   const apiKey = env.FFJOBS_API_KEY || file.apiKey;
   const missing = [!url && "FFJOBS_URL", !apiKey && "FFJOBS_API_KEY"].filter(Boolean);
   if (missing.length) {
-    throw new Error(`ffjobs: set ${missing.join(" and ")} (the service's base URL and an API key), or write them to ${CONFIG_FILE} as {"url": "...", "apiKey": "..."}`);
+    throw new Error(
+      `ffjobs: set ${missing.join(" and ")} (the service's base URL and an API key), or write them to ${CONFIG_FILE} as {"url": "...", "apiKey": "..."}`,
+    );
   }
   return { url: url!, apiKey: apiKey! };
 }

@@ -21,8 +21,13 @@ export function sendFilesInGraph(graph: string, addFile: (path: string) => strin
     if (filterAt >= 0) from = filterAt;
     for (const path of named) {
       if (PLACEHOLDER.test(path)) continue;
-      const written = rawForms(path).map((form) => ({ form, at: out.indexOf(form, from) })).find((w) => w.at >= 0);
-      if (!written) throw new Error(`ffjobs: could not find ${path} in the filter graph as written; name the file without escapes (or in 'quotes')`);
+      const written = rawForms(path)
+        .map((form) => ({ form, at: out.indexOf(form, from) }))
+        .find((w) => w.at >= 0);
+      if (!written)
+        throw new Error(
+          `ffjobs: could not find ${path} in the filter graph as written; name the file without escapes (or in 'quotes')`,
+        );
       const placeholder = addFile(path);
       out = out.slice(0, written.at) + placeholder + out.slice(written.at + written.form.length);
       from = written.at + placeholder.length;

@@ -20,7 +20,10 @@ export function plainFileName(name: string, what: string): string {
   // The names the service itself stores (DIRECTORY_FILE_PATTERN: no leading dot, no spaces, colons or
   // other scripts' look-alikes), and never a name Windows gives to a device.
   const bad = name.length > 255 || isAbsolute(name) || !DIRECTORY_FILE_PATTERN.test(name) || WINDOWS_DEVICE.test(name);
-  if (bad) throw new UnsafeNameError(`ffjobs: refusing ${what} ${JSON.stringify(name)} from the server: not a plain file name`);
+  if (bad)
+    throw new UnsafeNameError(
+      `ffjobs: refusing ${what} ${JSON.stringify(name)} from the server: not a plain file name`,
+    );
   return name;
 }
 
@@ -28,7 +31,8 @@ export function plainFileName(name: string, what: string): string {
 export function fileInFolder(folder: string, name: string, what: string): string {
   const base = resolve(folder);
   const path = resolve(base, plainFileName(name, what));
-  if (!path.startsWith(base + sep)) throw new UnsafeNameError(`ffjobs: refusing ${what} ${JSON.stringify(name)}: it would land outside ${base}`);
+  if (!path.startsWith(base + sep))
+    throw new UnsafeNameError(`ffjobs: refusing ${what} ${JSON.stringify(name)}: it would land outside ${base}`);
   return path;
 }
 
@@ -53,7 +57,10 @@ export async function downloadTo(url: string, path: string, fetchFn: typeof fetc
   const partial = join(resolve(path, ".."), `.${randomBytes(6).toString("hex")}.ffjobs-partial`);
   const handle = await open(partial, "wx", 0o644);
   try {
-    await pipeline(Readable.fromWeb(res.body as unknown as import("node:stream/web").ReadableStream), createWriteStream("", { fd: handle.fd, autoClose: false }));
+    await pipeline(
+      Readable.fromWeb(res.body as unknown as import("node:stream/web").ReadableStream),
+      createWriteStream("", { fd: handle.fd, autoClose: false }),
+    );
     await handle.close();
     await rename(partial, path);
   } catch (err) {

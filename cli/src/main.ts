@@ -38,7 +38,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case "presets":
-      for (const p of (await client.listPresets()).data) process.stdout.write(`${String(p.name).padEnd(16)} ${p.description}\n`);
+      for (const p of (await client.listPresets()).data)
+        process.stdout.write(`${String(p.name).padEnd(16)} ${p.description}\n`);
       return 0;
     case "run":
       return runPreset(client, rest);

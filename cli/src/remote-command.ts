@@ -74,7 +74,12 @@ export function toRemoteCommand(binary: "ffmpeg" | "ffprobe", argv: string[]): R
       // An .m3u8 playlist is HLS: its segments come back too, beside it.
       const hls = extname(arg).toLowerCase() === ".m3u8" && (format === null || format === "hls");
       const directory = hls || pattern || (format !== null && MANY_FILE_FORMATS.has(format));
-      cmd.downloads.push({ name, path: resolve(arg), ...(directory ? { directory: true } : {}), ...(pattern ? { pattern: true } : {}) });
+      cmd.downloads.push({
+        name,
+        path: resolve(arg),
+        ...(directory ? { directory: true } : {}),
+        ...(pattern ? { pattern: true } : {}),
+      });
       args[i] = `{{${name}}}`;
       if (directory) for (const b of beside) args[b.index] = fileInOutput(b.path, arg, name);
       beside = [];
@@ -88,7 +93,9 @@ export function toRemoteCommand(binary: "ffmpeg" | "ffprobe", argv: string[]): R
 /** A file an option names beside a directory output (`-segment_list list.m3u8`) as a file in that output. */
 function fileInOutput(path: string, output: string, name: string): string {
   if (resolve(dirname(path)) !== resolve(dirname(output)) || !DIRECTORY_FILE_PATTERN.test(basename(path))) {
-    throw new Error(`ffjobs: ${path} must be a plain file name in the same folder as ${output} (the service writes it beside the output's other files)`);
+    throw new Error(
+      `ffjobs: ${path} must be a plain file name in the same folder as ${output} (the service writes it beside the output's other files)`,
+    );
   }
   return `{{${name}/${basename(path)}}}`;
 }
@@ -112,8 +119,19 @@ export function jobInputs(cmd: Pick<RemoteCommand, "urls" | "uploads">, assetIds
 export function jobBody(cmd: RemoteCommand, assetIds: Record<string, string>) {
   const inputs = jobInputs(cmd, assetIds);
   // The service names files plainly; the extension (which picks the muxer) is kept, the local name restored on download.
-  const outputs = Object.fromEntries(cmd.downloads.map((d) => [d.name, d.directory
-    ? { kind: "directory" as const, fileName: basename(d.path).replace(/[^A-Za-z0-9._%-]/g, "_").replace(/^[._-]+/, "") || "index.m3u8" }
-    : { fileName: `${d.name}${extname(d.path).replace(/[^A-Za-z0-9.]/g, "")}` }]));
+  const outputs = Object.fromEntries(
+    cmd.downloads.map((d) => [
+      d.name,
+      d.directory
+        ? {
+            kind: "directory" as const,
+            fileName:
+              basename(d.path)
+                .replace(/[^A-Za-z0-9._%-]/g, "_")
+                .replace(/^[._-]+/, "") || "index.m3u8",
+          }
+        : { fileName: `${d.name}${extname(d.path).replace(/[^A-Za-z0-9.]/g, "")}` },
+    ]),
+  );
   return { binary: cmd.binary, inputs, outputs, ffmpegArgs: cmd.args };
 }

@@ -31,7 +31,10 @@ export async function runPreset(client: FfjobsClient, argv: string[]): Promise<n
     else if (a === "-y") overwrite = "yes";
     else throw new Error(`ffjobs run: unexpected "${a}"`);
   }
-  const preset = (await client.getPreset(name)) as { inputs: string[] | Record<string, string>; outputs: Record<string, { fileName: string }> };
+  const preset = (await client.getPreset(name)) as {
+    inputs: string[] | Record<string, string>;
+    outputs: Record<string, { fileName: string }>;
+  };
   const inputNames = Array.isArray(preset.inputs) ? preset.inputs : ins.map((_, i) => `input${i}`);
   const outputNames = Object.keys(preset.outputs);
   const cmd: RemoteCommand = { binary: "ffmpeg", args: [], uploads: [], urls: [], downloads: [], overwrite };
@@ -39,7 +42,13 @@ export async function runPreset(client: FfjobsClient, argv: string[]): Promise<n
   // Without -o an output lands in the working directory under the preset's name for it, which
   // comes from the server: only a plain file name is taken.
   for (const [i, o] of outputNames.entries()) {
-    cmd.downloads.push({ name: o, path: outs[i] !== undefined ? resolve(outs[i]) : fileInFolder(process.cwd(), preset.outputs[o].fileName, `preset ${name}'s output name`) });
+    cmd.downloads.push({
+      name: o,
+      path:
+        outs[i] !== undefined
+          ? resolve(outs[i])
+          : fileInFolder(process.cwd(), preset.outputs[o].fileName, `preset ${name}'s output name`),
+    });
   }
   return runRemote(client, cmd, undefined, (assetIds) => {
     const inputs = jobInputs(cmd, assetIds);

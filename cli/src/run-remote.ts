@@ -26,7 +26,8 @@ export async function runRemote(
   const assetIds: Record<string, string> = {};
   for (const u of cmd.uploads) {
     const asset = await client.uploadFile(u.path, {
-      onProgress: (sent, total) => total > 1024 * KiB && io.stderr.write(`\ruploading ${u.path}: ${Math.floor((sent / total) * 100)}%`),
+      onProgress: (sent, total) =>
+        total > 1024 * KiB && io.stderr.write(`\ruploading ${u.path}: ${Math.floor((sent / total) * 100)}%`),
     });
     if ((asset.size ?? 0) > 1024 * KiB) io.stderr.write("\n");
     assetIds[u.name] = asset.id;
@@ -67,7 +68,8 @@ export async function runRemote(
   const result = await client.getResult(accepted.id);
   if (cmd.binary === "ffprobe" && result.stdout) io.stdout.write(result.stdout);
   if (result.status !== "completed") {
-    if (result.stderrTail) io.stderr.write(result.stderrTail.endsWith("\n") ? result.stderrTail : `${result.stderrTail}\n`);
+    if (result.stderrTail)
+      io.stderr.write(result.stderrTail.endsWith("\n") ? result.stderrTail : `${result.stderrTail}\n`);
     io.stderr.write(`ffjobs: job ${result.id} ${result.status}: ${result.errorCode}: ${result.errorMessage}\n`);
     return result.exitCode && result.exitCode > 0 ? result.exitCode : 1;
   }
@@ -82,7 +84,10 @@ export async function runRemote(
     // file before any is written).
     const files = (output.files ?? [{ path: "", downloadUrl: output.downloadUrl }]).map((f) => ({
       url: f.downloadUrl,
-      path: f.downloadUrl === output.downloadUrl && !d.pattern ? d.path : fileInFolder(dirname(d.path), f.path, "the output file"),
+      path:
+        f.downloadUrl === output.downloadUrl && !d.pattern
+          ? d.path
+          : fileInFolder(dirname(d.path), f.path, "the output file"),
     }));
     const taken = files.find((f) => f.path !== d.path && exists(f.path));
     if (taken && cmd.overwrite !== "yes") return refuseOverwrite(taken.path, cmd, io);
@@ -92,7 +97,9 @@ export async function runRemote(
 }
 
 function refuseOverwrite(path: string, cmd: RemoteCommand, io: { stderr: NodeJS.WritableStream }): number {
-  io.stderr.write(`File '${path}' already exists. ${cmd.overwrite === "no" ? "Not overwriting - exiting" : "Exiting (use -y to overwrite)"}.\n`);
+  io.stderr.write(
+    `File '${path}' already exists. ${cmd.overwrite === "no" ? "Not overwriting - exiting" : "Exiting (use -y to overwrite)"}.\n`,
+  );
   return 1;
 }
 
@@ -100,7 +107,9 @@ function refuseOverwrite(path: string, cmd: RemoteCommand, io: { stderr: NodeJS.
 export function progressLine(job: Job): string {
   const p = job.progress!;
   const t = p.outTimeSeconds ?? 0;
-  const hoursMinutes = [Math.floor(t / 3600), Math.floor((t % 3600) / 60)].map((n) => String(n).padStart(2, "0")).join(":");
+  const hoursMinutes = [Math.floor(t / 3600), Math.floor((t % 3600) / 60)]
+    .map((n) => String(n).padStart(2, "0"))
+    .join(":");
   const hms = `${hoursMinutes}:${(t % 60).toFixed(2).padStart(5, "0")}`;
   const frame = p.frames == null ? "" : `frame=${String(p.frames).padStart(5)} `;
   return `${frame}time=${hms} speed=${p.speed === null ? "N/A" : `${p.speed}x`}${p.percent === null ? "" : ` ${p.percent}%`}   `;

@@ -1,6 +1,21 @@
 import type {
-  Account, ApiErrorBody, Asset, AssetList, CreateFileRequest, CreateJobRequest, Delivery, DeliveryList, DryRunResult, Job, JobAccepted, JobList, JobResult,
-  MetricsReport, PresetJobRequest, WebhookSecret, WebhookTestResult,
+  Account,
+  ApiErrorBody,
+  Asset,
+  AssetList,
+  CreateFileRequest,
+  CreateJobRequest,
+  Delivery,
+  DeliveryList,
+  DryRunResult,
+  Job,
+  JobAccepted,
+  JobList,
+  JobResult,
+  MetricsReport,
+  PresetJobRequest,
+  WebhookSecret,
+  WebhookTestResult,
 } from "./api-types.ts";
 import { readEvents } from "./events.ts";
 import { MULTIPART_THRESHOLD_BYTES, partsOfStream, uploadInParts, type ReadPart } from "./multipart-upload.ts";
@@ -43,10 +58,19 @@ export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? fetch;
 
-  async function request(method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  async function request(
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { Authorization: `Bearer ${options.apiKey}`, ...init.headers };
     if (init.body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await doFetch(`${base}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: init.signal });
+    const res = await doFetch(`${base}${path}`, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: init.signal,
+    });
     if (!res.ok) {
       const text = await res.text();
       let body: ApiErrorBody & Record<string, unknown>;
@@ -59,26 +83,40 @@ export function createClient(options: ClientOptions) {
     }
     return res;
   }
-  const json = async <T>(method: string, path: string, init?: Parameters<typeof request>[2]): Promise<T> => (await (await request(method, path, init)).json()) as T;
+  const json = async <T>(method: string, path: string, init?: Parameters<typeof request>[2]): Promise<T> =>
+    (await (await request(method, path, init)).json()) as T;
   const query = (q: Record<string, string | number | undefined>) => {
-    const params = new URLSearchParams(Object.entries(q).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
+    const params = new URLSearchParams(
+      Object.entries(q).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])),
+    );
     return params.size ? `?${params}` : "";
   };
 
   const client = {
     /** Creates a job (202). With `waitSeconds`, answers the finished job if it ends in time (else the 202 body). */
-    async createJob(body: JobRequest, opts: { idempotencyKey?: string; waitSeconds?: number } = {}): Promise<JobAccepted | Job> {
+    async createJob(
+      body: JobRequest,
+      opts: { idempotencyKey?: string; waitSeconds?: number } = {},
+    ): Promise<JobAccepted | Job> {
       const headers: Record<string, string> = {};
       if (opts.idempotencyKey) headers["Idempotency-Key"] = opts.idempotencyKey;
       if (opts.waitSeconds) headers.Prefer = `wait=${Math.min(opts.waitSeconds, MAX_WAIT_SECONDS)}`;
       return json("POST", "/v1/jobs", { body, headers });
     },
-    validateJob: (body: JobRequest, opts: { probe?: boolean } = {}) => json<DryRunResult>("POST", `/v1/jobs/validate${opts.probe ? "?probe=true" : ""}`, { body }),
+    validateJob: (body: JobRequest, opts: { probe?: boolean } = {}) =>
+      json<DryRunResult>("POST", `/v1/jobs/validate${opts.probe ? "?probe=true" : ""}`, { body }),
     getJob: (id: string, opts: { waitSeconds?: number; signal?: AbortSignal } = {}) =>
-      json<Job>("GET", `/v1/jobs/${id}${query({ wait: opts.waitSeconds && Math.min(opts.waitSeconds, MAX_WAIT_SECONDS) })}`, { signal: opts.signal }),
+      json<Job>(
+        "GET",
+        `/v1/jobs/${id}${query({ wait: opts.waitSeconds && Math.min(opts.waitSeconds, MAX_WAIT_SECONDS) })}`,
+        { signal: opts.signal },
+      ),
     listJobs: (q: { limit?: number; cursor?: string; status?: JobStatus; metadata?: Record<string, string> } = {}) => {
       const filters = Object.fromEntries(Object.entries(q.metadata ?? {}).map(([k, v]) => [`metadata[${k}]`, v]));
-      return json<JobList>("GET", `/v1/jobs${query({ limit: q.limit, cursor: q.cursor, status: q.status, ...filters })}`);
+      return json<JobList>(
+        "GET",
+        `/v1/jobs${query({ limit: q.limit, cursor: q.cursor, status: q.status, ...filters })}`,
+      );
     },
     getResult: (id: string) => json<JobResult>("GET", `/v1/jobs/${id}/result`),
     /** A shell script that runs the job again with a local ffmpeg (inputs fetched with curl). */
@@ -86,8 +124,14 @@ export function createClient(options: ClientOptions) {
     cancelJob: (id: string) => json<Job>("POST", `/v1/jobs/${id}/cancel`),
     deleteJob: async (id: string) => void (await request("DELETE", `/v1/jobs/${id}`)),
     /** The job's Server-Sent Events (`status`, `progress`), each with the full job, until it is finished. */
-    async *events(id: string, opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<{ event: string; id: string | null; job: Job }> {
-      const res = await request("GET", `/v1/jobs/${id}/events`, { headers: opts.lastEventId ? { "Last-Event-ID": opts.lastEventId } : {}, signal: opts.signal });
+    async *events(
+      id: string,
+      opts: { lastEventId?: string; signal?: AbortSignal } = {},
+    ): AsyncGenerator<{ event: string; id: string | null; job: Job }> {
+      const res = await request("GET", `/v1/jobs/${id}/events`, {
+        headers: opts.lastEventId ? { "Last-Event-ID": opts.lastEventId } : {},
+        signal: opts.signal,
+      });
       for await (const e of readEvents(res.body!)) yield { event: e.event, id: e.id, job: JSON.parse(e.data) as Job };
     },
     /** Waits for the job to finish with long polls (each held up to 60 s by the service), not busy polling. */
@@ -95,56 +139,89 @@ export function createClient(options: ClientOptions) {
       const deadline = Date.now() + (opts.timeoutMs ?? Number.POSITIVE_INFINITY);
       for (;;) {
         const left = Math.ceil((deadline - Date.now()) / 1000);
-        const job = await client.getJob(id, { waitSeconds: Math.max(1, Math.min(MAX_WAIT_SECONDS, left)), signal: opts.signal });
+        const job = await client.getJob(id, {
+          waitSeconds: Math.max(1, Math.min(MAX_WAIT_SECONDS, left)),
+          signal: opts.signal,
+        });
         if (isFinished(job)) return job;
         if (Date.now() >= deadline) throw new Error(`job ${id} did not finish in time (still ${job.status})`);
       }
     },
     createFile: (body: CreateFileRequest, opts: { idempotencyKey?: string } = {}) =>
-      json<Asset & { upload: NonNullable<Asset["upload"]> }>("POST", "/v1/files", { body, headers: opts.idempotencyKey ? { "Idempotency-Key": opts.idempotencyKey } : {} }),
+      json<Asset & { upload: NonNullable<Asset["upload"]> }>("POST", "/v1/files", {
+        body,
+        headers: opts.idempotencyKey ? { "Idempotency-Key": opts.idempotencyKey } : {},
+      }),
     /**
      * Uploads a file (a path, in Node; a Blob; or a stream with its size) and returns the asset, ready
      * to use as `{ type: "asset", assetId }`. `onProgress` is told the bytes sent so far.
      */
     async uploadFile(
       source: string | Blob | { stream: ReadableStream<Uint8Array>; size: number },
-      opts: { fileName?: string; contentType?: string; onProgress?: (sent: number, total: number) => void; multipartThresholdBytes?: number; partSizeBytes?: number } = {},
+      opts: {
+        fileName?: string;
+        contentType?: string;
+        onProgress?: (sent: number, total: number) => void;
+        multipartThresholdBytes?: number;
+        partSizeBytes?: number;
+      } = {},
     ): Promise<Asset> {
       const { body, size, name, readPart } = await uploadSource(source);
       const fileName = opts.fileName ?? name;
       if (!fileName) throw new Error("uploadFile needs a fileName for a Blob or a stream");
       const multipart = size > (opts.multipartThresholdBytes ?? MULTIPART_THRESHOLD_BYTES);
       const slot = await client.createFile({
-        fileName, ...(opts.contentType ? { contentType: opts.contentType } : {}), size, ...(multipart ? { multipart: true, ...(opts.partSizeBytes ? { partSizeBytes: opts.partSizeBytes } : {}) } : {}),
+        fileName,
+        ...(opts.contentType ? { contentType: opts.contentType } : {}),
+        size,
+        ...(multipart ? { multipart: true, ...(opts.partSizeBytes ? { partSizeBytes: opts.partSizeBytes } : {}) } : {}),
       });
       if (slot.upload.method === "multipart") {
         // A path or a Blob is read part by part (a part can be sent again); a stream once, in order.
         if (readPart) await body.cancel();
-        return uploadInParts({ id: slot.id, upload: slot.upload }, size, readPart ?? partsOfStream(body), {
-          partUrls: (id, partNumbers) => json("POST", `/v1/files/${id}/parts`, { body: { partNumbers } }),
-          complete: (id, parts) => json("POST", `/v1/files/${id}/complete`, { body: { parts } }),
-          put: (url, part) => doFetch(url, { method: "PUT", body: part as BodyInit }),
-        }, opts.onProgress);
+        return uploadInParts(
+          { id: slot.id, upload: slot.upload },
+          size,
+          readPart ?? partsOfStream(body),
+          {
+            partUrls: (id, partNumbers) => json("POST", `/v1/files/${id}/parts`, { body: { partNumbers } }),
+            complete: (id, parts) => json("POST", `/v1/files/${id}/complete`, { body: { parts } }),
+            put: (url, part) => doFetch(url, { method: "PUT", body: part as BodyInit }),
+          },
+          opts.onProgress,
+        );
       }
       const counted = opts.onProgress ? countBytes(body, size, opts.onProgress) : body;
-      const put = await doFetch(slot.upload.url, { method: "PUT", headers: { ...slot.upload.headers, "Content-Length": String(size) }, body: counted, duplex: "half" } as RequestInit);
-      if (!put.ok) throw new FfjobsError(put.status, { error: `storage refused the upload (HTTP ${put.status})`, code: "UPLOAD_FAILED" });
+      const put = await doFetch(slot.upload.url, {
+        method: "PUT",
+        headers: { ...slot.upload.headers, "Content-Length": String(size) },
+        body: counted,
+        duplex: "half",
+      } as RequestInit);
+      if (!put.ok)
+        throw new FfjobsError(put.status, {
+          error: `storage refused the upload (HTTP ${put.status})`,
+          code: "UPLOAD_FAILED",
+        });
       return client.getFile(slot.id);
     },
     getFile: (id: string) => json<Asset>("GET", `/v1/files/${id}`),
-    listFiles: (q: { limit?: number; cursor?: string; origin?: "upload" | "output" } = {}) => json<AssetList>("GET", `/v1/files${query(q)}`),
+    listFiles: (q: { limit?: number; cursor?: string; origin?: "upload" | "output" } = {}) =>
+      json<AssetList>("GET", `/v1/files${query(q)}`),
     deleteFile: async (id: string) => void (await request("DELETE", `/v1/files/${id}`)),
     listPresets: () => json<{ data: Record<string, unknown>[] }>("GET", "/v1/presets"),
     getPreset: (name: string) => json<Record<string, unknown>>("GET", `/v1/presets/${encodeURIComponent(name)}`),
     getPolicy: () => json<Record<string, unknown>>("GET", "/v1/policy"),
     getAccount: () => json<Account>("GET", "/v1/account"),
     /** The service's figures for a period (an operator account's key; others get FORBIDDEN). */
-    getMetrics: (q: { since?: string; until?: string; account?: string } = {}) => json<MetricsReport>("GET", `/v1/admin/metrics${query(q)}`),
+    getMetrics: (q: { since?: string; until?: string; account?: string } = {}) =>
+      json<MetricsReport>("GET", `/v1/admin/metrics${query(q)}`),
     getCapabilities: () => json<Record<string, unknown>>("GET", "/v1/capabilities"),
     getWebhookSecret: () => json<WebhookSecret>("GET", "/v1/webhooks/secret"),
     rotateWebhookSecret: () => json<WebhookSecret>("POST", "/v1/webhooks/secret/rotate"),
     testWebhook: (url: string) => json<WebhookTestResult>("POST", "/v1/webhooks/test", { body: { url } }),
-    listDeliveries: (q: { limit?: number; cursor?: string; jobId?: string } = {}) => json<DeliveryList>("GET", `/v1/webhooks/deliveries${query(q)}`),
+    listDeliveries: (q: { limit?: number; cursor?: string; jobId?: string } = {}) =>
+      json<DeliveryList>("GET", `/v1/webhooks/deliveries${query(q)}`),
     redeliver: (id: string) => json<Delivery>("POST", `/v1/webhooks/deliveries/${id}/redeliver`),
   };
   return client;
@@ -153,7 +230,9 @@ export function createClient(options: ClientOptions) {
 export type FfjobsClient = ReturnType<typeof createClient>;
 
 /** An upload's bytes: as one stream, and (a path or a Blob) by part, for an upload in parts. */
-async function uploadSource(source: string | Blob | { stream: ReadableStream<Uint8Array>; size: number }): Promise<{ body: ReadableStream<Uint8Array>; size: number; name?: string; readPart?: ReadPart }> {
+async function uploadSource(
+  source: string | Blob | { stream: ReadableStream<Uint8Array>; size: number },
+): Promise<{ body: ReadableStream<Uint8Array>; size: number; name?: string; readPart?: ReadPart }> {
   if (typeof source === "string") {
     // Node only: a path on disk, streamed, not read into memory (a part at a time for an upload in parts).
     const { stat, open } = await import("node:fs/promises");
@@ -175,7 +254,13 @@ async function uploadSource(source: string | Blob | { stream: ReadableStream<Uin
     const body = () => Readable.toWeb(createReadStream(source)) as unknown as ReadableStream<Uint8Array>;
     return { body: lazyStream(body), size, name: basename(source), readPart };
   }
-  if (source instanceof Blob) return { body: source.stream(), size: source.size, name: source instanceof File ? source.name : undefined, readPart: async (start, end) => source.slice(start, end) };
+  if (source instanceof Blob)
+    return {
+      body: source.stream(),
+      size: source.size,
+      name: source instanceof File ? source.name : undefined,
+      readPart: async (start, end) => source.slice(start, end),
+    };
   return { body: source.stream, size: source.size, name: undefined };
 }
 
@@ -195,13 +280,19 @@ function lazyStream(open: () => ReadableStream<Uint8Array>): ReadableStream<Uint
   });
 }
 
-function countBytes(body: ReadableStream<Uint8Array>, total: number, onProgress: (sent: number, total: number) => void): ReadableStream<Uint8Array> {
+function countBytes(
+  body: ReadableStream<Uint8Array>,
+  total: number,
+  onProgress: (sent: number, total: number) => void,
+): ReadableStream<Uint8Array> {
   let sent = 0;
-  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      sent += chunk.byteLength;
-      onProgress(sent, total);
-      controller.enqueue(chunk);
-    },
-  }));
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        sent += chunk.byteLength;
+        onProgress(sent, total);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
 }

@@ -45,7 +45,8 @@ export async function uploadInParts(
       else {
         // This part and the next ones without a URL, in one request that the other senders wait for.
         const wanted = [partNumber];
-        for (let n = partNumber + 1; n <= partCount && wanted.length < URLS_PER_REQUEST; n++) if (!urls.has(n) && !etags.has(n)) wanted.push(n);
+        for (let n = partNumber + 1; n <= partCount && wanted.length < URLS_PER_REQUEST; n++)
+          if (!urls.has(n) && !etags.has(n)) wanted.push(n);
         asking = api
           .partUrls(slot.id, wanted)
           .then((r) => {
@@ -86,7 +87,10 @@ export async function uploadInParts(
     while (next <= partCount) await sendPart(next++);
   }
   await Promise.all(Array.from({ length: Math.min(PARTS_AT_ONCE, partCount) }, worker));
-  return api.complete(slot.id, [...etags].map(([partNumber, etag]) => ({ partNumber, etag })));
+  return api.complete(
+    slot.id,
+    [...etags].map(([partNumber, etag]) => ({ partNumber, etag })),
+  );
 }
 
 /** Reads a one-way stream as parts, in order: each part is read once, when its turn comes. */
@@ -114,7 +118,10 @@ export function partsOfStream(stream: ReadableStream<Uint8Array>): ReadPart {
       position = end;
       return out;
     });
-    queue = part.then(() => {}, () => {});
+    queue = part.then(
+      () => {},
+      () => {},
+    );
     return part;
   };
 }

@@ -15,17 +15,22 @@ export async function verifyWebhook<T = unknown>(
   secret: string | string[],
   nowSeconds = Math.floor(Date.now() / 1000),
 ): Promise<T> {
-  const get = (name: string) => (headers instanceof Headers ? headers.get(name) : (headers[name] ?? headers[name.toLowerCase()])) ?? null;
+  const get = (name: string) =>
+    (headers instanceof Headers ? headers.get(name) : (headers[name] ?? headers[name.toLowerCase()])) ?? null;
   const id = get("webhook-id");
   const timestamp = get("webhook-timestamp");
   const signatures = get("webhook-signature");
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError("missing webhook-id, webhook-timestamp or webhook-signature");
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError("missing webhook-id, webhook-timestamp or webhook-signature");
   const ts = Number(timestamp);
-  if (!Number.isInteger(ts) || Math.abs(nowSeconds - ts) > TOLERANCE_SECONDS) throw new WebhookVerificationError("timestamp outside the tolerance");
+  if (!Number.isInteger(ts) || Math.abs(nowSeconds - ts) > TOLERANCE_SECONDS)
+    throw new WebhookVerificationError("timestamp outside the tolerance");
   const signed = new TextEncoder().encode(`${id}.${timestamp}.${rawBody}`);
   const given = signatures.split(" ").flatMap((s) => (s.startsWith("v1,") ? [s.slice(3)] : []));
   for (const candidate of Array.isArray(secret) ? secret : [secret]) {
-    const key = await crypto.subtle.importKey("raw", secretBytes(candidate), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+    const key = await crypto.subtle.importKey("raw", secretBytes(candidate), { name: "HMAC", hash: "SHA-256" }, false, [
+      "verify",
+    ]);
     for (const sig of given) {
       const bytes = fromBase64(sig);
       if (bytes && (await crypto.subtle.verify("HMAC", key, bytes, signed))) return JSON.parse(rawBody) as T;

@@ -22,7 +22,8 @@ const GENERIC_FAILURE_LINES = [
   // The statistics line ("muxing overhead: unknown") says nothing about a failure.
   /muxing overhead/i,
 ];
-const ERROR_HINT = /error|invalid|no such|unknown|unrecognized|not found|matches no|cannot|could not|unable|failed|does not|not supported|not divisible|exceeds|too (large|many|small)|experimental|incompatible|is empty/i;
+const ERROR_HINT =
+  /error|invalid|no such|unknown|unrecognized|not found|matches no|cannot|could not|unable|failed|does not|not supported|not divisible|exceeds|too (large|many|small)|experimental|incompatible|is empty/i;
 
 /**
  * The stderr line that explains a failure, for a one-line error message: the last specific error

@@ -18,6 +18,9 @@ export function createCpuPins(cpus: readonly number[]) {
 }
 
 /** A command line run on one CPU only (taskset, util-linux): its children inherit the pin. */
-export function pinnedCommand(command: { file: string; args: string[] }, cpu: number | null): { file: string; args: string[] } {
+export function pinnedCommand(
+  command: { file: string; args: string[] },
+  cpu: number | null,
+): { file: string; args: string[] } {
   return cpu === null ? command : { file: "taskset", args: ["--cpu-list", String(cpu), command.file, ...command.args] };
 }

@@ -29,7 +29,14 @@ export type AnswerWanted = { maxChars: number; complete: RegExp } | null;
  * followed: the body went once). A refusal's body is read for at most ANSWER_CHARS and at most the
  * idle limit, a 2xx body only as `wanted` says: nothing the destination sends can hold the send longer.
  */
-export async function destinationRequest(method: "PUT" | "POST", url: string, headers: Record<string, string>, body: Readable, c: DestinationContext, wanted: AnswerWanted = null): Promise<{ etag: string | null; body: string }> {
+export async function destinationRequest(
+  method: "PUT" | "POST",
+  url: string,
+  headers: Record<string, string>,
+  body: Readable,
+  c: DestinationContext,
+  wanted: AnswerWanted = null,
+): Promise<{ etag: string | null; body: string }> {
   const watch = watchTransfer(c.limits, c.deadline);
   const signal = AbortSignal.any([watch.signal, c.canceled]);
   const host = new URL(url).host;
@@ -70,7 +77,14 @@ export async function destinationRequest(method: "PUT" | "POST", url: string, he
  * Reads an answer's body up to `maxChars` or `complete`, then lets the connection go. Resolves with
  * the text, or null when it broke off or a limit stopped it; with `timeoutMs`, with what came by then.
  */
-function readAnswer(res: http.IncomingMessage, maxChars: number, complete: RegExp | null, watch: TransferWatch, signal: AbortSignal, timeoutMs: number | null): Promise<string | null> {
+function readAnswer(
+  res: http.IncomingMessage,
+  maxChars: number,
+  complete: RegExp | null,
+  watch: TransferWatch,
+  signal: AbortSignal,
+  timeoutMs: number | null,
+): Promise<string | null> {
   return new Promise((resolve) => {
     let text = "";
     let settled = false;

@@ -1,6 +1,11 @@
 import { checkArguments } from "../../src/jobs/policy/argument-policy.ts";
 import { declaredNames } from "../../src/jobs/policy/declared-names.ts";
-import type { RunnerJobRequest, RunnerJobState, RunnerOutcome, RunnerProgress } from "../../src/runner/runner-protocol.ts";
+import type {
+  RunnerJobRequest,
+  RunnerJobState,
+  RunnerOutcome,
+  RunnerProgress,
+} from "../../src/runner/runner-protocol.ts";
 import { createJobFolder, openJobFolder, removeJobFolder, type JobFolder } from "./job-folder.ts";
 import { createProber, longestDurationSeconds } from "./probe.ts";
 import { runCommand, type RunResult } from "./run-command.ts";
@@ -31,19 +36,36 @@ export type JobHooks = {
 const DURATION_PROBE_DELAY_MS = 2000;
 
 /** Fetch inputs, check the arguments, run the binary sandboxed, store declared outputs, clean up. Never throws. */
-export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings, hooks: JobHooks): Promise<RunnerOutcome> {
+export async function executeJob(
+  req: RunnerJobRequest,
+  settings: RunnerSettings,
+  hooks: JobHooks,
+): Promise<RunnerOutcome> {
   const deadline = Date.now() + req.timeoutMs;
   if (settings.isolation === null) {
     // The operator reads this on the job: what failed, and the setting that decides (docs/security.md).
     const reason = `The runner's sandbox cannot start on this host, so it runs no jobs: ${(settings.sandboxProblem ?? "").slice(0, 300)}`;
-    return ended("SANDBOX_UNAVAILABLE", `${reason}. Operators: allow user namespaces, or set CONTAINER_RUNNER_SANDBOX=off`).outcome;
+    return ended(
+      "SANDBOX_UNAVAILABLE",
+      `${reason}. Operators: allow user namespaces, or set CONTAINER_RUNNER_SANDBOX=off`,
+    ).outcome;
   }
-  const declared = declaredNames(req.inputs.map((i) => i.name), req.outputs.map((o) => o.name), (req.scratch ?? []).map((f) => f.name), req.steps !== undefined,
-    req.outputs.filter((o) => o.kind === "directory").map((o) => o.name));
+  const declared = declaredNames(
+    req.inputs.map((i) => i.name),
+    req.outputs.map((o) => o.name),
+    (req.scratch ?? []).map((f) => f.name),
+    req.steps !== undefined,
+    req.outputs.filter((o) => o.kind === "directory").map((o) => o.name),
+  );
   for (const [k, step] of (req.steps ?? [{ binary: req.binary, args: req.args }]).entries()) {
     const refused = checkArguments(step.binary, step.args, declared, { concatInputs: req.task?.kind === "join" });
     const where = req.steps ? `steps[${k}] argument` : "Argument";
-    if (refused.length) return ended("ARGUMENTS_REFUSED", `${where} ${refused[0].index}: ${refused[0].message}`, req.steps ? { failedStep: k } : {}).outcome;
+    if (refused.length)
+      return ended(
+        "ARGUMENTS_REFUSED",
+        `${where} ${refused[0].index}: ${refused[0].message}`,
+        req.steps ? { failedStep: k } : {},
+      ).outcome;
   }
   const clock = createPhaseClock();
   let folder: JobFolder | null = null;
@@ -65,15 +87,26 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
     clock.next("storeMs");
     hooks.setState("uploading");
     const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline);
-    return { status: "completed", errorCode: null, errorMessage: null, outputs: stored.outputs, ...stored.ran, ...clock.stop(), ...plannedArgs, ...read() };
+    return {
+      status: "completed",
+      errorCode: null,
+      errorMessage: null,
+      outputs: stored.outputs,
+      ...stored.ran,
+      ...clock.stop(),
+      ...plannedArgs,
+      ...read(),
+    };
   } catch (err) {
-    if (err instanceof JobEnded) return { ...inputFirst(err, inputs).outcome, ...clock.stop(), ...plannedArgs, ...read() };
+    if (err instanceof JobEnded)
+      return { ...inputFirst(err, inputs).outcome, ...clock.stop(), ...plannedArgs, ...read() };
     console.error(`job ${req.jobId}: unexpected runner error`, err);
     return { ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() };
   } finally {
     await inputs?.close().catch((err) => console.error(`job ${req.jobId}: input server not closed`, err));
     // A folder that cannot be removed now is removed when the runner next starts.
-    if (folder) await removeJobFolder(folder).catch((err) => console.error(`job ${req.jobId}: job folder not removed`, err));
+    if (folder)
+      await removeJobFolder(folder).catch((err) => console.error(`job ${req.jobId}: job folder not removed`, err));
   }
 }
 
@@ -82,21 +115,52 @@ export async function executeJob(req: RunnerJobRequest, settings: RunnerSettings
  * duration (for progress percent) is probed once, beside the first ffmpeg step; progress is spread
  * over the steps. The first step that fails ends the job, and a multi-step job says which one.
  */
-async function runSteps(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, hooks: JobHooks, inputs: JobInputs): Promise<RunResult> {
-  const steps = await resolveTimes(req.steps ?? [{ binary: req.binary, args: req.args }], createProber(folder, settings));
+async function runSteps(
+  req: RunnerJobRequest,
+  folder: JobFolder,
+  settings: RunnerSettings,
+  deadline: number,
+  hooks: JobHooks,
+  inputs: JobInputs,
+): Promise<RunResult> {
+  const steps = await resolveTimes(
+    req.steps ?? [{ binary: req.binary, args: req.args }],
+    createProber(folder, settings),
+  );
   let duration: number | null = null;
   // No percent is wanted where progress is not reported (a split job's segments): no probe for it either.
-  const durationProbe = steps.some((s) => s.binary === "ffmpeg") && req.notifyProgress !== false
-    ? setTimeout(() => void longestDurationSeconds(createProber(folder, settings), req.inputs.map((i) => i.name)).then((d) => (duration = d)), DURATION_PROBE_DELAY_MS)
-    : undefined;
+  const durationProbe =
+    steps.some((s) => s.binary === "ffmpeg") && req.notifyProgress !== false
+      ? setTimeout(
+          () =>
+            void longestDurationSeconds(
+              createProber(folder, settings),
+              req.inputs.map((i) => i.name),
+            ).then((d) => (duration = d)),
+          DURATION_PROBE_DELAY_MS,
+        )
+      : undefined;
   let runtimeMs = 0;
   let last: RunResult | null = null;
   try {
     for (const [k, step] of steps.entries()) {
-      if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled", { runtimeMs, failedStep: req.steps ? k : undefined });
-      const spread = (p: RunnerProgress): RunnerProgress => ({ ...p, percent: p.percent === null ? null : Math.round(((k * 100 + p.percent) / steps.length) * 10) / 10 });
+      if (hooks.canceled.aborted)
+        throw ended("CANCELED", "The job was canceled", { runtimeMs, failedStep: req.steps ? k : undefined });
+      const spread = (p: RunnerProgress): RunnerProgress => ({
+        ...p,
+        percent: p.percent === null ? null : Math.round(((k * 100 + p.percent) / steps.length) * 10) / 10,
+      });
       try {
-        last = await runCommand(step, { req, folder, settings, deadline, durationSeconds: () => duration, onProgress: (p) => hooks.setProgress(spread(p)), onCancelable: hooks.onCancelable, cpu: hooks.cpu ?? null });
+        last = await runCommand(step, {
+          req,
+          folder,
+          settings,
+          deadline,
+          durationSeconds: () => duration,
+          onProgress: (p) => hooks.setProgress(spread(p)),
+          onCancelable: hooks.onCancelable,
+          cpu: hooks.cpu ?? null,
+        });
       } catch (err) {
         throw req.steps && err instanceof JobEnded ? inStep(inputFirst(err, inputs), k, runtimeMs) : err;
       }

@@ -63,7 +63,10 @@ export type InputOrigin = {
   close: () => void;
 };
 
-export function createInputOrigin(input: { name: string; url: string; trusted: boolean; copyPath: string }, opts: OriginOptions): InputOrigin {
+export function createInputOrigin(
+  input: { name: string; url: string; trusted: boolean; copyPath: string },
+  opts: OriginOptions,
+): InputOrigin {
   let facts: OriginFacts | null = null;
   let copiedTo: string | null = null;
   let opening: OriginBody | null = null;
@@ -75,15 +78,27 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
     if (err instanceof JobEnded) return err;
     if (opts.canceled.aborted) return ended("CANCELED", "The job was canceled");
     // The deadline's own timer may fire a moment before the runner's kill: near it, a broken read is the deadline's.
-    if (Date.now() >= opts.deadline - DEADLINE_SLACK_MS) return ended("JOB_TIMEOUT", "The job's time limit ran out while reading an input");
-    return ended("INPUT_FETCH_FAILED", `Input "${name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`);
+    if (Date.now() >= opts.deadline - DEADLINE_SLACK_MS)
+      return ended("JOB_TIMEOUT", "The job's time limit ran out while reading an input");
+    return ended(
+      "INPUT_FETCH_FAILED",
+      `Input "${name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`,
+    );
   };
 
   const request = async (range: ByteRange, abandoned: AbortSignal): Promise<IncomingMessage> => {
-    const signal = AbortSignal.any([abandoned, opts.canceled, AbortSignal.timeout(Math.max(1, opts.deadline - Date.now()))]);
+    const signal = AbortSignal.any([
+      abandoned,
+      opts.canceled,
+      AbortSignal.timeout(Math.max(1, opts.deadline - Date.now())),
+    ]);
     try {
       const asked = performance.now();
-      const res = await openUrl(input.url, { ...opts.fetch, trusted: input.trusted, signal }, { range: `bytes=${range.start}-${range.end ?? ""}` });
+      const res = await openUrl(
+        input.url,
+        { ...opts.fetch, trusted: input.trusted, signal },
+        { range: `bytes=${range.start}-${range.end ?? ""}` },
+      );
       quickestAnswerMs = Math.min(quickestAnswerMs, performance.now() - asked);
       return res;
     } catch (err) {
@@ -100,16 +115,26 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
     }
     const res = await request({ start: first, end: last }, abandoned);
     const verdict = checkOrigin(facts, res, { start: first, end: last }, opts.maxInputBytes);
-    if (verdict.kind === "serve" && verdict.last <= last) return { body: res, first: verdict.first, last: verdict.last };
+    if (verdict.kind === "serve" && verdict.last <= last)
+      return { body: res, first: verdict.first, last: verdict.last };
     res.destroy();
-    if (verdict.kind === "changed") throw ended("INPUT_CHANGED", `Input "${name}" changed while the job read it (${verdict.why}): run the job again`);
-    throw ended("INPUT_FETCH_FAILED", `Input "${name}" could not be read by range any more: its origin stopped serving ranges`);
+    if (verdict.kind === "changed")
+      throw ended("INPUT_CHANGED", `Input "${name}" changed while the job read it (${verdict.why}): run the job again`);
+    throw ended(
+      "INPUT_FETCH_FAILED",
+      `Input "${name}" could not be read by range any more: its origin stopped serving ranges`,
+    );
   };
 
   const copyWhole = async (): Promise<void> => {
     try {
       const got = await safeDownload(input.url, input.copyPath, {
-        ...opts.fetch, trusted: input.trusted, maxBytes: opts.maxCopiedInputBytes, truncate: opts.truncateCopies, timeoutMs: Math.max(1, opts.deadline - Date.now()), signal: opts.canceled,
+        ...opts.fetch,
+        trusted: input.trusted,
+        maxBytes: opts.maxCopiedInputBytes,
+        truncate: opts.truncateCopies,
+        timeoutMs: Math.max(1, opts.deadline - Date.now()),
+        signal: opts.canceled,
       });
       origin.originBytes += got.bytes;
       copiedTo = input.copyPath;
@@ -137,8 +162,13 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
         return;
       }
       res.destroy();
-      if (verdict.kind === "too_large") throw ended("INPUT_FETCH_FAILED", `Input "${name}" could not be fetched: larger than the ${opts.maxInputBytes}-byte limit`);
-      if (verdict.kind === "past_end") facts = { size: verdict.size, etag: null, lastModified: null }; // an empty file
+      if (verdict.kind === "too_large")
+        throw ended(
+          "INPUT_FETCH_FAILED",
+          `Input "${name}" could not be fetched: larger than the ${opts.maxInputBytes}-byte limit`,
+        );
+      if (verdict.kind === "past_end")
+        facts = { size: verdict.size, etag: null, lastModified: null }; // an empty file
       else await copyWhole();
     },
     async *read(first, last, abandoned) {
@@ -173,7 +203,10 @@ export function createInputOrigin(input: { name: string; url: string; trusted: b
       } finally {
         abandoned.removeEventListener("abort", letGo);
         current?.body.destroy();
-        (next as Promise<OriginBody> | null)?.then((w) => w.body.destroy(), () => {});
+        (next as Promise<OriginBody> | null)?.then(
+          (w) => w.body.destroy(),
+          () => {},
+        );
       }
     },
     close() {

@@ -8,7 +8,13 @@ import { ended, type JobEnded } from "./job-ended.ts";
 import { createInputOrigin, type InputOrigin, type OriginOptions } from "./input-origin.ts";
 import { answerHead, parseRange } from "./origin-facts.ts";
 
-export type StreamedInput = { name: string; url: string; trusted: boolean; /** The path ffmpeg asks for (`/in/video.mp4`). */ path: string; copyPath: string };
+export type StreamedInput = {
+  name: string;
+  url: string;
+  trusted: boolean /** The path ffmpeg asks for (`/in/video.mp4`). */;
+  path: string;
+  copyPath: string;
+};
 export type InputReads = NonNullable<RunnerOutcome["inputReads"]>;
 
 export type InputServerOptions = OriginOptions & {
@@ -59,7 +65,11 @@ export async function startInputServer(inputs: StreamedInput[], opts: InputServe
     });
   });
 
-  async function serve(entry: { origin: InputOrigin; bytesRead: number }, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(
+    entry: { origin: InputOrigin; bytesRead: number },
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
     const { origin } = entry;
     const range = parseRange(req.headers.range);
     const head = answerHead(range, origin.facts()?.size ?? 0);
@@ -69,13 +79,20 @@ export async function startInputServer(inputs: StreamedInput[], opts: InputServe
     res.on("close", () => abandoned.abort());
     const copy = origin.copiedTo();
     const fromOrigin = copy === null;
-    const body: AsyncIterable<Buffer> = copy ? createReadStream(copy, { start: head.first, end: head.last }) : origin.read(head.first, head.last, abandoned.signal);
+    const body: AsyncIterable<Buffer> = copy
+      ? createReadStream(copy, { start: head.first, end: head.last })
+      : origin.read(head.first, head.last, abandoned.signal);
     let left = head.last - head.first + 1;
     const chunks = body[Symbol.asyncIterator]();
     try {
       while (left > 0 && !res.destroyed) {
         // Only the wait on the origin counts toward a stall, never a wait on ffmpeg (it reads at its pace).
-        const next = await withinIdle(chunks.next(), opts.originIdleMs, () => ended("INPUT_FETCH_FAILED", `Input "${origin.name}" stalled: its origin sent nothing for ${Math.round(opts.originIdleMs / 1000)} s`));
+        const next = await withinIdle(chunks.next(), opts.originIdleMs, () =>
+          ended(
+            "INPUT_FETCH_FAILED",
+            `Input "${origin.name}" stalled: its origin sent nothing for ${Math.round(opts.originIdleMs / 1000)} s`,
+          ),
+        );
         if (next.done) break;
         const chunk = next.value;
         const part = chunk.length > left ? chunk.subarray(0, left) : chunk;
@@ -83,11 +100,19 @@ export async function startInputServer(inputs: StreamedInput[], opts: InputServe
         entry.bytesRead += part.length;
         if (fromOrigin) {
           origin.originBytes += chunk.length;
-          if (originBytes() > opts.maxReadBytes) throw ended("LIMIT_EXCEEDED", `The job read more than ${opts.maxReadBytes} bytes from its inputs' origins and was stopped`);
+          if (originBytes() > opts.maxReadBytes)
+            throw ended(
+              "LIMIT_EXCEEDED",
+              `The job read more than ${opts.maxReadBytes} bytes from its inputs' origins and was stopped`,
+            );
         }
         if (!res.write(part)) await drainedOrClosed(res);
       }
-      if (left > 0 && !res.destroyed) throw ended("INPUT_FETCH_FAILED", `Input "${origin.name}" could not be fetched: its origin ended the body ${left} bytes short`);
+      if (left > 0 && !res.destroyed)
+        throw ended(
+          "INPUT_FETCH_FAILED",
+          `Input "${origin.name}" could not be fetched: its origin ended the body ${left} bytes short`,
+        );
       res.end();
     } finally {
       abandoned.abort();
@@ -101,7 +126,13 @@ export async function startInputServer(inputs: StreamedInput[], opts: InputServe
   return {
     socketPath,
     failure: () => failed,
-    reads: () => Object.fromEntries(all.map((o) => [o.origin.name, { bytesRead: o.bytesRead, originBytes: o.origin.originBytes, copied: o.origin.copiedTo() !== null }])),
+    reads: () =>
+      Object.fromEntries(
+        all.map((o) => [
+          o.origin.name,
+          { bytesRead: o.bytesRead, originBytes: o.origin.originBytes, copied: o.origin.copiedTo() !== null },
+        ]),
+      ),
     close: async () => {
       closeOrigins();
       server.closeAllConnections();
@@ -115,7 +146,10 @@ export async function startInputServer(inputs: StreamedInput[], opts: InputServe
 async function withinIdle<T>(next: Promise<T>, idleMs: number, stalled: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([next, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(stalled()), idleMs)))]);
+    return await Promise.race([
+      next,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(stalled()), idleMs))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -16,7 +16,12 @@ import { closeWorldWritableDirs, uidIsolatedCommand, uidIsolatedEnv, uidIsolatio
  */
 export type IsolationKind = "namespaces" | "uid" | "none";
 /** `fallback`: why a stronger isolation did not start, when a weaker one did (the platform report shows it). */
-export type IsolationChoice = { kind: IsolationKind | null; problem: string | null; description: string; fallback: string | null };
+export type IsolationChoice = {
+  kind: IsolationKind | null;
+  problem: string | null;
+  description: string;
+  fallback: string | null;
+};
 
 const DESCRIPTIONS: Record<IsolationKind, string> = {
   namespaces: "bubblewrap: every namespace unshared, no network, only the job's folder and /usr visible",
@@ -29,7 +34,8 @@ function runnerAccount(user: string | undefined): { uid: number; gid: number } |
   if (!user) return null;
   const id = (flag: string) => Number(spawnSync("id", [flag, user], { encoding: "utf8" }).stdout.trim());
   const account = { uid: id("-u"), gid: id("-g") };
-  if (!Number.isInteger(account.uid) || !Number.isInteger(account.gid)) throw new Error(`RUNNER_USER ${user} does not exist`);
+  if (!Number.isInteger(account.uid) || !Number.isInteger(account.gid))
+    throw new Error(`RUNNER_USER ${user} does not exist`);
   return account;
 }
 
@@ -39,7 +45,8 @@ function runnerAccount(user: string | undefined): { uid: number; gid: number } |
  * With namespaces the runner then drops to RUNNER_USER (it needs root only for the uid fallback).
  */
 export function chooseIsolation(settings: RunnerSettings): IsolationChoice {
-  if (settings.sandbox === "off") return { kind: "none", problem: null, description: DESCRIPTIONS.none, fallback: null };
+  if (settings.sandbox === "off")
+    return { kind: "none", problem: null, description: DESCRIPTIONS.none, fallback: null };
   const account = runnerAccount(settings.runnerUser);
   const problems: string[] = [];
   if (settings.sandbox !== "uid") {
@@ -51,14 +58,22 @@ export function chooseIsolation(settings: RunnerSettings): IsolationChoice {
     problems.push(`bubblewrap: ${bwrap.reason}`);
   }
   if (settings.sandbox !== "namespaces") {
-    if (!settings.uidFallback) problems.push("uid fallback: not enabled here (RUNNER_UID_FALLBACK, set only in the runner's container image)");
+    if (!settings.uidFallback)
+      problems.push("uid fallback: not enabled here (RUNNER_UID_FALLBACK, set only in the runner's container image)");
     else {
       const uid = uidIsolationWorks();
       const open = uid.ok ? closeWorldWritableDirs(settings.workDir) : [];
       if (uid.ok && open.length === 0) {
-        return { kind: "uid", problem: null, description: DESCRIPTIONS.uid, fallback: problems.length ? problems.join("; ") : null };
+        return {
+          kind: "uid",
+          problem: null,
+          description: DESCRIPTIONS.uid,
+          fallback: problems.length ? problems.join("; ") : null,
+        };
       }
-      problems.push(`uid fallback: ${uid.ok ? `world-writable ${open.join(", ")} cannot be closed to the jobs' uids` : uid.reason}`);
+      problems.push(
+        `uid fallback: ${uid.ok ? `world-writable ${open.join(", ")} cannot be closed to the jobs' uids` : uid.reason}`,
+      );
     }
   }
   return { kind: null, problem: problems.join("; "), description: "unavailable", fallback: null };
@@ -72,13 +87,31 @@ function dropTo(account: { uid: number; gid: number }, workDir: string): void {
 }
 
 /** The command line that runs a job's binary under the chosen isolation. */
-export function isolatedCommand(settings: RunnerSettings, folder: JobFolder, binary: string, argv: string[], limits: Limits): { file: string; args: string[]; env: Record<string, string> } {
+export function isolatedCommand(
+  settings: RunnerSettings,
+  folder: JobFolder,
+  binary: string,
+  argv: string[],
+  limits: Limits,
+): { file: string; args: string[]; env: Record<string, string> } {
   if (settings.isolation === "namespaces") {
     // The relay only for a command that reads a streamed input (an output's probe reads none).
     const readsStreamed = folder.inputSocketDir !== null && argv.some((a) => a.startsWith(STREAMED_INPUT_ORIGIN));
-    return { ...sandboxedCommand(binary, argv, folder.root, limits, settings.bwrapPath, readsStreamed ? folder.inputSocketDir : null), env: {} };
+    return {
+      ...sandboxedCommand(
+        binary,
+        argv,
+        folder.root,
+        limits,
+        settings.bwrapPath,
+        readsStreamed ? folder.inputSocketDir : null,
+      ),
+      env: {},
+    };
   }
-  if (settings.isolation === "uid" && folder.uid !== null) return { ...uidIsolatedCommand(binary, argv, folder.uid, limits), env: uidIsolatedEnv(folder.root) };
-  if (settings.isolation === "none") return { ...limitedCommand(binary, argv, limits), env: childEnvironment(folder.root) };
+  if (settings.isolation === "uid" && folder.uid !== null)
+    return { ...uidIsolatedCommand(binary, argv, folder.uid, limits), env: uidIsolatedEnv(folder.root) };
+  if (settings.isolation === "none")
+    return { ...limitedCommand(binary, argv, limits), env: childEnvironment(folder.root) };
   throw new Error(`no isolation to run ${binary} with`);
 }

@@ -13,5 +13,16 @@ export class JobEnded extends Error {
 export function ended(errorCode: JobErrorCode, errorMessage: string, extra: Partial<RunnerOutcome> = {}): JobEnded {
   const status = errorCode === "CANCELED" ? "canceled" : "failed";
   const noTime = { timings: { fetchMs: 0, runMs: 0, storeMs: 0 }, finishedAt: new Date().toISOString() };
-  return new JobEnded({ status, exitCode: null, runtimeMs: 0, errorCode, errorMessage, stdout: "", stderrTail: "", outputs: [], ...noTime, ...extra });
+  return new JobEnded({
+    status,
+    exitCode: null,
+    runtimeMs: 0,
+    errorCode,
+    errorMessage,
+    stdout: "",
+    stderrTail: "",
+    outputs: [],
+    ...noTime,
+    ...extra,
+  });
 }

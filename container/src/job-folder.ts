@@ -31,7 +31,12 @@ export type JobFolder = {
  * uid isolation mounts nothing, so ffmpeg is given the real paths (errors still read /job) and the
  * job gets a uid of its own.
  */
-export async function createJobFolder(workDir: string, req: Pick<RunnerJobRequest, "jobId" | "inputs" | "outputs" | "scratch">, isolation: RunnerSettings["isolation"], streamed: ReadonlySet<string> = new Set()): Promise<JobFolder> {
+export async function createJobFolder(
+  workDir: string,
+  req: Pick<RunnerJobRequest, "jobId" | "inputs" | "outputs" | "scratch">,
+  isolation: RunnerSettings["isolation"],
+  streamed: ReadonlySet<string> = new Set(),
+): Promise<JobFolder> {
   const root = join(workDir, req.jobId);
   await mkdir(join(root, "in"), { recursive: true });
   await mkdir(join(root, "out"), { recursive: true });

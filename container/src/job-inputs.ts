@@ -9,7 +9,6 @@ import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { PERL } from "./sandbox.ts";
 
-
 /** How a job's inputs reach its commands, for as long as the job runs. */
 export type JobInputs = {
   /** The first reason an input could not be read as it is: it fails the job, whatever ffmpeg made of it. */
@@ -20,11 +19,19 @@ export type JobInputs = {
 };
 
 /** Whether this runner streams inputs, and in words why (or why not), for its start-up log. */
-export function inputStreaming(settings: Pick<RunnerSettings, "inputs">, isolation: RunnerSettings["isolation"]): { on: boolean; description: string } {
+export function inputStreaming(
+  settings: Pick<RunnerSettings, "inputs">,
+  isolation: RunnerSettings["isolation"],
+): { on: boolean; description: string } {
   const copied = "copied whole before each job";
   if (settings.inputs === "copy") return { on: false, description: `${copied} (RUNNER_INPUTS=copy)` };
-  if (isolation !== "namespaces") return { on: false, description: `${copied}: reading by range needs the namespace sandbox (a network namespace of the job's own)` };
-  if (!existsSync(PERL)) return { on: false, description: `${copied}: ${PERL}, which runs the sandbox's input relay, is missing` };
+  if (isolation !== "namespaces")
+    return {
+      on: false,
+      description: `${copied}: reading by range needs the namespace sandbox (a network namespace of the job's own)`,
+    };
+  if (!existsSync(PERL))
+    return { on: false, description: `${copied}: ${PERL}, which runs the sandbox's input relay, is missing` };
   return { on: true, description: "read by range while each job runs (only the bytes ffmpeg asks for)" };
 }
 
@@ -46,11 +53,31 @@ export function streamedInputNames(req: RunnerJobRequest, settings: Pick<RunnerS
  * not the sum; the first failure stops the others), and serves the streamed ones on a socket the
  * sandbox's relay reaches (input-server.ts).
  */
-export async function openJobInputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, deadline: number, canceled: AbortSignal, streamed: ReadonlySet<string>): Promise<JobInputs> {
-  const copiedReads = await copyInputs(req.inputs.filter((i) => !streamed.has(i.name)), folder, settings, deadline, canceled, req.allowedPrivateHosts);
+export async function openJobInputs(
+  req: RunnerJobRequest,
+  folder: JobFolder,
+  settings: RunnerSettings,
+  deadline: number,
+  canceled: AbortSignal,
+  streamed: ReadonlySet<string>,
+): Promise<JobInputs> {
+  const copiedReads = await copyInputs(
+    req.inputs.filter((i) => !streamed.has(i.name)),
+    folder,
+    settings,
+    deadline,
+    canceled,
+    req.allowedPrivateHosts,
+  );
   const toStream = req.inputs.filter((i) => streamed.has(i.name));
   if (toStream.length === 0) return { failure: () => null, reads: () => copiedReads, close: async () => {} };
-  const streamedInputs = toStream.map((i) => ({ name: i.name, url: i.url, trusted: i.trusted, path: new URL(folder.visiblePath(i.name)!).pathname, copyPath: folder.hostPath(i.name)! }));
+  const streamedInputs = toStream.map((i) => ({
+    name: i.name,
+    url: i.url,
+    trusted: i.trusted,
+    path: new URL(folder.visiblePath(i.name)!).pathname,
+    copyPath: folder.hostPath(i.name)!,
+  }));
   const server = await startInputServer(streamedInputs, {
     fetch: { allowedPrivateHosts: req.allowedPrivateHosts, ...egressOptions(settings) },
     maxInputBytes: settings.maxInputBytes,
@@ -64,7 +91,14 @@ export async function openJobInputs(req: RunnerJobRequest, folder: JobFolder, se
   return { failure: server.failure, reads: () => ({ ...copiedReads, ...server.reads() }), close: server.close };
 }
 
-async function copyInputs(inputs: RunnerJobRequest["inputs"], folder: JobFolder, settings: RunnerSettings, deadline: number, canceled: AbortSignal, allowedPrivateHosts: string[]): Promise<InputReads> {
+async function copyInputs(
+  inputs: RunnerJobRequest["inputs"],
+  folder: JobFolder,
+  settings: RunnerSettings,
+  deadline: number,
+  canceled: AbortSignal,
+  allowedPrivateHosts: string[],
+): Promise<InputReads> {
   const stopOthers = new AbortController();
   const reads: InputReads = {};
   const results = await Promise.allSettled(
@@ -86,7 +120,10 @@ async function copyInputs(inputs: RunnerJobRequest["inputs"], folder: JobFolder,
         if (err instanceof FetchFailure && err.kind === "timeout" && Date.now() >= deadline) {
           throw ended("JOB_TIMEOUT", "The job's time limit ran out while fetching inputs");
         }
-        throw ended("INPUT_FETCH_FAILED", `Input "${input.name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`);
+        throw ended(
+          "INPUT_FETCH_FAILED",
+          `Input "${input.name}" could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}`,
+        );
       }
     }),
   );

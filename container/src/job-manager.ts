@@ -36,7 +36,13 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     const known = jobs.get(req.jobId);
     if (known) return seen(known).status;
     if (draining) return null;
-    const status: RunnerJobStatus = { jobId: req.jobId, state: "waiting", startedAt: null, progress: null, outcome: null };
+    const status: RunnerJobStatus = {
+      jobId: req.jobId,
+      state: "waiting",
+      startedAt: null,
+      progress: null,
+      outcome: null,
+    };
     const abort = new AbortController();
     const notify = createNotifier(req.notifyUrl, settings.controlSecret);
     const finished = (async () => {
@@ -60,7 +66,8 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
             if (req.notifyProgress !== false) notify.throttled();
           },
           // A cancel that landed before the process existed kills it as soon as it does.
-          onCancelable: (kill) => (abort.signal.aborted ? kill() : abort.signal.addEventListener("abort", kill, { once: true })),
+          onCancelable: (kill) =>
+            abort.signal.aborted ? kill() : abort.signal.addEventListener("abort", kill, { once: true }),
           canceled: abort.signal,
           cpu,
         });
@@ -107,7 +114,9 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
   const leaseCheck = setInterval(() => {
     for (const [jobId, job] of jobs) {
       if (job.status.outcome || job.abort.signal.aborted || now() - job.lastSeenMs < job.leaseMs) continue;
-      console.error(`job ${jobId}: no word from its coordinator for ${Math.round(job.leaseMs / 1000)} s; canceled as orphaned`);
+      console.error(
+        `job ${jobId}: no word from its coordinator for ${Math.round(job.leaseMs / 1000)} s; canceled as orphaned`,
+      );
       job.abort.abort(new Error("orphaned"));
     }
   }, LEASE_CHECK_INTERVAL_MS);
@@ -133,12 +142,26 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
 }
 
 function orphaned(ran: RunnerOutcome): RunnerOutcome {
-  return { ...ran, status: "failed", errorCode: "RUNNER_LOST", errorMessage: "The runner stopped the job: its coordinator stopped asking about it", outputs: [] };
+  return {
+    ...ran,
+    status: "failed",
+    errorCode: "RUNNER_LOST",
+    errorMessage: "The runner stopped the job: its coordinator stopped asking about it",
+    outputs: [],
+  };
 }
 
 function canceledBeforeStart(): RunnerOutcome {
   return {
-    status: "canceled", exitCode: null, runtimeMs: 0, errorCode: "CANCELED", errorMessage: "The job was canceled",
-    stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: 0, storeMs: 0 }, finishedAt: new Date().toISOString(),
+    status: "canceled",
+    exitCode: null,
+    runtimeMs: 0,
+    errorCode: "CANCELED",
+    errorMessage: "The job was canceled",
+    stdout: "",
+    stderrTail: "",
+    outputs: [],
+    timings: { fetchMs: 0, runMs: 0, storeMs: 0 },
+    finishedAt: new Date().toISOString(),
   };
 }

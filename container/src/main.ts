@@ -12,10 +12,18 @@ const DRAIN_POLL_MS = 500;
 const configured = readSettings(process.env);
 const choice = chooseIsolation(configured);
 const streaming = inputStreaming(configured, choice.kind);
-const settings = { ...configured, isolation: choice.kind, isolationDescription: choice.description, sandboxProblem: choice.problem, streamInputs: streaming.on };
+const settings = {
+  ...configured,
+  isolation: choice.kind,
+  isolationDescription: choice.description,
+  sandboxProblem: choice.problem,
+  streamInputs: streaming.on,
+};
 console.error(`inputs: ${streaming.description}`);
 if (choice.kind === "none") {
-  console.error("WARNING: RUNNER_SANDBOX=off: ffmpeg runs WITHOUT the sandbox (no namespace isolation). Only for trusted hosts.");
+  console.error(
+    "WARNING: RUNNER_SANDBOX=off: ffmpeg runs WITHOUT the sandbox (no namespace isolation). Only for trusted hosts.",
+  );
 } else if (choice.kind === null) {
   console.error(`ERROR: no sandbox can start on this host: ${choice.problem}`);
   console.error("ERROR: refusing every job (SANDBOX_UNAVAILABLE). Fix the host, or set RUNNER_SANDBOX=off explicitly.");
@@ -23,15 +31,27 @@ if (choice.kind === "none") {
   console.error(`sandbox: ${choice.description}${choice.fallback ? ` (not bubblewrap: ${choice.fallback})` : ""}`);
 }
 const leftovers = await removeLeftoverJobFolders(settings.workDir);
-if (leftovers.length) console.error(`removed ${leftovers.length} job folder(s) a previous runner left in ${settings.workDir}`);
+if (leftovers.length)
+  console.error(`removed ${leftovers.length} job folder(s) a previous runner left in ${settings.workDir}`);
 const manager = createJobManager(settings);
 const sandbox = choice.kind === "none" ? "off" : (choice.kind ?? "unavailable");
-const server = createRunnerServer(manager, { concurrency: settings.concurrency, sandbox, sandboxDescription: choice.description, sandboxFallback: choice.fallback }, settings);
+const server = createRunnerServer(
+  manager,
+  {
+    concurrency: settings.concurrency,
+    sandbox,
+    sandboxDescription: choice.description,
+    sandboxFallback: choice.fallback,
+  },
+  settings,
+);
 server.listen(settings.port, settings.host, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : settings.port;
   // The dev launcher and test setup read this line to learn the port.
-  console.log(`ffjobs runner listening on http://${settings.host}:${port} (concurrency ${settings.concurrency}, sandbox ${sandbox})`);
+  console.log(
+    `ffjobs runner listening on http://${settings.host}:${port} (concurrency ${settings.concurrency}, sandbox ${sandbox})`,
+  );
 });
 const stop = () => server.close(() => process.exit(0));
 process.on("SIGINT", stop);

@@ -9,7 +9,11 @@ export const PROGRESS_NOTIFY_INTERVAL_MS = 1_000;
  * Tells a job's coordinator to look now (the body is empty: the coordinator asks the runner what
  * changed). `now` for state changes, `throttled` for progress.
  */
-export function createNotifier(url: string | null, secret: string, send: (url: string, secret: string) => Promise<unknown> = postNotification) {
+export function createNotifier(
+  url: string | null,
+  secret: string,
+  send: (url: string, secret: string) => Promise<unknown> = postNotification,
+) {
   let lastMs = 0;
   let scheduled: ReturnType<typeof setTimeout> | null = null;
   const fire = () => {
@@ -35,7 +39,11 @@ export function createNotifier(url: string | null, secret: string, send: (url: s
  * proves the call is the runner's (a local Worker's internal route asks for it).
  */
 export async function postNotification(url: string, secret: string): Promise<number> {
-  const res = await fetch(url, { method: "POST", headers: { [RUNNER_SECRET_HEADER]: secret }, signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { [RUNNER_SECRET_HEADER]: secret },
+    signal: AbortSignal.timeout(NOTIFY_TIMEOUT_MS),
+  });
   await res.body?.cancel();
   return res.status;
 }

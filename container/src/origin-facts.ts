@@ -29,7 +29,12 @@ export function parseRange(header: string | undefined): ByteRange | null {
  * ranges (`Accept-Ranges: bytes`) and the length; 416 is past the end. Size, ETag and Last-Modified
  * must match what the origin said first.
  */
-export function checkOrigin(known: OriginFacts | null, res: { statusCode?: number; headers: IncomingHttpHeaders }, asked: ByteRange | null, maxBytes: number): OriginVerdict {
+export function checkOrigin(
+  known: OriginFacts | null,
+  res: { statusCode?: number; headers: IncomingHttpHeaders },
+  asked: ByteRange | null,
+  maxBytes: number,
+): OriginVerdict {
   const status = res.statusCode ?? 0;
   const header = (name: string) => {
     const v = res.headers[name];
@@ -37,7 +42,8 @@ export function checkOrigin(known: OriginFacts | null, res: { statusCode?: numbe
   };
   if (status === 416) {
     const size = Number(/^bytes \*\/(\d+)$/.exec(header("content-range") ?? "")?.[1] ?? known?.size ?? NaN);
-    if (known && Number.isFinite(size) && size !== known.size) return { kind: "changed", why: `its size went from ${known.size} to ${size} bytes` };
+    if (known && Number.isFinite(size) && size !== known.size)
+      return { kind: "changed", why: `its size went from ${known.size} to ${size} bytes` };
     return { kind: "past_end", size: Number.isFinite(size) ? size : 0 };
   }
   let facts: OriginFacts;
@@ -53,7 +59,8 @@ export function checkOrigin(known: OriginFacts | null, res: { statusCode?: numbe
     const takesRanges = /\bbytes\b/i.test(header("accept-ranges") ?? "");
     // A whole file answers a range only when the range was the whole file.
     const wholeAsked = asked === null || asked.end === null || asked.end >= length - 1;
-    if (status !== 200 || (asked?.start ?? 0) !== 0 || !wholeAsked || !takesRanges || !Number.isFinite(length)) return { kind: "no_ranges" };
+    if (status !== 200 || (asked?.start ?? 0) !== 0 || !wholeAsked || !takesRanges || !Number.isFinite(length))
+      return { kind: "no_ranges" };
     [first, last] = [0, length - 1];
     facts = { size: length, etag: header("etag"), lastModified: header("last-modified") };
   }
@@ -66,16 +73,25 @@ export function checkOrigin(known: OriginFacts | null, res: { statusCode?: numbe
 function differences(before: OriginFacts, now: OriginFacts): string | null {
   if (before.size !== now.size) return `its size went from ${before.size} to ${now.size} bytes`;
   if (before.etag && now.etag && before.etag !== now.etag) return `its ETag went from ${before.etag} to ${now.etag}`;
-  if (before.lastModified && now.lastModified && before.lastModified !== now.lastModified) return `its Last-Modified went from ${before.lastModified} to ${now.lastModified}`;
+  if (before.lastModified && now.lastModified && before.lastModified !== now.lastModified)
+    return `its Last-Modified went from ${before.lastModified} to ${now.lastModified}`;
   return null;
 }
 
 /** The head of an answer to ffmpeg for bytes `range` of an input of `size` bytes (RFC 9110 section 14.4), or 416 past its end. */
-export function answerHead(range: ByteRange | null, size: number): { status: 200 | 206 | 416; headers: Record<string, string>; first: number; last: number } {
+export function answerHead(
+  range: ByteRange | null,
+  size: number,
+): { status: 200 | 206 | 416; headers: Record<string, string>; first: number; last: number } {
   const first = range?.start ?? 0;
-  if (range && first >= size) return { status: 416, headers: { "content-range": `bytes */${size}` }, first, last: first - 1 };
+  if (range && first >= size)
+    return { status: 416, headers: { "content-range": `bytes */${size}` }, first, last: first - 1 };
   const last = Math.min(range?.end ?? size - 1, size - 1);
-  const headers: Record<string, string> = { "accept-ranges": "bytes", "content-type": "application/octet-stream", "content-length": String(Math.max(0, last - first + 1)) };
+  const headers: Record<string, string> = {
+    "accept-ranges": "bytes",
+    "content-type": "application/octet-stream",
+    "content-length": String(Math.max(0, last - first + 1)),
+  };
   if (range) headers["content-range"] = `bytes ${first}-${last}/${size}`;
   return { status: range ? 206 : 200, headers, first, last };
 }

@@ -54,17 +54,28 @@ export async function openFileIn(dir: OpenedDir, name: string, owner: number): P
 /** The names in a held-open directory (read through its descriptor, not its path): its regular files and its links. */
 export async function listFiles(dir: OpenedDir): Promise<{ files: string[]; links: string[] }> {
   const entries = await readdir(dir.at, { withFileTypes: true });
-  return { files: entries.filter((e) => e.isFile()).map((e) => e.name), links: entries.filter((e) => e.isSymbolicLink()).map((e) => e.name) };
+  return {
+    files: entries.filter((e) => e.isFile()).map((e) => e.name),
+    links: entries.filter((e) => e.isSymbolicLink()).map((e) => e.name),
+  };
 }
 
-async function openChecked(dir: OpenedDir, name: string, flags: number, owner: number, kind: (s: import("node:fs").Stats) => boolean, what: string): Promise<FileHandle> {
+async function openChecked(
+  dir: OpenedDir,
+  name: string,
+  flags: number,
+  owner: number,
+  kind: (s: import("node:fs").Stats) => boolean,
+  what: string,
+): Promise<FileHandle> {
   if (name.includes("/") || name === "." || name === "..") throw new OutputRefused(`is not a plain name`);
   let handle: FileHandle;
   try {
     handle = await open(join(dir.at, name), flags);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "ENOTDIR") throw new OutputRefused(`is a symbolic link or not ${what}: links are never followed`);
+    if (code === "ELOOP" || code === "ENOTDIR")
+      throw new OutputRefused(`is a symbolic link or not ${what}: links are never followed`);
     throw err;
   }
   const s = await handle.stat();

@@ -16,15 +16,35 @@ export async function planPresetJob(req: RunnerJobRequest, probe: Prober): Promi
   const preset = req.preset;
   const recipe = preset && ownValue(RECIPE_BOOK, preset.name);
   if (!preset || !recipe?.looksAtInputs) return req;
-  const inputs = await Promise.all(preset.inputNames.map(async (name) => {
-    const facts = mediaFactsOf(await probe(name));
-    if (!facts) throw ended("INPUT_UNREADABLE", `Input "${name}" is not media ffprobe can read, so preset ${preset.name} cannot plan its command`);
-    return { name, facts };
-  }));
-  const plan = recipe.plan(preset.params, { inputs, outputs: Object.fromEntries(req.outputs.map((o) => [o.name, o.fileName])) });
+  const inputs = await Promise.all(
+    preset.inputNames.map(async (name) => {
+      const facts = mediaFactsOf(await probe(name));
+      if (!facts)
+        throw ended(
+          "INPUT_UNREADABLE",
+          `Input "${name}" is not media ffprobe can read, so preset ${preset.name} cannot plan its command`,
+        );
+      return { name, facts };
+    }),
+  );
+  const plan = recipe.plan(preset.params, {
+    inputs,
+    outputs: Object.fromEntries(req.outputs.map((o) => [o.name, o.fileName])),
+  });
   if ("refused" in plan) throw ended(plan.refused.code, plan.refused.message);
-  const declared = declaredNames(req.inputs.map((i) => i.name), req.outputs.map((o) => o.name), [], false, req.outputs.filter((o) => o.kind === "directory").map((o) => o.name));
+  const declared = declaredNames(
+    req.inputs.map((i) => i.name),
+    req.outputs.map((o) => o.name),
+    [],
+    false,
+    req.outputs.filter((o) => o.kind === "directory").map((o) => o.name),
+  );
   const refused = checkArguments(req.binary, plan.args, declared);
-  if (refused.length) throw ended("ARGUMENTS_REFUSED", `Preset ${preset.name} planned argument ${refused[0].index}: ${refused[0].message}`, { plannedArgs: plan.args });
+  if (refused.length)
+    throw ended(
+      "ARGUMENTS_REFUSED",
+      `Preset ${preset.name} planned argument ${refused[0].index}: ${refused[0].message}`,
+      { plannedArgs: plan.args },
+    );
   return { ...req, args: plan.args };
 }

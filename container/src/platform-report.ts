@@ -4,7 +4,12 @@ import { Readable } from "node:stream";
 import { isPublicAddress } from "../../src/net/address-policy.ts";
 import { isPublicProbeName, isServiceInternalName } from "../../src/net/public-host-name.ts";
 import { EGRESS_REFUSED_HEADER } from "../../src/runner/egress-scope.ts";
-import type { ConnectionAttemptReport, DnsLookupReport, RunnerPlatformReport, RunnerPlatformRequest } from "../../src/runner/platform-report.ts";
+import type {
+  ConnectionAttemptReport,
+  DnsLookupReport,
+  RunnerPlatformReport,
+  RunnerPlatformRequest,
+} from "../../src/runner/platform-report.ts";
 import { egressOptions, FetchFailure, sendToUrl } from "./safe-fetch.ts";
 import { postNotification } from "./notifier.ts";
 import type { RunnerSettings } from "./settings.ts";
@@ -50,15 +55,34 @@ export type PlatformFacts = { egress: RunnerSettings["egress"]; sandbox: RunnerP
 /** The Worker's request, checked: every name and URL in it reaches a lookup or a connection. */
 export function isPlatformRequest(v: unknown): v is RunnerPlatformRequest {
   const r = v as RunnerPlatformRequest;
-  return typeof r === "object" && r !== null && typeof r.reportId === "string" && UUID.test(r.reportId) &&
-    typeof r.publicHost === "string" && isPublicProbeName(r.publicHost) &&
-    Array.isArray(r.internalHosts) && r.internalHosts.length <= MAX_INTERNAL_HOSTS && r.internalHosts.every((h) => typeof h === "string" && isServiceInternalName(h)) &&
-    (r.notifyUrl === null || (typeof r.notifyUrl === "string" && r.notifyUrl.length <= MAX_URL_LENGTH && /^https?:\/\//.test(r.notifyUrl) && URL.canParse(r.notifyUrl)));
+  return (
+    typeof r === "object" &&
+    r !== null &&
+    typeof r.reportId === "string" &&
+    UUID.test(r.reportId) &&
+    typeof r.publicHost === "string" &&
+    isPublicProbeName(r.publicHost) &&
+    Array.isArray(r.internalHosts) &&
+    r.internalHosts.length <= MAX_INTERNAL_HOSTS &&
+    r.internalHosts.every((h) => typeof h === "string" && isServiceInternalName(h)) &&
+    (r.notifyUrl === null ||
+      (typeof r.notifyUrl === "string" &&
+        r.notifyUrl.length <= MAX_URL_LENGTH &&
+        /^https?:\/\//.test(r.notifyUrl) &&
+        URL.canParse(r.notifyUrl)))
+  );
 }
 
-export async function platformReport(req: RunnerPlatformRequest, facts: PlatformFacts, deps: PlatformDeps): Promise<RunnerPlatformReport> {
+export async function platformReport(
+  req: RunnerPlatformRequest,
+  facts: PlatformFacts,
+  deps: PlatformDeps,
+): Promise<RunnerPlatformReport> {
   const behindSidecar = facts.egress === "cloudflare";
-  const names = [{ name: req.publicHost, role: "public" as const }, ...req.internalHosts.map((name) => ({ name, role: "internal" as const }))];
+  const names = [
+    { name: req.publicHost, role: "public" as const },
+    ...req.internalHosts.map((name) => ({ name, role: "internal" as const })),
+  ];
   const targets = [
     { via: "raw-socket" as const, url: `http://${req.publicHost}/` },
     { via: "runner-client" as const, url: `http://${req.publicHost}/` },
@@ -73,27 +97,53 @@ export async function platformReport(req: RunnerPlatformRequest, facts: Platform
 }
 
 function boundedSandbox(s: RunnerPlatformReport["sandbox"]): RunnerPlatformReport["sandbox"] {
-  return { ...s, description: cut(s.description, MAX_DESCRIPTION_CHARS), fallbackReason: s.fallbackReason && cut(s.fallbackReason, MAX_REASON_CHARS), problem: s.problem && cut(s.problem, MAX_REASON_CHARS) };
+  return {
+    ...s,
+    description: cut(s.description, MAX_DESCRIPTION_CHARS),
+    fallbackReason: s.fallbackReason && cut(s.fallbackReason, MAX_REASON_CHARS),
+    problem: s.problem && cut(s.problem, MAX_REASON_CHARS),
+  };
 }
 
 const cut = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, chars - 1)}…` : text);
 
 /** A local runner (RUNNER_EGRESS=direct) has no container DNS or sidecar in its way: nothing here would be the platform's. */
 function notApplicableLookup(name: string, role: DnsLookupReport["role"]): DnsLookupReport {
-  return { name, role, outcome: "not-applicable", addresses: [], detail: "not looked up: RUNNER_EGRESS=direct, this runner resolves with its host's resolver; a container's DNS is seen only on a deploy", ms: 0 };
+  return {
+    name,
+    role,
+    outcome: "not-applicable",
+    addresses: [],
+    detail:
+      "not looked up: RUNNER_EGRESS=direct, this runner resolves with its host's resolver; a container's DNS is seen only on a deploy",
+    ms: 0,
+  };
 }
 
 function notApplicableAttempt(via: ConnectionAttemptReport["via"], url: string): ConnectionAttemptReport {
-  return { via, url, outcome: "not-applicable", status: null, detail: "not attempted: RUNNER_EGRESS=direct, no sidecar carries this runner's connections to the Worker, so the request would really leave", ms: 0 };
+  return {
+    via,
+    url,
+    outcome: "not-applicable",
+    status: null,
+    detail:
+      "not attempted: RUNNER_EGRESS=direct, no sidecar carries this runner's connections to the Worker, so the request would really leave",
+    ms: 0,
+  };
 }
 
 async function lookUp(name: string, role: DnsLookupReport["role"], deps: PlatformDeps): Promise<DnsLookupReport> {
   const started = deps.now();
   try {
     const found = await withTimeout(deps.lookup(name), LOOKUP_TIMEOUT_MS, `no answer within ${LOOKUP_TIMEOUT_MS} ms`);
-    const addresses = found.slice(0, MAX_ADDRESSES).map((a) => ({ address: a.address, family: a.family === 6 ? (6 as const) : (4 as const), kind: addressKind(a.address, deps.bypassNetworks()) }));
+    const addresses = found.slice(0, MAX_ADDRESSES).map((a) => ({
+      address: a.address,
+      family: a.family === 6 ? (6 as const) : (4 as const),
+      kind: addressKind(a.address, deps.bypassNetworks()),
+    }));
     const ms = deps.now() - started;
-    if (addresses.length === 0) return { name, role, outcome: "failed", addresses, detail: "the resolver answered no address", ms };
+    if (addresses.length === 0)
+      return { name, role, outcome: "failed", addresses, detail: "the resolver answered no address", ms };
     const shown = found.length > MAX_ADDRESSES ? `, the first ${MAX_ADDRESSES} shown` : "";
     return { name, role, outcome: "resolved", addresses, detail: `${found.length} address(es)${shown}`, ms };
   } catch (err) {
@@ -113,30 +163,60 @@ export function addressKind(address: string, bypass: readonly Network[]): DnsLoo
   return isPublicAddress(address) ? "public" : "private";
 }
 
-async function attempt(via: ConnectionAttemptReport["via"], url: string, deps: PlatformDeps): Promise<ConnectionAttemptReport> {
+async function attempt(
+  via: ConnectionAttemptReport["via"],
+  url: string,
+  deps: PlatformDeps,
+): Promise<ConnectionAttemptReport> {
   const started = deps.now();
   try {
-    const answer = await withTimeout(via === "raw-socket" ? deps.rawGet(url) : deps.runnerPost(url), ATTEMPT_TIMEOUT_MS, `no answer within ${ATTEMPT_TIMEOUT_MS} ms`);
+    const answer = await withTimeout(
+      via === "raw-socket" ? deps.rawGet(url) : deps.runnerPost(url),
+      ATTEMPT_TIMEOUT_MS,
+      `no answer within ${ATTEMPT_TIMEOUT_MS} ms`,
+    );
     const ms = deps.now() - started;
     if (answer.status === 403 && answer.refusedHeader !== null) {
-      return { via, url, outcome: "worker-refused", status: 403, detail: `the Worker's egress refused it (${EGRESS_REFUSED_HEADER}: ${answer.refusedHeader})`, ms };
+      return {
+        via,
+        url,
+        outcome: "worker-refused",
+        status: 403,
+        detail: `the Worker's egress refused it (${EGRESS_REFUSED_HEADER}: ${answer.refusedHeader})`,
+        ms,
+      };
     }
-    return { via, url, outcome: "answered", status: answer.status, detail: `HTTP ${answer.status} without ${EGRESS_REFUSED_HEADER}: something other than the Worker's egress answered`, ms };
+    return {
+      via,
+      url,
+      outcome: "answered",
+      status: answer.status,
+      detail: `HTTP ${answer.status} without ${EGRESS_REFUSED_HEADER}: something other than the Worker's egress answered`,
+      ms,
+    };
   } catch (err) {
     const ms = deps.now() - started;
     // The runner's own client refuses a DNS answer it will not connect to before any connection.
-    if (err instanceof FetchFailure && err.kind === "refused") return { via, url, outcome: "runner-refused", status: null, detail: `the runner refused it: ${err.message}`, ms };
+    if (err instanceof FetchFailure && err.kind === "refused")
+      return { via, url, outcome: "runner-refused", status: null, detail: `the runner refused it: ${err.message}`, ms };
     return { via, url, outcome: "failed", status: null, detail: errorText(err), ms };
   }
 }
 
 async function notifyOnce(url: string | null, deps: PlatformDeps): Promise<RunnerPlatformReport["notification"]> {
-  if (!url) return { outcome: "not-configured", status: null, detail: "this stack gives runners no notification URL (RUNNER_NOTIFY_BASE_URL)", ms: 0 };
+  if (!url)
+    return {
+      outcome: "not-configured",
+      status: null,
+      detail: "this stack gives runners no notification URL (RUNNER_NOTIFY_BASE_URL)",
+      ms: 0,
+    };
   const started = deps.now();
   try {
     const status = await deps.notify(url);
     const ms = deps.now() - started;
-    if (status >= 200 && status < 300) return { outcome: "delivered", status, detail: `the Worker answered HTTP ${status}`, ms };
+    if (status >= 200 && status < 300)
+      return { outcome: "delivered", status, detail: `the Worker answered HTTP ${status}`, ms };
     return { outcome: "failed", status, detail: `the Worker answered HTTP ${status}`, ms };
   } catch (err) {
     return { outcome: "failed", status: null, detail: errorText(err), ms: deps.now() - started };
@@ -158,7 +238,14 @@ export function realPlatformDeps(settings: RunnerSettings): PlatformDeps {
         req.on("error", reject);
       }),
     runnerPost: async (url) => {
-      const res = await sendToUrl("POST", url, options, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), { "content-length": "0" }, Readable.from([]));
+      const res = await sendToUrl(
+        "POST",
+        url,
+        options,
+        AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        { "content-length": "0" },
+        Readable.from([]),
+      );
       res.resume();
       return { status: res.statusCode ?? 0, refusedHeader: headerOf(res.headers[EGRESS_REFUSED_HEADER]) };
     },
@@ -168,7 +255,8 @@ export function realPlatformDeps(settings: RunnerSettings): PlatformDeps {
   };
 }
 
-const headerOf = (v: string | string[] | undefined): string | null => (v === undefined ? null : Array.isArray(v) ? v.join(", ") : v);
+const headerOf = (v: string | string[] | undefined): string | null =>
+  v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
 
 function errorText(err: unknown): string {
   const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };

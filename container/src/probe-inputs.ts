@@ -33,7 +33,9 @@ export async function probeInputs(req: RunnerProbeRequest, settings: RunnerSetti
   try {
     await openJobFolder(folder);
     const probe = settings.streamInputs ? probeByRange : probeCopy;
-    const results = await Promise.all(req.inputs.map(async (input) => [input.name, await probe(input, folder, req, settings)] as const));
+    const results = await Promise.all(
+      req.inputs.map(async (input) => [input.name, await probe(input, folder, req, settings)] as const),
+    );
     return { inputs: Object.fromEntries(results) };
   } finally {
     await removeJobFolder(folder).catch(() => {});
@@ -44,51 +46,95 @@ type InputProbe = RunnerProbeResult["inputs"][string];
 type ProbedInput = RunnerProbeRequest["inputs"][number];
 
 /** ffprobe reads the input by range, as a job's would: only what it asks for, within PROBE_MAX_READ_BYTES. */
-async function probeByRange(input: ProbedInput, folder: JobFolder, req: RunnerProbeRequest, settings: RunnerSettings): Promise<InputProbe> {
+async function probeByRange(
+  input: ProbedInput,
+  folder: JobFolder,
+  req: RunnerProbeRequest,
+  settings: RunnerSettings,
+): Promise<InputProbe> {
   let server: Awaited<ReturnType<typeof startInputServer>> | null = null;
   try {
-    server = await startInputServer([{ name: input.name, url: input.url, trusted: input.trusted, path: new URL(folder.visiblePath(input.name)!).pathname, copyPath: folder.hostPath(input.name)! }], {
-      fetch: { allowedPrivateHosts: req.allowedPrivateHosts, ...egressOptions(settings) },
-      maxInputBytes: settings.maxInputBytes,
-      // An origin without ranges: its first bytes, as before streaming.
-      maxCopiedInputBytes: PROBE_MAX_INPUT_BYTES,
-      truncateCopies: true,
-      maxReadBytes: PROBE_MAX_READ_BYTES,
-      originIdleMs: settings.originIdleMs,
-      deadline: Date.now() + req.timeoutMs,
-      canceled: new AbortController().signal,
-    });
+    server = await startInputServer(
+      [
+        {
+          name: input.name,
+          url: input.url,
+          trusted: input.trusted,
+          path: new URL(folder.visiblePath(input.name)!).pathname,
+          copyPath: folder.hostPath(input.name)!,
+        },
+      ],
+      {
+        fetch: { allowedPrivateHosts: req.allowedPrivateHosts, ...egressOptions(settings) },
+        maxInputBytes: settings.maxInputBytes,
+        // An origin without ranges: its first bytes, as before streaming.
+        maxCopiedInputBytes: PROBE_MAX_INPUT_BYTES,
+        truncateCopies: true,
+        maxReadBytes: PROBE_MAX_READ_BYTES,
+        originIdleMs: settings.originIdleMs,
+        deadline: Date.now() + req.timeoutMs,
+        canceled: new AbortController().signal,
+      },
+    );
     const streamed = { ...folder, inputSocketDir: dirname(server.socketPath) };
     const probe = await createProber(streamed, settings)(input.name);
     const metadata = summarizeProbe(probe, Number(probe?.format?.size ?? 0));
-    if (!metadata) return { ok: false, error: `ffprobe could not read it as media${server.failure() ? `: ${server.failure()!.outcome.errorMessage}` : ""}` };
+    if (!metadata)
+      return {
+        ok: false,
+        error: `ffprobe could not read it as media${server.failure() ? `: ${server.failure()!.outcome.errorMessage}` : ""}`,
+      };
     const split = splitFactsOf(probe);
     // A split's plan: where the video really ends (a copy cut at PROBE_MAX_INPUT_BYTES, below, could not say).
     const claimed = split && req.measureVideoEnd ? claimedVideoLengthSeconds(split) : null;
-    if (split && claimed !== null) split.videoEndSeconds = await probeVideoEnd(streamed, settings, input.name, split.video!.startSeconds + claimed);
+    if (split && claimed !== null)
+      split.videoEndSeconds = await probeVideoEnd(streamed, settings, input.name, split.video!.startSeconds + claimed);
     return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split, media: mediaFactsOf(probe) };
   } catch (err) {
-    return { ok: false, error: err instanceof JobEnded ? err.outcome.errorMessage!.replace(/^Input "[^"]*" /, "") : "could not be fetched: network error" };
+    return {
+      ok: false,
+      error:
+        err instanceof JobEnded
+          ? err.outcome.errorMessage!.replace(/^Input "[^"]*" /, "")
+          : "could not be fetched: network error",
+    };
   } finally {
     await server?.close();
   }
 }
 
 /** The input's first PROBE_MAX_INPUT_BYTES copied, then probed (a runner that does not stream). */
-async function probeCopy(input: ProbedInput, folder: JobFolder, req: RunnerProbeRequest, settings: RunnerSettings): Promise<InputProbe> {
+async function probeCopy(
+  input: ProbedInput,
+  folder: JobFolder,
+  req: RunnerProbeRequest,
+  settings: RunnerSettings,
+): Promise<InputProbe> {
   try {
     const fetched = await safeDownload(input.url, folder.hostPath(input.name)!, {
-      allowedPrivateHosts: req.allowedPrivateHosts, trusted: input.trusted, maxBytes: PROBE_MAX_INPUT_BYTES, truncate: true, timeoutMs: req.timeoutMs,
+      allowedPrivateHosts: req.allowedPrivateHosts,
+      trusted: input.trusted,
+      maxBytes: PROBE_MAX_INPUT_BYTES,
+      truncate: true,
+      timeoutMs: req.timeoutMs,
       ...egressOptions(settings),
     });
     await openJobFolder(folder);
     const probe = await createProber(folder, settings)(input.name);
     const metadata = summarizeProbe(probe, fetched.declaredBytes ?? fetched.bytes);
     if (!metadata) {
-      const why = fetched.truncated ? ` from its first ${PROBE_MAX_INPUT_BYTES / MiB} MiB (a dry run reads no more; a file whose index is at its end needs the whole file, which the job itself reads)` : "";
+      const why = fetched.truncated
+        ? ` from its first ${PROBE_MAX_INPUT_BYTES / MiB} MiB (a dry run reads no more; a file whose index is at its end needs the whole file, which the job itself reads)`
+        : "";
       return { ok: false, error: `ffprobe could not read it as media${why}` };
     }
-    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split: splitFactsOf(probe), media: mediaFactsOf(probe) };
+    return {
+      ok: true,
+      metadata,
+      durationSeconds: metadata.durationSeconds,
+      split: splitFactsOf(probe),
+      media: mediaFactsOf(probe),
+    };
   } catch (err) {
     return { ok: false, error: `could not be fetched: ${err instanceof FetchFailure ? err.message : "network error"}` };
   }

@@ -13,13 +13,32 @@ const MAX_TAIL_PACKETS = 1000;
  * MAX_TAIL_PACKETS, the last packet's end is the video's. Null when it could not tell (no index to
  * seek by, a longer tail, an unreadable file). Runs in the job's sandbox, as every probe of a client's file.
  */
-export async function probeVideoEnd(folder: JobFolder, settings: RunnerSettings, name: string, claimedEndSeconds: number): Promise<number | null> {
+export async function probeVideoEnd(
+  folder: JobFolder,
+  settings: RunnerSettings,
+  name: string,
+  claimedEndSeconds: number,
+): Promise<number | null> {
   const path = folder.visiblePath(name);
   if (!path || !Number.isFinite(claimedEndSeconds) || claimedEndSeconds < 0) return null;
-  const options = ["-select_streams", "V:0", "-read_intervals", `${claimedEndSeconds.toFixed(6)}%+#${MAX_TAIL_PACKETS}`, "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0"];
+  const options = [
+    "-select_streams",
+    "V:0",
+    "-read_intervals",
+    `${claimedEndSeconds.toFixed(6)}%+#${MAX_TAIL_PACKETS}`,
+    "-show_entries",
+    "packet=pts_time,duration_time",
+    "-of",
+    "csv=p=0",
+  ];
   const stdout = await sandboxedFfprobe(folder, settings, options, path);
-  const packets = (stdout ?? "").split("\n").filter(Boolean).map((line) => line.split(",").map(Number));
+  const packets = (stdout ?? "")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.split(",").map(Number));
   if (!packets.length || packets.length >= MAX_TAIL_PACKETS) return null;
-  const ends = packets.map(([pts, duration]) => pts + (Number.isFinite(duration) ? duration : 0)).filter(Number.isFinite);
+  const ends = packets
+    .map(([pts, duration]) => pts + (Number.isFinite(duration) ? duration : 0))
+    .filter(Number.isFinite);
   return ends.length ? Math.max(...ends) : null;
 }

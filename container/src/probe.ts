@@ -7,7 +7,12 @@ import type { Limits } from "./sandbox.ts";
 import type { RunnerSettings } from "./settings.ts";
 
 const PROBE_TIMEOUT_MS = 30_000;
-const PROBE_LIMITS: Omit<Limits, "addressSpaceBytes"> = { cpuSeconds: 30, fileSizeBytes: 1024 * 1024, openFiles: 256, processes: 64 };
+const PROBE_LIMITS: Omit<Limits, "addressSpaceBytes"> = {
+  cpuSeconds: 30,
+  fileSizeBytes: 1024 * 1024,
+  openFiles: 256,
+  processes: 64,
+};
 
 type ProbeStream = Record<string, unknown> & { codec_type?: string };
 type ProbeJson = { format?: Record<string, unknown>; streams?: ProbeStream[] };
@@ -24,7 +29,12 @@ export function createProber(folder: JobFolder, settings: RunnerSettings): Probe
   return async (name, file) => {
     const path = folder.visiblePath(name, file);
     if (!path) return null;
-    const stdout = await sandboxedFfprobe(folder, settings, ["-print_format", "json", "-show_format", "-show_streams"], path);
+    const stdout = await sandboxedFfprobe(
+      folder,
+      settings,
+      ["-print_format", "json", "-show_format", "-show_streams"],
+      path,
+    );
     try {
       return stdout === null ? null : (JSON.parse(stdout) as ProbeJson);
     } catch {
@@ -37,12 +47,22 @@ export function createProber(folder: JobFolder, settings: RunnerSettings): Probe
  * One ffprobe of a job's file (`path` as the sandbox sees it) with `options` before it, in the job's
  * sandbox under the command's own input options; its stdout, or null when it failed.
  */
-export function sandboxedFfprobe(folder: JobFolder, settings: RunnerSettings, options: string[], path: string): Promise<string | null> {
+export function sandboxedFfprobe(
+  folder: JobFolder,
+  settings: RunnerSettings,
+  options: string[],
+  path: string,
+): Promise<string | null> {
   const argv = ["-v", "error", ...inputSafetyOptions(path), ...options, path];
   const limits = { ...PROBE_LIMITS, addressSpaceBytes: settings.maxMemoryBytes };
   const command = isolatedCommand(settings, folder, "ffprobe", argv, limits);
   return new Promise((resolve) => {
-    execFile(command.file, command.args, { env: command.env, timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 }, (err, stdout) => resolve(err ? null : stdout));
+    execFile(
+      command.file,
+      command.args,
+      { env: command.env, timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 },
+      (err, stdout) => resolve(err ? null : stdout),
+    );
   });
 }
 
@@ -71,7 +91,11 @@ export function summarizeProbe(probe: ProbeJson | null, size: number): OutputMet
       type: s.codec_type ?? null,
       codec: typeof s.codec_name === "string" ? s.codec_name : null,
       ...(s.codec_type === "video"
-        ? { width: num(s.width), height: num(s.height), frameRate: frameRate(s.avg_frame_rate) ?? frameRate(s.r_frame_rate) }
+        ? {
+            width: num(s.width),
+            height: num(s.height),
+            frameRate: frameRate(s.avg_frame_rate) ?? frameRate(s.r_frame_rate),
+          }
         : {}),
       ...(s.codec_type === "audio" ? { sampleRate: num(s.sample_rate), channels: num(s.channels) } : {}),
     })),

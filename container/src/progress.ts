@@ -32,7 +32,11 @@ export function createProgressParser(
   };
 }
 
-export function progressFromBlock(block: Record<string, string>, durationSeconds: number | null, ended: boolean): RunnerProgress {
+export function progressFromBlock(
+  block: Record<string, string>,
+  durationSeconds: number | null,
+  ended: boolean,
+): RunnerProgress {
   const outUs = Number(block.out_time_us ?? block.out_time_ms);
   const outTimeSeconds = Number.isFinite(outUs) && outUs >= 0 ? Math.round(outUs / 1000) / 1000 : null;
   const speedMatch = /^([\d.]+)x$/.exec(block.speed ?? "");

@@ -11,11 +11,17 @@ export async function resolveTimes(steps: RunnerStep[], probe: Prober): Promise<
   const names = new Set(steps.flatMap((s) => s.args.flatMap((a) => timePlaceholder(a)?.name ?? [])));
   if (names.size === 0) return steps;
   const durations = new Map<string, number>();
-  await Promise.all([...names].map(async (name) => {
-    const d = Number((await probe(name))?.format?.duration);
-    if (!Number.isFinite(d) || d <= 0) throw ended("INPUT_DURATION_UNKNOWN", `Input "${name}" has no known duration, so {{${name}@…%}} cannot be worked out`);
-    durations.set(name, d);
-  }));
+  await Promise.all(
+    [...names].map(async (name) => {
+      const d = Number((await probe(name))?.format?.duration);
+      if (!Number.isFinite(d) || d <= 0)
+        throw ended(
+          "INPUT_DURATION_UNKNOWN",
+          `Input "${name}" has no known duration, so {{${name}@…%}} cannot be worked out`,
+        );
+      durations.set(name, d);
+    }),
+  );
   return steps.map((s) => ({
     ...s,
     args: s.args.map((a) => {

@@ -74,27 +74,38 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
   // count of each directory output, looked at every QUOTA_CHECK_INTERVAL_MS.
   let overLimit: string | null = null;
   let stalled: string | null = null;
-  const directories = req.outputs.filter((o) => o.kind === "directory").map((o) => ({ name: o.name, path: folder.hostPath(o.name)!, maxFiles: directoryFileLimit(o) }));
+  const directories = req.outputs
+    .filter((o) => o.kind === "directory")
+    .map((o) => ({ name: o.name, path: folder.hostPath(o.name)!, maxFiles: directoryFileLimit(o) }));
   const watcher = setInterval(async () => {
     if (overLimit) return;
     const written = (await folderBytes(join(folder.root, "out"))) + (await folderBytes(join(folder.root, "work")));
-    if (written > settings.jobDiskQuotaBytes) overLimit = `The job's files grew past the ${settings.jobDiskQuotaBytes}-byte quota and it was stopped`;
+    if (written > settings.jobDiskQuotaBytes)
+      overLimit = `The job's files grew past the ${settings.jobDiskQuotaBytes}-byte quota and it was stopped`;
     for (const d of directories) {
       const files = await fileCount(d.path);
-      if (!overLimit && files > d.maxFiles) overLimit = `Directory output "${d.name}" passed ${d.maxFiles} files while the command ran (${files} so far) and it was stopped`;
+      if (!overLimit && files > d.maxFiles)
+        overLimit = `Directory output "${d.name}" passed ${d.maxFiles} files while the command ran (${files} so far) and it was stopped`;
     }
     if (overLimit) proc.cancel();
   }, QUOTA_CHECK_INTERVAL_MS);
-  const stallWatcher = stall && setInterval(async () => {
-    stall.cpuSampled(proc.pid === undefined ? null : await processTreeCpuMs(proc.pid));
-    stalled ??= stall.verdict();
-    if (stalled) proc.cancel();
-  }, CPU_SAMPLE_INTERVAL_MS);
+  const stallWatcher =
+    stall &&
+    setInterval(async () => {
+      stall.cpuSampled(proc.pid === undefined ? null : await processTreeCpuMs(proc.pid));
+      stalled ??= stall.verdict();
+      if (stalled) proc.cancel();
+    }, CPU_SAMPLE_INTERVAL_MS);
   const r = await proc.done.finally(() => {
     clearInterval(watcher);
     if (stallWatcher) clearInterval(stallWatcher);
   });
-  const ran = { exitCode: r.exitCode, runtimeMs: r.runtimeMs, stdout: folder.scrub(r.stdout), stderrTail: folder.scrub(r.stderrTail) };
+  const ran = {
+    exitCode: r.exitCode,
+    runtimeMs: r.runtimeMs,
+    stdout: folder.scrub(r.stdout),
+    stderrTail: folder.scrub(r.stderrTail),
+  };
   if (overLimit) throw ended("LIMIT_EXCEEDED", overLimit, ran);
   if (stalled) throw ended("JOB_STALLED", stalled, ran);
   if (r.canceled) throw ended("CANCELED", "The job was canceled", ran);
@@ -110,7 +121,8 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
 
 /** A process killed by a resource limit says so by its signal (or a bubblewrap-relayed exit code). */
 function limitSignal(r: ProcessResult): string | null {
-  if (r.signal === "SIGXFSZ" || r.exitCode === 128 + 25) return "An output reached the file-size limit and the process was stopped";
+  if (r.signal === "SIGXFSZ" || r.exitCode === 128 + 25)
+    return "An output reached the file-size limit and the process was stopped";
   if (r.signal === "SIGXCPU" || r.exitCode === 128 + 24) return "The job used up its CPU-time limit and was stopped";
   return null;
 }

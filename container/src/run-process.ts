@@ -67,7 +67,10 @@ export function runProcess(spec: ProcessSpec, now: () => number = Date.now): Run
   }, spec.timeoutMs);
 
   const cleanedUp = new Promise<void>((resolve) => {
-    const after = () => void (spec.afterExit ?? (async () => {}))().catch((err) => console.error("cleanup after a process failed", err)).finally(resolve);
+    const after = () =>
+      void (spec.afterExit ?? (async () => {}))()
+        .catch((err) => console.error("cleanup after a process failed", err))
+        .finally(resolve);
     child.once("exit", after);
     child.once("error", after);
   });

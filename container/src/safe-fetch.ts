@@ -61,7 +61,11 @@ const DEFAULT_MAX_REDIRECTS = 5;
  * the lookup for them; redirects are followed by hand and each hop is checked again. Resolves with
  * the first answer that is not a redirect: 2xx, or 416 to a range request; anything else fails.
  */
-export async function openUrl(url: string, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs"> & { signal: AbortSignal }, headers: Record<string, string> = {}): Promise<http.IncomingMessage> {
+export async function openUrl(
+  url: string,
+  opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs"> & { signal: AbortSignal },
+  headers: Record<string, string> = {},
+): Promise<http.IncomingMessage> {
   let current = new URL(url);
   for (let hop = 0; ; hop++) {
     const res = await request(current, opts, opts.signal, headers);
@@ -74,13 +78,18 @@ export async function openUrl(url: string, opts: Omit<SafeFetchOptions, "maxByte
     }
     if ((status >= 200 && status < 300) || (status === 416 && headers.range)) return res;
     res.resume();
-    if (status === 403 && res.headers[EGRESS_REFUSED_HEADER]) throw new FetchFailure("refused", await egressRefusalReason(res, current));
+    if (status === 403 && res.headers[EGRESS_REFUSED_HEADER])
+      throw new FetchFailure("refused", await egressRefusalReason(res, current));
     throw new FetchFailure("http_status", `HTTP ${status}`, status);
   }
 }
 
 /** Downloads a URL to a file (openUrl's checks), within `maxBytes` (or its first `maxBytes` when `truncate`). */
-export async function safeDownload(url: string, destPath: string, opts: SafeFetchOptions): Promise<{ bytes: number; truncated: boolean; declaredBytes: number | null }> {
+export async function safeDownload(
+  url: string,
+  destPath: string,
+  opts: SafeFetchOptions,
+): Promise<{ bytes: number; truncated: boolean; declaredBytes: number | null }> {
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   const res = await openUrl(url, { ...opts, signal });
@@ -114,7 +123,11 @@ export async function safeDownload(url: string, destPath: string, opts: SafeFetc
 }
 
 /** Writes at most `limit` bytes of a response, then stops reading it. */
-async function readFirstBytes(res: http.IncomingMessage, destPath: string, limit: number): Promise<{ bytes: number; truncated: boolean }> {
+async function readFirstBytes(
+  res: http.IncomingMessage,
+  destPath: string,
+  limit: number,
+): Promise<{ bytes: number; truncated: boolean }> {
   const out = createWriteStream(destPath);
   let bytes = 0;
   let truncated = false;
@@ -136,19 +149,40 @@ async function readFirstBytes(res: http.IncomingMessage, destPath: string, limit
 }
 
 /** One PUT or POST of `body` under the same address checks (no redirects: storage answers an upload itself). */
-export function sendToUrl(method: "PUT" | "POST", url: string, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>, body: NodeJS.ReadableStream): Promise<http.IncomingMessage> {
+export function sendToUrl(
+  method: "PUT" | "POST",
+  url: string,
+  opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">,
+  signal: AbortSignal,
+  headers: Record<string, string>,
+  body: NodeJS.ReadableStream,
+): Promise<http.IncomingMessage> {
   return request(new URL(url), opts, signal, headers, body, method);
 }
 
-function request(url: URL, opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">, signal: AbortSignal, headers: Record<string, string>, body?: NodeJS.ReadableStream, method: "GET" | "PUT" | "POST" = body ? "PUT" : "GET"): Promise<http.IncomingMessage> {
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("refused", "only http and https URLs are fetched");
+function request(
+  url: URL,
+  opts: Omit<SafeFetchOptions, "maxBytes" | "timeoutMs">,
+  signal: AbortSignal,
+  headers: Record<string, string>,
+  body?: NodeJS.ReadableStream,
+  method: "GET" | "PUT" | "POST" = body ? "PUT" : "GET",
+): Promise<http.IncomingMessage> {
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new FetchFailure("refused", "only http and https URLs are fetched");
   if (url.username || url.password) throw new FetchFailure("refused", "URLs with credentials are refused");
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   if (opts.viaCloudflareSidecar && url.port !== "") {
-    throw new FetchFailure("refused", `port ${url.port} cannot be reached: inputs are fetched only on port ${url.protocol === "https:" ? 443 : 80}`);
+    throw new FetchFailure(
+      "refused",
+      `port ${url.port} cannot be reached: inputs are fetched only on port ${url.protocol === "https:" ? 443 : 80}`,
+    );
   }
   if (opts.viaCloudflareSidecar && url.protocol === "https:" && isIP(hostname) && !opts.trusted) {
-    throw new FetchFailure("refused", "https inputs need a host name, not an IP address (the platform routes HTTPS by its server name)");
+    throw new FetchFailure(
+      "refused",
+      "https inputs need a host name, not an IP address (the platform routes HTTPS by its server name)",
+    );
   }
   const exempt = opts.trusted === true || isAllowedPrivateHost(hostname, opts.allowedPrivateHosts);
   const bypass = opts.viaCloudflareSidecar ? sidecarBypassNetworks() : null;
@@ -176,7 +210,11 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * looks like, since the Worker checks the real destination, except one the sidecar leaves alone:
  * that connection would skip the Worker, so even an exempt host (the service's own) may not use it.
  */
-export function answerRefusal(addresses: readonly string[], exempt: boolean, bypass: readonly Network[] | null): string | null {
+export function answerRefusal(
+  addresses: readonly string[],
+  exempt: boolean,
+  bypass: readonly Network[] | null,
+): string | null {
   if (addresses.length === 0) return "the name has no address";
   if (bypass) {
     const direct = addresses.find((a) => bypassesSidecar(a, bypass));
@@ -187,16 +225,22 @@ export function answerRefusal(addresses: readonly string[], exempt: boolean, byp
 }
 
 /** A lookup whose every answer must pass `answerRefusal` (no gap for rebinding: the connection uses these). */
-const checkedLookup = (exempt: boolean, bypass: readonly Network[] | null) => (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-  const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : (options.family ?? 0);
-  dnsLookup(hostname, { all: true, family }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const refusal = answerRefusal(addresses.map((a) => a.address), exempt, bypass);
-    if (refusal) return callback(Object.assign(new Error(refusal), { code: "EREFUSED_ADDRESS" }), []);
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  });
-};
+const checkedLookup =
+  (exempt: boolean, bypass: readonly Network[] | null) =>
+  (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : (options.family ?? 0);
+    dnsLookup(hostname, { all: true, family }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const refusal = answerRefusal(
+        addresses.map((a) => a.address),
+        exempt,
+        bypass,
+      );
+      if (refusal) return callback(Object.assign(new Error(refusal), { code: "EREFUSED_ADDRESS" }), []);
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
 
 const MAX_REFUSAL_BYTES = 1024;
 
@@ -206,7 +250,10 @@ async function egressRefusalReason(res: http.IncomingMessage, url: URL): Promise
   for await (const chunk of res) {
     if (text.length < MAX_REFUSAL_BYTES) text += String(chunk);
   }
-  const reason = text.slice(0, MAX_REFUSAL_BYTES).replace(/[\r\n]+/g, " ").trim();
+  const reason = text
+    .slice(0, MAX_REFUSAL_BYTES)
+    .replace(/[\r\n]+/g, " ")
+    .trim();
   return reason ? `the service's ${reason}` : `the service's egress refused ${url.host}`;
 }
 

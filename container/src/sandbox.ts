@@ -30,23 +30,88 @@ export const PERL = "/usr/bin/perl";
  * listens on the namespace's own loopback, carries each connection to the runner's input socket
  * (bound at /job/io), and runs the binary.
  */
-export function sandboxedCommand(binary: string, argv: string[], jobDir: string, limits: Limits, bwrapPath: string, inputSocketDir: string | null = null): { file: string; args: string[] } {
+export function sandboxedCommand(
+  binary: string,
+  argv: string[],
+  jobDir: string,
+  limits: Limits,
+  bwrapPath: string,
+  inputSocketDir: string | null = null,
+): { file: string; args: string[] } {
   const binds = READ_ONLY_HOST_PATHS.filter((p) => existsSync(p)).flatMap((p) => ["--ro-bind", p, p]);
-  const relay = inputSocketDir === null ? [] : ["--bind", inputSocketDir, "/job/io", "--ro-bind", INPUT_RELAY, "/job/relay.pl"];
-  const command = inputSocketDir === null ? [] : [PERL, "/job/relay.pl", "/job/io/in.sock", String(STREAMED_INPUT_PORT)];
+  const relay =
+    inputSocketDir === null ? [] : ["--bind", inputSocketDir, "/job/io", "--ro-bind", INPUT_RELAY, "/job/relay.pl"];
+  const command =
+    inputSocketDir === null ? [] : [PERL, "/job/relay.pl", "/job/io/in.sock", String(STREAMED_INPUT_PORT)];
   return {
     file: "/usr/bin/prlimit",
     args: [
       ...prlimitArgs(limits),
-      "--", bwrapPath,
-      "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
-      "--uid", NOBODY, "--gid", NOBODY, "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/job", "--setenv", "LANG", "C.UTF-8",
+      "--",
+      bwrapPath,
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--die-with-parent",
+      "--new-session",
+      "--as-pid-1",
+      "--cap-drop",
+      "ALL",
+      "--uid",
+      NOBODY,
+      "--gid",
+      NOBODY,
+      "--clearenv",
+      "--setenv",
+      "PATH",
+      "/usr/bin:/bin",
+      "--setenv",
+      "HOME",
+      "/job",
+      "--setenv",
+      "LANG",
+      "C.UTF-8",
       ...binds,
-      "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-      "--proc", "/proc", "--dev", "/dev", "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp",
-      "--size", String(SANDBOX_TMP_BYTES), "--tmpfs", "/job",
-      "--ro-bind", `${jobDir}/in`, "/job/in", "--bind", `${jobDir}/out`, "/job/out", "--bind", `${jobDir}/work`, "/job/work", ...relay, "--chdir", "/job/work",
-      "--", ...command, `/usr/bin/${binary}`, ...argv,
+      "--symlink",
+      "usr/lib",
+      "/lib",
+      "--symlink",
+      "usr/lib64",
+      "/lib64",
+      "--symlink",
+      "usr/bin",
+      "/bin",
+      "--symlink",
+      "usr/sbin",
+      "/sbin",
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      "--size",
+      String(SANDBOX_TMP_BYTES),
+      "--tmpfs",
+      "/tmp",
+      "--size",
+      String(SANDBOX_TMP_BYTES),
+      "--tmpfs",
+      "/job",
+      "--ro-bind",
+      `${jobDir}/in`,
+      "/job/in",
+      "--bind",
+      `${jobDir}/out`,
+      "/job/out",
+      "--bind",
+      `${jobDir}/work`,
+      "/job/work",
+      ...relay,
+      "--chdir",
+      "/job/work",
+      "--",
+      ...command,
+      `/usr/bin/${binary}`,
+      ...argv,
     ],
   };
 }
@@ -58,17 +123,49 @@ export function limitedCommand(binary: string, argv: string[], limits: Limits): 
 }
 
 export function prlimitArgs(l: Limits): string[] {
-  return [`--cpu=${l.cpuSeconds}`, `--as=${l.addressSpaceBytes}`, `--fsize=${l.fileSizeBytes}`, `--nofile=${l.openFiles}`, `--nproc=${l.processes}`];
+  return [
+    `--cpu=${l.cpuSeconds}`,
+    `--as=${l.addressSpaceBytes}`,
+    `--fsize=${l.fileSizeBytes}`,
+    `--nofile=${l.openFiles}`,
+    `--nproc=${l.processes}`,
+  ];
 }
 
 /**
  * Whether bubblewrap can start here (Docker's default seccomp profile, for one, stops it), as the
  * account the runner will run as (`as`: it probes before dropping root).
  */
-export function sandboxWorks(bwrapPath: string, as: { uid: number; gid: number } | null = null): { ok: boolean; reason: string | null } {
-  const probe = spawnSync(bwrapPath, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--ro-bind", "/usr", "/usr",
-    "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"],
-  { env: {}, encoding: "utf8", timeout: 10_000, ...(as ?? {}) });
+export function sandboxWorks(
+  bwrapPath: string,
+  as: { uid: number; gid: number } | null = null,
+): { ok: boolean; reason: string | null } {
+  const probe = spawnSync(
+    bwrapPath,
+    [
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--die-with-parent",
+      "--ro-bind",
+      "/usr",
+      "/usr",
+      "--symlink",
+      "usr/lib",
+      "/lib",
+      "--symlink",
+      "usr/lib64",
+      "/lib64",
+      "--symlink",
+      "usr/bin",
+      "/bin",
+      "--",
+      "/usr/bin/true",
+    ],
+    { env: {}, encoding: "utf8", timeout: 10_000, ...(as ?? {}) },
+  );
   if (probe.error) return { ok: false, reason: `bwrap could not be run: ${probe.error.message}` };
-  return probe.status === 0 ? { ok: true, reason: null } : { ok: false, reason: (probe.stderr || `bwrap exited ${probe.status}`).trim() };
+  return probe.status === 0
+    ? { ok: true, reason: null }
+    : { ok: false, reason: (probe.stderr || `bwrap exited ${probe.status}`).trim() };
 }

@@ -14,7 +14,8 @@ const COMPLETE_ANSWER_MAX_CHARS = 64 * 1024;
 /** Where a completion's answer ends: its result or its error (S3 sends spaces before either while it works). */
 const COMPLETE_ANSWER_END = /<\/CompleteMultipartUploadResult>|<\/Error>/;
 /** Headers that belong to the object (sent by the client's CreateMultipartUpload), not to its parts. */
-const OBJECT_HEADER = /^(content-type|content-disposition|content-encoding|content-language|cache-control|content-md5|x-amz-meta-.*)$/;
+const OBJECT_HEADER =
+  /^(content-type|content-disposition|content-encoding|content-language|cache-control|content-md5|x-amz-meta-.*)$/;
 
 type Sent = { size: number; etag: string | null; sha256: string };
 /** A job's sends to its client's storage: none outlives the job's deadline, and their wall time is billed (the clock). */
@@ -29,8 +30,21 @@ type Context = DestinationContext & { output: RunnerOutput };
  * computed on the bytes as they are sent. A refusal says what the destination answered. Every request
  * is bounded by the destination limits and the job's deadline (destination-request.ts).
  */
-export async function sendToDestination(file: OpenedFile, output: RunnerOutput, settings: RunnerSettings, allowedPrivateHosts: string[], canceled: AbortSignal, sends: DestinationSends): Promise<Sent> {
-  const context: Context = { output, net: { allowedPrivateHosts, ...egressOptions(settings) }, limits: settings.destination, deadline: sends.deadline, canceled };
+export async function sendToDestination(
+  file: OpenedFile,
+  output: RunnerOutput,
+  settings: RunnerSettings,
+  allowedPrivateHosts: string[],
+  canceled: AbortSignal,
+  sends: DestinationSends,
+): Promise<Sent> {
+  const context: Context = {
+    output,
+    net: { allowedPrivateHosts, ...egressOptions(settings) },
+    limits: settings.destination,
+    deadline: sends.deadline,
+    canceled,
+  };
   return sends.clock.time(() => (output.destination?.parts ? sendInParts(file, context) : sendWhole(file, context)));
 }
 
@@ -41,8 +55,18 @@ const slice = (file: OpenedFile, start: number, end: number): Readable =>
 async function sendWhole(file: OpenedFile, c: Context): Promise<Sent> {
   const { size } = file;
   const hash = createHash("sha256");
-  const headers = { "content-type": c.output.contentType, ...c.output.destination?.headers, "content-length": String(size) };
-  const answer = await destinationRequest("PUT", c.output.uploadUrl, headers, hashed(slice(file, 0, size - 1), hash), c);
+  const headers = {
+    "content-type": c.output.contentType,
+    ...c.output.destination?.headers,
+    "content-length": String(size),
+  };
+  const answer = await destinationRequest(
+    "PUT",
+    c.output.uploadUrl,
+    headers,
+    hashed(slice(file, 0, size - 1), hash),
+    c,
+  );
   return { size, etag: answer.etag, sha256: hash.digest("hex") };
 }
 
@@ -51,25 +75,47 @@ async function sendInParts(file: OpenedFile, c: Context): Promise<Sent> {
   const { urls, partSizeBytes, completeUrl } = c.output.destination!.parts!;
   const needed = Math.max(1, Math.ceil(size / partSizeBytes));
   if (needed > urls.length) {
-    throw new DestinationRefused(`the output is ${size} bytes: ${needed} parts of ${partSizeBytes} bytes, and the destination gave ${urls.length} part URL${urls.length === 1 ? "" : "s"}`);
+    throw new DestinationRefused(
+      `the output is ${size} bytes: ${needed} parts of ${partSizeBytes} bytes, and the destination gave ${urls.length} part URL${urls.length === 1 ? "" : "s"}`,
+    );
   }
-  const partHeaders = Object.fromEntries(Object.entries(c.output.destination!.headers).filter(([k]) => !OBJECT_HEADER.test(k)));
+  const partHeaders = Object.fromEntries(
+    Object.entries(c.output.destination!.headers).filter(([k]) => !OBJECT_HEADER.test(k)),
+  );
   const hash = createHash("sha256");
   const etags: string[] = [];
   for (let i = 0; i < needed; i++) {
     const start = i * partSizeBytes;
     const end = Math.min(size, start + partSizeBytes) - 1;
-    const answer = await destinationRequest("PUT", urls[i], { ...partHeaders, "content-length": String(end - start + 1) }, hashed(slice(file, start, end), hash), c);
+    const answer = await destinationRequest(
+      "PUT",
+      urls[i],
+      { ...partHeaders, "content-length": String(end - start + 1) },
+      hashed(slice(file, start, end), hash),
+      c,
+    );
     if (!answer.etag) throw new DestinationRefused(`${new URL(urls[i]).host} answered part ${i + 1} without an ETag`);
     etags.push(answer.etag);
   }
   const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag></Part>`).join("")}</CompleteMultipartUpload>`;
-  const done = await destinationRequest("POST", completeUrl, { ...partHeaders, "content-type": "application/xml", "content-length": String(Buffer.byteLength(xml)) }, Readable.from([xml]), c,
-    { maxChars: COMPLETE_ANSWER_MAX_CHARS, complete: COMPLETE_ANSWER_END });
+  const done = await destinationRequest(
+    "POST",
+    completeUrl,
+    { ...partHeaders, "content-type": "application/xml", "content-length": String(Buffer.byteLength(xml)) },
+    Readable.from([xml]),
+    c,
+    { maxChars: COMPLETE_ANSWER_MAX_CHARS, complete: COMPLETE_ANSWER_END },
+  );
   // S3 may answer the completion 200 with an error in its body (it failed after the answer began).
-  if (/<Error>/.test(done.body)) throw new DestinationRefused(`${new URL(completeUrl).host} answered the completion with an error: ${said(done.body)}`);
+  if (/<Error>/.test(done.body))
+    throw new DestinationRefused(
+      `${new URL(completeUrl).host} answered the completion with an error: ${said(done.body)}`,
+    );
   // Only the result says the object exists: an answer cut short, empty or kept open to the limit is no completion.
-  if (!/<\/CompleteMultipartUploadResult>/.test(done.body)) throw new DestinationRefused(`${new URL(completeUrl).host} answered the completion without a result: ${said(done.body) || "an empty body"}`);
+  if (!/<\/CompleteMultipartUploadResult>/.test(done.body))
+    throw new DestinationRefused(
+      `${new URL(completeUrl).host} answered the completion without a result: ${said(done.body) || "an empty body"}`,
+    );
   const etag = /<ETag>([^<]*)<\/ETag>/.exec(done.body)?.[1];
   return { size, etag: etag ? unescapeXml(etag) : done.etag, sha256: hash.digest("hex") };
 }
@@ -79,5 +125,7 @@ function hashed(body: Readable, hash: Hash): Readable {
   return body;
 }
 
-const escapeXml = (s: string) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
-const unescapeXml = (s: string) => s.replaceAll("&quot;", '"').replaceAll("&gt;", ">").replaceAll("&lt;", "<").replaceAll("&amp;", "&");
+const escapeXml = (s: string) =>
+  s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+const unescapeXml = (s: string) =>
+  s.replaceAll("&quot;", '"').replaceAll("&gt;", ">").replaceAll("&lt;", "<").replaceAll("&amp;", "&");

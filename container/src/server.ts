@@ -17,7 +17,12 @@ type JobManager = ReturnType<typeof createJobManager>;
 export type SandboxMode = RunnerCapabilities["sandbox"]["mode"];
 
 /** `sandboxFallback`: why a stronger isolation did not start, when a weaker one did (isolation.ts). */
-export type RunnerInfo = { concurrency: number; sandbox: SandboxMode; sandboxDescription: string; sandboxFallback?: string | null };
+export type RunnerInfo = {
+  concurrency: number;
+  sandbox: SandboxMode;
+  sandboxDescription: string;
+  sandboxFallback?: string | null;
+};
 
 export function createRunnerServer(manager: JobManager, info: RunnerInfo, settings: RunnerSettings): http.Server {
   let probesInFlight = 0;
@@ -30,17 +35,32 @@ export function createRunnerServer(manager: JobManager, info: RunnerInfo, settin
       const url = new URL(req.url ?? "/", "http://runner");
       const match = /^\/jobs\/([0-9a-f-]{36})(\/cancel)?$/.exec(url.pathname);
       if (req.method === "GET" && url.pathname === "/healthz") {
-        return send(200, { ok: info.sandbox !== "unavailable", active: manager.activeCount(), concurrency: info.concurrency, sandbox: info.sandbox });
+        return send(200, {
+          ok: info.sandbox !== "unavailable",
+          active: manager.activeCount(),
+          concurrency: info.concurrency,
+          sandbox: info.sandbox,
+        });
       }
       // Everything but the health check is the coordinator's alone.
-      if (!secretMatches(headerValue(req.headers[RUNNER_SECRET_HEADER]), settings.controlSecret)) return send(401, { error: "unauthorized" });
+      if (!secretMatches(headerValue(req.headers[RUNNER_SECRET_HEADER]), settings.controlSecret))
+        return send(401, { error: "unauthorized" });
       if (req.method === "GET" && url.pathname === "/capabilities") {
-        return send(200, { ...(await capabilities()), sandbox: { mode: info.sandbox, description: info.sandboxDescription } });
+        return send(200, {
+          ...(await capabilities()),
+          sandbox: { mode: info.sandbox, description: info.sandboxDescription },
+        });
       }
       if (req.method === "POST" && url.pathname === "/platform-report") {
         const body = await readJson(req);
         if (!isPlatformRequest(body)) return send(400, { error: "malformed platform report request" });
-        const sandbox = { requested: settings.sandbox, mode: info.sandbox, description: info.sandboxDescription, fallbackReason: info.sandboxFallback ?? null, problem: settings.sandboxProblem };
+        const sandbox = {
+          requested: settings.sandbox,
+          mode: info.sandbox,
+          description: info.sandboxDescription,
+          fallbackReason: info.sandboxFallback ?? null,
+          problem: settings.sandboxProblem,
+        };
         return send(200, await platformReport(body, { egress: settings.egress, sandbox }, realPlatformDeps(settings)));
       }
       if (req.method === "POST" && url.pathname === "/probe") {
@@ -75,7 +95,8 @@ export function createRunnerServer(manager: JobManager, info: RunnerInfo, settin
       }
       return send(404, { error: "not found" });
     } catch (err) {
-      if (!res.headersSent) send(err instanceof SyntaxError || err instanceof RangeError ? 400 : 500, { error: "bad request" });
+      if (!res.headersSent)
+        send(err instanceof SyntaxError || err instanceof RangeError ? 400 : 500, { error: "bad request" });
     }
   });
 }

@@ -105,7 +105,11 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     inputs: oneOf(env.RUNNER_INPUTS, ["stream", "copy"], "RUNNER_INPUTS"),
     streamInputs: false,
     maxInputBytes: positiveInt(env.RUNNER_MAX_INPUT_BYTES, 64 * 1024 ** 3, "RUNNER_MAX_INPUT_BYTES"),
-    maxCopiedInputBytes: positiveInt(env.RUNNER_MAX_COPIED_INPUT_BYTES, DEFAULT_MAX_COPIED_INPUT_BYTES, "RUNNER_MAX_COPIED_INPUT_BYTES"),
+    maxCopiedInputBytes: positiveInt(
+      env.RUNNER_MAX_COPIED_INPUT_BYTES,
+      DEFAULT_MAX_COPIED_INPUT_BYTES,
+      "RUNNER_MAX_COPIED_INPUT_BYTES",
+    ),
     maxReadBytes: positiveInt(env.RUNNER_MAX_READ_BYTES, 100 * 1024 ** 3, "RUNNER_MAX_READ_BYTES"),
     originIdleMs: positiveInt(env.RUNNER_ORIGIN_IDLE_SECONDS, 30, "RUNNER_ORIGIN_IDLE_SECONDS") * 1000,
     maxStdoutBytes: 256 * 1024,
@@ -124,13 +128,30 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
     jobDiskQuotaBytes: positiveInt(env.RUNNER_JOB_DISK_BYTES, 4 * 1024 ** 3, "RUNNER_JOB_DISK_BYTES"),
     maxMemoryBytes: positiveInt(env.RUNNER_MAX_MEMORY_BYTES, 4 * 1024 ** 3, "RUNNER_MAX_MEMORY_BYTES"),
     stall: {
-      idleMs: positiveInt(env.RUNNER_STALL_IDLE_SECONDS, DEFAULT_STALL_IDLE_SECONDS, "RUNNER_STALL_IDLE_SECONDS") * 1000,
-      busyMs: positiveInt(env.RUNNER_STALL_BUSY_SECONDS, DEFAULT_STALL_BUSY_SECONDS, "RUNNER_STALL_BUSY_SECONDS") * 1000,
+      idleMs:
+        positiveInt(env.RUNNER_STALL_IDLE_SECONDS, DEFAULT_STALL_IDLE_SECONDS, "RUNNER_STALL_IDLE_SECONDS") * 1000,
+      busyMs:
+        positiveInt(env.RUNNER_STALL_BUSY_SECONDS, DEFAULT_STALL_BUSY_SECONDS, "RUNNER_STALL_BUSY_SECONDS") * 1000,
     },
     destination: {
-      idleMs: positiveInt(env.RUNNER_DESTINATION_IDLE_SECONDS, DEFAULT_DESTINATION_IDLE_SECONDS, "RUNNER_DESTINATION_IDLE_SECONDS") * 1000,
-      minBytesPerSecond: positiveInt(env.RUNNER_DESTINATION_MIN_KIB_PER_SECOND, DEFAULT_DESTINATION_MIN_KIB_PER_SECOND, "RUNNER_DESTINATION_MIN_KIB_PER_SECOND") * 1024,
-      windowMs: positiveInt(env.RUNNER_DESTINATION_WINDOW_SECONDS, DEFAULT_DESTINATION_WINDOW_SECONDS, "RUNNER_DESTINATION_WINDOW_SECONDS") * 1000,
+      idleMs:
+        positiveInt(
+          env.RUNNER_DESTINATION_IDLE_SECONDS,
+          DEFAULT_DESTINATION_IDLE_SECONDS,
+          "RUNNER_DESTINATION_IDLE_SECONDS",
+        ) * 1000,
+      minBytesPerSecond:
+        positiveInt(
+          env.RUNNER_DESTINATION_MIN_KIB_PER_SECOND,
+          DEFAULT_DESTINATION_MIN_KIB_PER_SECOND,
+          "RUNNER_DESTINATION_MIN_KIB_PER_SECOND",
+        ) * 1024,
+      windowMs:
+        positiveInt(
+          env.RUNNER_DESTINATION_WINDOW_SECONDS,
+          DEFAULT_DESTINATION_WINDOW_SECONDS,
+          "RUNNER_DESTINATION_WINDOW_SECONDS",
+        ) * 1000,
     },
     extraCaFile: env.RUNNER_EXTRA_CA_FILE || CLOUDFLARE_INTERCEPTION_CA_FILE,
     egress: oneOf(env.RUNNER_EGRESS, ["direct", "cloudflare"], "RUNNER_EGRESS"),
@@ -141,13 +162,16 @@ export function readSettings(env: NodeJS.ProcessEnv): RunnerSettings {
 function cpuList(value: string | undefined): number[] | null {
   if (!value) return null;
   const cpus = value.split(",").map((v) => v.trim());
-  if (!cpus.every((c) => /^\d{1,4}$/.test(c))) throw new Error(`RUNNER_PIN_CPUS must be a list of CPU numbers like "0,1", got "${value}"`);
+  if (!cpus.every((c) => /^\d{1,4}$/.test(c)))
+    throw new Error(`RUNNER_PIN_CPUS must be a list of CPU numbers like "0,1", got "${value}"`);
   return [...new Set(cpus.map(Number))];
 }
 
 function requiredSecret(value: string | undefined): string {
   if (!value || value.length < MIN_RUNNER_SECRET_LENGTH) {
-    throw new Error(`RUNNER_CONTROL_SECRET must be set to a random value of at least ${MIN_RUNNER_SECRET_LENGTH} characters, shared with the coordinator`);
+    throw new Error(
+      `RUNNER_CONTROL_SECRET must be set to a random value of at least ${MIN_RUNNER_SECRET_LENGTH} characters, shared with the coordinator`,
+    );
   }
   return value;
 }

@@ -31,7 +31,7 @@ export function network(address: string, bits: number): Network | null {
   const parsed = parse(address);
   if (!parsed) return null;
   const width = parsed.family === 4 ? 32 : 128;
-  return { family: parsed.family, prefix: parsed.value >> BigInt(width - bits) << BigInt(width - bits), bits };
+  return { family: parsed.family, prefix: (parsed.value >> BigInt(width - bits)) << BigInt(width - bits), bits };
 }
 
 function within(address: string, net: Network): boolean {

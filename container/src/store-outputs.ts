@@ -20,22 +20,54 @@ import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, ty
  * storage is what is slow, and it holds a runner slot). Directory outputs are stored beside them
  * (store-directory.ts). Answers the outputs and the run as billed.
  */
-export async function storeOutputs(req: RunnerJobRequest, folder: JobFolder, settings: RunnerSettings, ran: RunResult, canceled: AbortSignal, deadline: number): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
+export async function storeOutputs(
+  req: RunnerJobRequest,
+  folder: JobFolder,
+  settings: RunnerSettings,
+  ran: RunResult,
+  canceled: AbortSignal,
+  deadline: number,
+): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
   const prober = createProber(folder, settings);
   const sends: DestinationSends = { deadline, clock: createBusyClock() };
   const stored = await Promise.allSettled([
-    storeFiles(req.outputs.filter((o) => o.kind !== "directory"), folder, settings, ran, prober, canceled, req.allowedPrivateHosts, sends),
-    Promise.all(req.outputs.filter((o) => o.kind === "directory").map((o) => storeDirectory(o, folder, settings, prober, ran, canceled, req.allowedPrivateHosts, sends))),
+    storeFiles(
+      req.outputs.filter((o) => o.kind !== "directory"),
+      folder,
+      settings,
+      ran,
+      prober,
+      canceled,
+      req.allowedPrivateHosts,
+      sends,
+    ),
+    Promise.all(
+      req.outputs
+        .filter((o) => o.kind === "directory")
+        .map((o) => storeDirectory(o, folder, settings, prober, ran, canceled, req.allowedPrivateHosts, sends)),
+    ),
   ]);
   const billed = { ...ran, runtimeMs: ran.runtimeMs + sends.clock.ms() };
   // A cancel during the upload ends the job canceled (charged for the run), not as an upload failure.
   if (canceled.aborted) throw ended("CANCELED", "The job was canceled while its outputs were being stored", billed);
   const failed = stored.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason instanceof JobEnded ? new JobEnded({ ...failed.reason.outcome, runtimeMs: billed.runtimeMs }) : failed.reason;
+  if (failed)
+    throw failed.reason instanceof JobEnded
+      ? new JobEnded({ ...failed.reason.outcome, runtimeMs: billed.runtimeMs })
+      : failed.reason;
   return { outputs: stored.flatMap((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"]>).value), ran: billed };
 }
 
-async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[], sends: DestinationSends): Promise<RunnerOutcome["outputs"]> {
+async function storeFiles(
+  outputs: RunnerOutput[],
+  folder: JobFolder,
+  settings: RunnerSettings,
+  ran: RunResult,
+  prober: Prober,
+  canceled: AbortSignal,
+  allowedPrivateHosts: string[],
+  sends: DestinationSends,
+): Promise<RunnerOutcome["outputs"]> {
   if (outputs.length === 0) return [];
   const out = await openTrustedDir(join(folder.root, "out"));
   const opened = await Promise.allSettled(outputs.map((output) => openOutput(out, output, folder, ran)));
@@ -51,7 +83,12 @@ async function storeFiles(outputs: RunnerOutput[], folder: JobFolder, settings: 
 }
 
 /** A declared file output, opened as output-file.ts says: no link followed, the job's own regular file, or the job fails. */
-async function openOutput(out: OpenedDir, output: RunnerOutput, folder: JobFolder, ran: RunResult): Promise<OpenedFile> {
+async function openOutput(
+  out: OpenedDir,
+  output: RunnerOutput,
+  folder: JobFolder,
+  ran: RunResult,
+): Promise<OpenedFile> {
   try {
     return await openFileIn(out, basename(folder.hostPath(output.name)!), jobOwner(folder.uid));
   } catch (err) {
@@ -60,12 +97,32 @@ async function openOutput(out: OpenedDir, output: RunnerOutput, folder: JobFolde
   }
 }
 
-async function sendFiles(files: { output: RunnerOutput; file: OpenedFile }[], settings: RunnerSettings, ran: RunResult, prober: Prober, canceled: AbortSignal, allowedPrivateHosts: string[], sends: DestinationSends): Promise<RunnerOutcome["outputs"]> {
-  for (const { output, file: { size } } of files) {
+async function sendFiles(
+  files: { output: RunnerOutput; file: OpenedFile }[],
+  settings: RunnerSettings,
+  ran: RunResult,
+  prober: Prober,
+  canceled: AbortSignal,
+  allowedPrivateHosts: string[],
+  sends: DestinationSends,
+): Promise<RunnerOutcome["outputs"]> {
+  for (const {
+    output,
+    file: { size },
+  } of files) {
     // ffmpeg exits 0 with "Output file is empty, nothing was encoded" (a seek past the end, a stream that was not there).
-    if (size === 0) throw ended("OUTPUT_EMPTY", `Output "${output.name}" (${output.fileName}) is empty: the command encoded nothing into it (a start past the input's end, or a stream the input lacks?)`, ran);
+    if (size === 0)
+      throw ended(
+        "OUTPUT_EMPTY",
+        `Output "${output.name}" (${output.fileName}) is empty: the command encoded nothing into it (a start past the input's end, or a stream the input lacks?)`,
+        ran,
+      );
     if (size >= settings.maxOutputBytes) {
-      throw ended("LIMIT_EXCEEDED", `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`, ran);
+      throw ended(
+        "LIMIT_EXCEEDED",
+        `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`,
+        ran,
+      );
     }
   }
   const stored = await Promise.allSettled(
@@ -76,14 +133,32 @@ async function sendFiles(files: { output: RunnerOutput; file: OpenedFile }[], se
       if (output.destination) {
         const [probe, sent] = await Promise.all([
           prober(output.name),
-          sendToDestination(file, output, settings, allowedPrivateHosts, canceled, sends).catch((err: unknown) => (err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"))),
+          sendToDestination(file, output, settings, allowedPrivateHosts, canceled, sends).catch((err: unknown) =>
+            err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"),
+          ),
         ]);
-        if (sent instanceof DestinationRefused) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be sent to its destination: ${sent.message}`, ran);
-        return { name: output.name, size: sent.size, metadata: summarizeProbe(probe, size), delivered: { etag: sent.etag, sha256: sent.sha256 } };
+        if (sent instanceof DestinationRefused)
+          throw ended(
+            "OUTPUT_UPLOAD_FAILED",
+            `Output "${output.name}" could not be sent to its destination: ${sent.message}`,
+            ran,
+          );
+        return {
+          name: output.name,
+          size: sent.size,
+          metadata: summarizeProbe(probe, size),
+          delivered: { etag: sent.etag, sha256: sent.sha256 },
+        };
       }
       const [probe, uploaded] = await Promise.all([
         prober(output.name),
-        uploadFile(file, output.uploadUrl, { "content-type": output.contentType }, trustedAgent(settings.extraCaFile), canceled).catch(() => null),
+        uploadFile(
+          file,
+          output.uploadUrl,
+          { "content-type": output.contentType },
+          trustedAgent(settings.extraCaFile),
+          canceled,
+        ).catch(() => null),
       ]);
       if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
       return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size) };

@@ -46,16 +46,23 @@ export function watchTransfer(limits: TransferLimits, deadline: number, now: () 
   const check = () => {
     const t = now();
     if (t >= deadline) return stop("it had not finished when the job's time limit ran out");
-    if (t - lastProgressAt >= limits.idleMs) return stop(`it took and answered nothing for ${seconds(limits.idleMs)} s`);
+    if (t - lastProgressAt >= limits.idleMs)
+      return stop(`it took and answered nothing for ${seconds(limits.idleMs)} s`);
     samples.push({ at: t, sent: sentBytes });
     while (samples.length > 1 && samples[1].at <= t - limits.windowMs) samples.shift();
     const from = samples[0];
     if (!bodyDone && from.at <= t - limits.windowMs) {
       const rate = ((sentBytes - from.sent) * 1000) / (t - from.at);
-      if (rate < limits.minBytesPerSecond) stop(`it took the upload slower than ${Math.round(limits.minBytesPerSecond / 1024)} KiB/s over ${seconds(limits.windowMs)} s`);
+      if (rate < limits.minBytesPerSecond)
+        stop(
+          `it took the upload slower than ${Math.round(limits.minBytesPerSecond / 1024)} KiB/s over ${seconds(limits.windowMs)} s`,
+        );
     }
   };
-  const timer = setInterval(check, Math.max(10, Math.min(MAX_CHECK_INTERVAL_MS, limits.idleMs / 4, limits.windowMs / 4)));
+  const timer = setInterval(
+    check,
+    Math.max(10, Math.min(MAX_CHECK_INTERVAL_MS, limits.idleMs / 4, limits.windowMs / 4)),
+  );
   timer.unref?.();
   return {
     signal: controller.signal,

@@ -25,12 +25,22 @@ export function mappedExtents(idMap: string): Extent[] {
 }
 
 function intersect(a: Extent[], b: Extent[]): Extent[] {
-  return a.flatMap((x) => b.map((y) => ({ first: Math.max(x.first, y.first), end: Math.min(x.end, y.end) })).filter((e) => e.end > e.first));
+  return a.flatMap((x) =>
+    b.map((y) => ({ first: Math.max(x.first, y.first), end: Math.min(x.end, y.end) })).filter((e) => e.end > e.first),
+  );
 }
 
 function withoutReserved(e: Extent): Extent[] {
   let pieces = [{ first: Math.max(e.first, LOWEST_JOB_ID), end: e.end }];
-  for (const id of RESERVED_IDS) pieces = pieces.flatMap((p) => (id >= p.first && id < p.end ? [{ first: p.first, end: id }, { first: id + 1, end: p.end }] : [p]));
+  for (const id of RESERVED_IDS)
+    pieces = pieces.flatMap((p) =>
+      id >= p.first && id < p.end
+        ? [
+            { first: p.first, end: id },
+            { first: id + 1, end: p.end },
+          ]
+        : [p],
+    );
   return pieces.filter((p) => p.end > p.first);
 }
 

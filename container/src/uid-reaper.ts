@@ -32,13 +32,21 @@ export async function killUidProcesses(uid: number): Promise<void> {
       }
     }
   }
-  console.error(`uid ${uid}: processes still alive after ${MAX_PASSES} passes: ${(await liveProcessesOf(uid)).join(", ")}`);
+  console.error(
+    `uid ${uid}: processes still alive after ${MAX_PASSES} passes: ${(await liveProcessesOf(uid)).join(", ")}`,
+  );
 }
 
 /** kill(-1, SIGKILL) as `uid` (Node sets the helper's uid, gid and no supplementary groups before it runs). */
 function killAllAs(uid: number): Promise<void> {
   return new Promise((resolve) => {
-    const helper = spawn(PYTHON, ["-I", "-c", KILL_ALL_AS_ME], { uid, gid: uid, env: {}, stdio: "ignore", timeout: HELPER_TIMEOUT_MS });
+    const helper = spawn(PYTHON, ["-I", "-c", KILL_ALL_AS_ME], {
+      uid,
+      gid: uid,
+      env: {},
+      stdio: "ignore",
+      timeout: HELPER_TIMEOUT_MS,
+    });
     helper.on("error", (err) => {
       console.error(`uid ${uid}: the kill helper did not start: ${err.message}`);
       resolve();
@@ -50,11 +58,13 @@ function killAllAs(uid: number): Promise<void> {
 /** Pids whose real uid is `uid`, zombies aside (they are dead already; their parent reaps them). */
 export async function liveProcessesOf(uid: number): Promise<number[]> {
   const pids = (await readdir("/proc").catch(() => [] as string[])).filter((n) => /^\d+$/.test(n));
-  const live = await Promise.all(pids.map(async (pid) => {
-    const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-    const realUid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
-    const state = /^State:\s+(\S)/m.exec(status)?.[1];
-    return realUid === String(uid) && state !== "Z" && state !== "X" ? Number(pid) : null;
-  }));
+  const live = await Promise.all(
+    pids.map(async (pid) => {
+      const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+      const realUid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+      const state = /^State:\s+(\S)/m.exec(status)?.[1];
+      return realUid === String(uid) && state !== "Z" && state !== "X" ? Number(pid) : null;
+    }),
+  );
   return live.filter((p): p is number => p !== null);
 }

@@ -46,13 +46,30 @@ export function releaseUid(uid: number): void {
   inUse.delete(uid);
 }
 
-export function uidIsolatedCommand(binary: string, argv: string[], uid: number, limits: Limits): { file: string; args: string[] } {
+export function uidIsolatedCommand(
+  binary: string,
+  argv: string[],
+  uid: number,
+  limits: Limits,
+): { file: string; args: string[] } {
   return {
     file: "/usr/bin/prlimit",
     args: [
       ...prlimitArgs(limits),
-      "--", SETPRIV, `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all",
-      "--", PYTHON, "-I", NO_NETWORK_EXEC, `/usr/bin/${binary}`, ...argv,
+      "--",
+      SETPRIV,
+      `--reuid=${uid}`,
+      `--regid=${uid}`,
+      "--clear-groups",
+      "--no-new-privs",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--",
+      PYTHON,
+      "-I",
+      NO_NETWORK_EXEC,
+      `/usr/bin/${binary}`,
+      ...argv,
     ],
   };
 }
@@ -115,14 +132,44 @@ export function closeWorldWritableDirs(workDir: string): string[] {
 
 /** Whether uid isolation can run here: root, setpriv, and a seccomp filter that really denies a socket. */
 export function uidIsolationWorks(): { ok: boolean; reason: string | null } {
-  if (process.getuid?.() !== 0) return { ok: false, reason: "the runner is not root, so it cannot run jobs as uids of their own" };
-  for (const bin of [SETPRIV, PYTHON, NO_NETWORK_EXEC]) if (!existsSync(bin)) return { ok: false, reason: `${bin} is missing` };
+  if (process.getuid?.() !== 0)
+    return { ok: false, reason: "the runner is not root, so it cannot run jobs as uids of their own" };
+  for (const bin of [SETPRIV, PYTHON, NO_NETWORK_EXEC])
+    if (!existsSync(bin)) return { ok: false, reason: `${bin} is missing` };
   const range = runnerUidRange();
-  if (!range) return { ok: false, reason: "this user namespace maps too few ids to give each job a uid of its own (/proc/self/uid_map)" };
-  const probe = spawnSync("/usr/bin/prlimit", ["--nproc=64", "--", SETPRIV, `--reuid=${range.first}`, `--regid=${range.first}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all",
-    "--", PYTHON, "-I", NO_NETWORK_EXEC, PYTHON, "-I", "-c", "import os, socket\ntry:\n socket.socket()\nexcept PermissionError:\n print('denied', os.getuid())"],
-  { env: {}, encoding: "utf8", timeout: 10_000 });
+  if (!range)
+    return {
+      ok: false,
+      reason: "this user namespace maps too few ids to give each job a uid of its own (/proc/self/uid_map)",
+    };
+  const probe = spawnSync(
+    "/usr/bin/prlimit",
+    [
+      "--nproc=64",
+      "--",
+      SETPRIV,
+      `--reuid=${range.first}`,
+      `--regid=${range.first}`,
+      "--clear-groups",
+      "--no-new-privs",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--",
+      PYTHON,
+      "-I",
+      NO_NETWORK_EXEC,
+      PYTHON,
+      "-I",
+      "-c",
+      "import os, socket\ntry:\n socket.socket()\nexcept PermissionError:\n print('denied', os.getuid())",
+    ],
+    { env: {}, encoding: "utf8", timeout: 10_000 },
+  );
   if (probe.error) return { ok: false, reason: `the uid isolation could not be run: ${probe.error.message}` };
-  if (probe.stdout.trim() !== `denied ${range.first}`) return { ok: false, reason: `the uid isolation did not hold (seccomp unavailable?): ${(probe.stderr || probe.stdout).trim().slice(0, 300)}` };
+  if (probe.stdout.trim() !== `denied ${range.first}`)
+    return {
+      ok: false,
+      reason: `the uid isolation did not hold (seccomp unavailable?): ${(probe.stderr || probe.stdout).trim().slice(0, 300)}`,
+    };
   return { ok: true, reason: null };
 }

@@ -8,7 +8,13 @@ const UPLOAD_TIMEOUT_MS = 30 * 60_000;
  * Streams an opened output (output-file.ts: read through its descriptor, never by path again) to a
  * PUT URL (presigned, or with a token header); resolves with the byte count once storage accepted it.
  */
-export async function uploadFile(file: OpenedFile, uploadUrl: string, headers: Record<string, string>, httpsAgent?: https.Agent, canceled?: AbortSignal): Promise<number> {
+export async function uploadFile(
+  file: OpenedFile,
+  uploadUrl: string,
+  headers: Record<string, string>,
+  httpsAgent?: https.Agent,
+  canceled?: AbortSignal,
+): Promise<number> {
   const { size } = file;
   const url = new URL(uploadUrl);
   const client = url.protocol === "https:" ? https : http;
@@ -20,7 +26,9 @@ export async function uploadFile(file: OpenedFile, uploadUrl: string, headers: R
         agent: url.protocol === "https:" ? httpsAgent : undefined,
         headers: { ...headers, "content-length": String(size) },
         // A canceled job stops storing at once: an aborted PUT leaves no object behind.
-        signal: canceled ? AbortSignal.any([AbortSignal.timeout(UPLOAD_TIMEOUT_MS), canceled]) : AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+        signal: canceled
+          ? AbortSignal.any([AbortSignal.timeout(UPLOAD_TIMEOUT_MS), canceled])
+          : AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
       },
       (res) => {
         res.resume();

@@ -34,8 +34,13 @@ function nameHash(name: string): number {
  */
 export function answerAddresses(mode: DnsMode, name: string): { v4: number[]; v6: number[] } {
   const h = nameHash(name);
-  if (mode === "public") return { v4: [192, 31, 196, 128 + (h & 0x7f)], v6: [0x26, 0x20, 0, 0x4f, 0x80, 0, ...Array(8).fill(0), h >> 8, h & 0xff] };
-  if (mode === "private") return { v4: [10, 77, h >> 8, (h & 0xff) | 1], v6: [0xfd, 0x77, ...Array(12).fill(0), h >> 8, h & 0xff] };
+  if (mode === "public")
+    return {
+      v4: [192, 31, 196, 128 + (h & 0x7f)],
+      v6: [0x26, 0x20, 0, 0x4f, 0x80, 0, ...Array(8).fill(0), h >> 8, h & 0xff],
+    };
+  if (mode === "private")
+    return { v4: [10, 77, h >> 8, (h & 0xff) | 1], v6: [0xfd, 0x77, ...Array(12).fill(0), h >> 8, h & 0xff] };
   return { v4: [11, 0, 0, 1], v6: [0xfd, 0, ...Array(13).fill(0), 1] };
 }
 
@@ -62,13 +67,21 @@ export function questions(query: Buffer): Question[] | null {
       at += 1 + len;
     }
     if (at + 5 > query.length) return null;
-    list.push({ name: `${labels.join(".")}.`, qtype: query.readUInt16BE(at + 1), qclass: query.readUInt16BE(at + 3), end: at + 5 });
+    list.push({
+      name: `${labels.join(".")}.`,
+      qtype: query.readUInt16BE(at + 1),
+      qclass: query.readUInt16BE(at + 3),
+      end: at + 5,
+    });
     at += 5;
   }
   return list;
 }
 
-function header(query: Buffer, opts: { rcode: number; authoritative: boolean; questions: number; answers: number }): Buffer {
+function header(
+  query: Buffer,
+  opts: { rcode: number; authoritative: boolean; questions: number; answers: number },
+): Buffer {
   const h = Buffer.alloc(12);
   query.copy(h, 0, 0, 2); // id
   const opcode = (query[2] >> 3) & 0x0f;
@@ -84,7 +97,13 @@ function header(query: Buffer, opts: { rcode: number; authoritative: boolean; qu
 
 /** An answer record, its name written out (upstream packs with `Compress = false`). */
 function record(name: string, type: number, qclass: number, data: number[]): Buffer {
-  const owner = Buffer.from([...name.split(".").filter(Boolean).flatMap((l) => [l.length, ...Buffer.from(l, "latin1")]), 0]);
+  const owner = Buffer.from([
+    ...name
+      .split(".")
+      .filter(Boolean)
+      .flatMap((l) => [l.length, ...Buffer.from(l, "latin1")]),
+    0,
+  ]);
   const fixed = Buffer.alloc(10);
   fixed.writeUInt16BE(type, 0);
   fixed.writeUInt16BE(qclass, 2);
@@ -100,7 +119,11 @@ export function dnsAnswer(query: Buffer, config: EgressConfig, mode: DnsMode = "
   // miekg/dns SetReply echoes the first question only; dnsAllowedResponse answers every one.
   const echoed = asked.length ? query.subarray(12, asked[0].end) : Buffer.alloc(0);
   const reply = (rcode: number, authoritative: boolean, answers: Buffer[]) =>
-    Buffer.concat([header(query, { rcode, authoritative, questions: asked.length ? 1 : 0, answers: answers.length }), echoed, ...answers]);
+    Buffer.concat([
+      header(query, { rcode, authoritative, questions: asked.length ? 1 : 0, answers: answers.length }),
+      echoed,
+      ...answers,
+    ]);
   if (config.internetEnabled) return reply(RCODE_SERVFAIL, false, []);
   const allowed = asked.length > 0 && dnsNameAllowed(config.dnsAllowPatterns, asked[0].name);
   if (!allowed) return reply(RCODE_NXDOMAIN, false, []);

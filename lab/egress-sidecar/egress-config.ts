@@ -60,7 +60,9 @@ function struct(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** The body decoded into upstream's payload struct, or null where `Decode` fails. */
-function decodePayload(body: string): { port?: number; internet?: { enabled?: boolean }; dns?: { allowHostnames?: string[] } } | null {
+function decodePayload(
+  body: string,
+): { port?: number; internet?: { enabled?: boolean }; dns?: { allowHostnames?: string[] } } | null {
   let root: unknown;
   try {
     root = firstJsonValue(body);
@@ -71,13 +73,15 @@ function decodePayload(body: string): { port?: number; internet?: { enabled?: bo
   try {
     if (!isObject(root)) throw new TypeMismatch();
     const port = field(root, "port");
-    if (port !== undefined && port !== null && !(typeof port === "number" && Number.isSafeInteger(port))) throw new TypeMismatch();
+    if (port !== undefined && port !== null && !(typeof port === "number" && Number.isSafeInteger(port)))
+      throw new TypeMismatch();
     const internet = struct(field(root, "internet"));
     const enabled = internet ? field(internet, "enabled") : undefined;
     if (enabled !== undefined && enabled !== null && typeof enabled !== "boolean") throw new TypeMismatch();
     const dns = struct(field(root, "dns"));
     const allow = dns ? field(dns, "allowHostnames") : undefined;
-    if (allow !== undefined && allow !== null && !(Array.isArray(allow) && allow.every((h) => typeof h === "string"))) throw new TypeMismatch();
+    if (allow !== undefined && allow !== null && !(Array.isArray(allow) && allow.every((h) => typeof h === "string")))
+      throw new TypeMismatch();
     return {
       ...(typeof port === "number" ? { port } : {}),
       ...(internet ? { internet: typeof enabled === "boolean" ? { enabled } : {} } : {}),
@@ -104,7 +108,8 @@ export function applyEgressUpdate(config: EgressConfig, body: string): 204 | 400
     config.port = payload.port;
   }
   if (payload.internet?.enabled !== undefined) config.internetEnabled = payload.internet.enabled;
-  if (payload.dns?.allowHostnames !== undefined) config.dnsAllowPatterns = normalizeAllowPatterns(payload.dns.allowHostnames);
+  if (payload.dns?.allowHostnames !== undefined)
+    config.dnsAllowPatterns = normalizeAllowPatterns(payload.dns.allowHostnames);
   return 204;
 }
 
@@ -118,7 +123,11 @@ export function dnsNameAllowed(patterns: string[], name: string): boolean {
 }
 
 function globMatches(pattern: string, name: string): boolean {
-  const source = pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\[!/g, "[^").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]");
+  const source = pattern
+    .replace(/[.+^${}()|\\]/g, "\\$&")
+    .replace(/\[!/g, "[^")
+    .replace(/\*/g, "[^/]*")
+    .replace(/\?/g, "[^/]");
   try {
     return new RegExp(`^${source}$`).test(name);
   } catch {

@@ -19,7 +19,10 @@ export type Destination = { address: string; port: number };
 type Hints = { sni: string; hostname: string };
 
 /** The connection's real destination: with TPROXY, the accepted socket's own address. */
-export const socketDestination = (app: net.Socket): Destination => ({ address: app.localAddress ?? "", port: app.localPort ?? 0 });
+export const socketDestination = (app: net.Socket): Destination => ({
+  address: app.localAddress ?? "",
+  port: app.localPort ?? 0,
+});
 
 /** The `CONNECT` request upstream's `dialHTTPConnect` writes (Go's header order: sorted). */
 export function connectRequest(destination: string, source: string, hints: Hints): string {
@@ -70,11 +73,22 @@ function peek(app: net.Socket, port: number, done: (peeked: Buffer, hints: Hints
   app.on("end", onEnd);
 }
 
-function tunnel(app: net.Socket, destination: Destination, peeked: Buffer, hints: Hints, gateway: Gateway, tlsIntercept: Interceptor): void {
+function tunnel(
+  app: net.Socket,
+  destination: Destination,
+  peeked: Buffer,
+  hints: Hints,
+  gateway: Gateway,
+  tlsIntercept: Interceptor,
+): void {
   const workerd = net.connect({ host: gateway.host, port: gateway.port(), allowHalfOpen: true });
   workerd.on("error", () => app.resetAndDestroy());
   app.on("error", () => workerd.destroy());
-  workerd.once("connect", () => workerd.write(connectRequest(`${destination.address}:${destination.port}`, `${app.remoteAddress}:${app.remotePort}`, hints)));
+  workerd.once("connect", () =>
+    workerd.write(
+      connectRequest(`${destination.address}:${destination.port}`, `${app.remoteAddress}:${app.remotePort}`, hints),
+    ),
+  );
   let answer = Buffer.alloc(0);
   const onAnswer = (chunk: Buffer) => {
     answer = Buffer.concat([answer, chunk]);
@@ -122,7 +136,9 @@ export function startEgressProxy(
     .createServer({ allowHalfOpen: true }, (app) => {
       app.on("error", () => app.destroy());
       const destination = destinationOf(app);
-      peek(app, destination.port, (peeked, hints) => (hints ? tunnel(app, destination, peeked, hints, gateway, tlsIntercept) : app.resetAndDestroy()));
+      peek(app, destination.port, (peeked, hints) =>
+        hints ? tunnel(app, destination, peeked, hints, gateway, tlsIntercept) : app.resetAndDestroy(),
+      );
     })
     .listen(listen);
 }

@@ -66,7 +66,11 @@ export function looksLikeHttpPrefix(bytes: Buffer): boolean {
   return HTTP_METHODS.some((m) => (text.length <= m.length + 1 ? `${m} `.startsWith(text) : text.startsWith(`${m} `)));
 }
 
-export type HostnameRead = { kind: "need-more" } | { kind: "not-http" } | { kind: "host"; host: string } | { kind: "error" };
+export type HostnameRead =
+  | { kind: "need-more" }
+  | { kind: "not-http" }
+  | { kind: "host"; host: string }
+  | { kind: "error" };
 
 /**
  * Upstream `readHostname` on the bytes read so far: not HTTP (then the tunnel opens without a
@@ -83,7 +87,10 @@ export function readHostname(bytes: Buffer): HostnameRead {
   const target = requestLine.split(" ")[1];
   // Go's http.ReadRequest: an absolute-form target's host wins over the Host field.
   const absolute = /^https?:\/\/([^/?#]+)/i.exec(target)?.[1];
-  const field = fields.find((f) => /^host:/i.test(f))?.slice(5).trim();
+  const field = fields
+    .find((f) => /^host:/i.test(f))
+    ?.slice(5)
+    .trim();
   const host = absolute ?? field;
   return { kind: "host", host: host ?? "" };
 }

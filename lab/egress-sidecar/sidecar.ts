@@ -31,14 +31,18 @@ function flag(name: string): string | undefined {
 
 /** The namespace's address on the Docker bridge, where the double's DNS listens. */
 function bridgeAddress(): string {
-  const found = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal);
+  const found = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === "IPv4" && !a.internal);
   if (!found) throw new Error("the sidecar has no IPv4 address on the bridge");
   return found.address;
 }
 
 /** workerd's egress listener, as the container reaches it: host.docker.internal from /etc/hosts. */
 function gatewayAddress(): string {
-  const line = readFileSync("/etc/hosts", "utf8").split("\n").find((l) => /\shost\.docker\.internal(\s|$)/.test(l));
+  const line = readFileSync("/etc/hosts", "utf8")
+    .split("\n")
+    .find((l) => /\shost\.docker\.internal(\s|$)/.test(l));
   if (!line) throw new Error("host.docker.internal is not in /etc/hosts (workerd adds it with host-gateway)");
   return line.trim().split(/\s+/)[0];
 }
@@ -46,15 +50,21 @@ function gatewayAddress(): string {
 // workerd passes --dns-enabled and --tls-intercept; the double always does both, and says so if
 // a workerd ever stops asking (its behaviour would then differ from the platform's).
 for (const wanted of ["--dns-enabled", "--tls-intercept"]) {
-  if (!process.argv.includes(wanted)) console.warn(`egress sidecar double: workerd did not pass ${wanted}; the double does it anyway`);
+  if (!process.argv.includes(wanted))
+    console.warn(`egress sidecar double: workerd did not pass ${wanted}; the double does it anyway`);
 }
 // workerd passes --disable-ipv6 when Docker has no IPv6 (the lab's has none): upstream then touches
 // no IPv6 traffic. With IPv6 on it would intercept it too, which this double cannot: it refuses to run.
-if (!process.argv.includes("--disable-ipv6")) throw new Error("egress sidecar double: intercepting IPv6 is not implemented; run Docker without IPv6 (workerd then passes --disable-ipv6)");
+if (!process.argv.includes("--disable-ipv6"))
+  throw new Error(
+    "egress sidecar double: intercepting IPv6 is not implemented; run Docker without IPv6 (workerd then passes --disable-ipv6)",
+  );
 const dnsMode = (process.env.SIDECAR_DNS_MODE || "placeholder") as DnsMode;
-if (!DNS_MODES.includes(dnsMode)) throw new Error(`egress sidecar double: SIDECAR_DNS_MODE must be one of ${DNS_MODES.join(", ")}`);
+if (!DNS_MODES.includes(dnsMode))
+  throw new Error(`egress sidecar double: SIDECAR_DNS_MODE must be one of ${DNS_MODES.join(", ")}`);
 const listenFd = Number(process.env.TPROXY_LISTEN_FD);
-if (!Number.isInteger(listenFd)) throw new Error("egress sidecar double: start it through transparent-listen.pl (no TPROXY_LISTEN_FD)");
+if (!Number.isInteger(listenFd))
+  throw new Error("egress sidecar double: start it through transparent-listen.pl (no TPROXY_LISTEN_FD)");
 
 const config = initialConfig(Number(flag("http-egress-port") ?? 49121));
 const interceptor = startInterceptor(CA_DIR);
@@ -69,7 +79,8 @@ startEgressProxy({ host: egressIp, port: () => config.port }, { fd: listenFd }, 
 startDns(address, config, dnsMode);
 
 const control = http.createServer((req, res) => {
-  if (req.method === "GET" && req.url === "/ca") return res.writeHead(200, { "content-type": "application/x-pem-file" }).end(interceptor.caPem);
+  if (req.method === "GET" && req.url === "/ca")
+    return res.writeHead(200, { "content-type": "application/x-pem-file" }).end(interceptor.caPem);
   if (req.method === "PUT" && req.url === "/egress") {
     let body = "";
     req.on("data", (c: Buffer) => (body += c));
@@ -85,7 +96,9 @@ control.on("connect", (req: http.IncomingMessage, client: net.Socket, head: Buff
   const dst = /^(\d+\.\d+\.\d+\.\d+):(\d+)$/.exec(String(req.headers["x-dst-addr"] ?? ""));
   if (!dst) return client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
   const upstream = net.connect({ host: dst[1], port: Number(dst[2]), allowHalfOpen: true });
-  upstream.once("error", () => (upstream.readyState === "opening" ? client.end("HTTP/1.1 400 Bad Request\r\n\r\n") : client.destroy()));
+  upstream.once("error", () =>
+    upstream.readyState === "opening" ? client.end("HTTP/1.1 400 Bad Request\r\n\r\n") : client.destroy(),
+  );
   client.on("error", () => upstream.destroy());
   upstream.once("connect", () => {
     client.write("HTTP/1.1 200 OK\r\n\r\n");
@@ -101,5 +114,7 @@ control.listen(Number(port), host, () => {
   // now on does not. Its own connections go to ranges the interception leaves alone.
   process.setgid!(SIDECAR_UID);
   process.setuid!(SIDECAR_UID);
-  console.log(`egress sidecar double: ingress on ${host}:${port}, egress via ${egressIp}:${config.port}, DNS ${dnsMode}, leaving alone ${ignored.join(" ")}`);
+  console.log(
+    `egress sidecar double: ingress on ${host}:${port}, egress via ${egressIp}:${config.port}, DNS ${dnsMode}, leaving alone ${ignored.join(" ")}`,
+  );
 });

@@ -26,8 +26,27 @@ function createCa(dir: string): { cert: string; key: string } {
   mkdirSync(dir, { recursive: true });
   const cert = join(dir, "ca.crt");
   const key = join(dir, "ca.key");
-  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "30", "-keyout", key, "-out", cert,
-    "-subj", CA_SUBJECT, "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+  openssl([
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-days",
+    "30",
+    "-keyout",
+    key,
+    "-out",
+    cert,
+    "-subj",
+    CA_SUBJECT,
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
   return { cert, key };
 }
 
@@ -35,11 +54,47 @@ function createCa(dir: string): { cert: string; key: string } {
 function mintLeaf(dir: string, ca: { cert: string; key: string }, sni: string): tls.SecureContext {
   if (!/^[a-z0-9.-]{1,253}$/i.test(sni)) throw new Error(`no leaf for SNI ${JSON.stringify(sni)}`);
   const base = join(dir, `leaf-${sni}`);
-  writeFileSync(`${base}.ext`, `subjectAltName=DNS:${sni}\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`);
-  openssl(["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${base}.key`, "-out", `${base}.csr`, "-subj", `/CN=${sni}`]);
-  openssl(["x509", "-req", "-in", `${base}.csr`, "-CA", ca.cert, "-CAkey", ca.key, "-set_serial", `0x${randomBytes(16).toString("hex")}`,
-    "-days", "1", "-extfile", `${base}.ext`, "-out", `${base}.crt`]);
-  return tls.createSecureContext({ key: readFileSync(`${base}.key`), cert: readFileSync(`${base}.crt`, "utf8") + readFileSync(ca.cert, "utf8") });
+  writeFileSync(
+    `${base}.ext`,
+    `subjectAltName=DNS:${sni}\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`,
+  );
+  openssl([
+    "req",
+    "-new",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    `${base}.key`,
+    "-out",
+    `${base}.csr`,
+    "-subj",
+    `/CN=${sni}`,
+  ]);
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    `${base}.csr`,
+    "-CA",
+    ca.cert,
+    "-CAkey",
+    ca.key,
+    "-set_serial",
+    `0x${randomBytes(16).toString("hex")}`,
+    "-days",
+    "1",
+    "-extfile",
+    `${base}.ext`,
+    "-out",
+    `${base}.crt`,
+  ]);
+  return tls.createSecureContext({
+    key: readFileSync(`${base}.key`),
+    cert: readFileSync(`${base}.crt`, "utf8") + readFileSync(ca.cert, "utf8"),
+  });
 }
 
 /** A stream that yields the bytes already read from `socket`, then the rest of it. */

@@ -25,12 +25,17 @@ export function corsRules(origins: string[]) {
  * `--origin` given (a custom domain). An origin is scheme://host[:port], nothing after it.
  */
 export function dashboardOrigins(deployTargets: string[], extra: string[]): string[] {
-  const origins = [...deployTargets.filter((t) => /^https:\/\/[^/]+\.workers\.dev\/?$/.test(t)), ...extra].map((u) => new URL(u).origin);
+  const origins = [...deployTargets.filter((t) => /^https:\/\/[^/]+\.workers\.dev\/?$/.test(t)), ...extra].map(
+    (u) => new URL(u).origin,
+  );
   return [...new Set(origins)];
 }
 
 /** wrangler writes one JSON entry per line to WRANGLER_OUTPUT_FILE_PATH; the deploy's lists its URLs. */
 export function deployTargetsFromOutput(ndjson: string): string[] {
-  const entries = ndjson.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as { type?: string; targets?: string[] });
+  const entries = ndjson
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { type?: string; targets?: string[] });
   return entries.filter((e) => e.type === "deploy").flatMap((e) => e.targets ?? []);
 }

@@ -17,16 +17,24 @@ export const CREDENTIALS_HELP =
   `permission "Object Read & Write" on all buckets or on ${R2_BUCKET}), then either run \`npm run deploy\` in a ` +
   `terminal and paste its two values when asked, or set R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY.`;
 
-export async function resolveCredentials(env: Record<string, string | undefined>, inventory: Pick<Inventory, "secrets">, ask?: Ask): Promise<R2Credentials> {
+export async function resolveCredentials(
+  env: Record<string, string | undefined>,
+  inventory: Pick<Inventory, "secrets">,
+  ask?: Ask,
+): Promise<R2Credentials> {
   const accessKeyId = env.R2_ACCESS_KEY_ID?.trim();
   const secretAccessKey = env.R2_SECRET_ACCESS_KEY?.trim();
   // Given in the environment: set them, also over the ones already set (that is how a token rotates).
   if (accessKeyId && secretAccessKey) return { kind: "set", accessKeyId, secretAccessKey };
   if (accessKeyId || secretAccessKey) {
-    return { kind: "missing", reason: `only ${accessKeyId ? "R2_ACCESS_KEY_ID" : "R2_SECRET_ACCESS_KEY"} is set; set both` };
+    return {
+      kind: "missing",
+      reason: `only ${accessKeyId ? "R2_ACCESS_KEY_ID" : "R2_SECRET_ACCESS_KEY"} is set; set both`,
+    };
   }
   if (R2_SECRET_NAMES.every((name) => inventory.secrets.includes(name))) return { kind: "keep" };
-  if (!ask) return { kind: "missing", reason: "the Worker has no R2 credentials yet, and this is not a terminal to ask in" };
+  if (!ask)
+    return { kind: "missing", reason: "the Worker has no R2 credentials yet, and this is not a terminal to ask in" };
   const askedId = (await ask("R2 access key id: ", false)).trim();
   const askedSecret = (await ask("R2 secret access key: ", true)).trim();
   if (!askedId || !askedSecret) return { kind: "missing", reason: "an empty answer" };

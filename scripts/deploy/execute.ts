@@ -36,7 +36,10 @@ async function runStep(step: Step, x: Executors): Promise<void> {
   for (const f of step.files ?? []) writeFileSync(f.path, f.content, { mode: 0o600 });
   try {
     const r = x.wrangler(step.args, { show: step.show, env: { CLOUDFLARE_ACCOUNT_ID: x.accountId, ...step.env } });
-    if (r.status !== 0) throw new DeployError(`${describeStep(step)} failed (exit ${r.status})${step.show ? "" : `:\n${r.stdout}${r.stderr}`}`.trimEnd());
+    if (r.status !== 0)
+      throw new DeployError(
+        `${describeStep(step)} failed (exit ${r.status})${step.show ? "" : `:\n${r.stdout}${r.stderr}`}`.trimEnd(),
+      );
   } finally {
     for (const f of step.files ?? []) if (f.secret) rmSync(f.path, { force: true });
   }

@@ -18,9 +18,11 @@ export class DeployError extends Error {}
 
 /** The account to deploy to: CLOUDFLARE_ACCOUNT_ID, else the login's only account. */
 export function chooseAccount(whoami: WranglerResult, envAccountId: string | undefined): string {
-  if (whoami.status !== 0) throw new DeployError("Not logged in to Cloudflare: run `npx wrangler login` first (or set CLOUDFLARE_API_TOKEN).");
+  if (whoami.status !== 0)
+    throw new DeployError("Not logged in to Cloudflare: run `npx wrangler login` first (or set CLOUDFLARE_API_TOKEN).");
   if (envAccountId) {
-    if (!ACCOUNT_ID_PATTERN.test(envAccountId)) throw new DeployError(`CLOUDFLARE_ACCOUNT_ID must be 32 hex digits, got "${envAccountId}"`);
+    if (!ACCOUNT_ID_PATTERN.test(envAccountId))
+      throw new DeployError(`CLOUDFLARE_ACCOUNT_ID must be 32 hex digits, got "${envAccountId}"`);
     return envAccountId;
   }
   const info = parseJson(whoami.stdout, "wrangler whoami --json") as { accounts?: { id: string; name: string }[] };
@@ -28,7 +30,9 @@ export function chooseAccount(whoami: WranglerResult, envAccountId: string | und
   if (accounts.length === 1) return accounts[0].id;
   if (accounts.length === 0) throw new DeployError("This login has no Cloudflare account.");
   const list = accounts.map((a) => `  ${a.id}  ${a.name}`).join("\n");
-  throw new DeployError(`This login has ${accounts.length} accounts; choose one with CLOUDFLARE_ACCOUNT_ID=<id>:\n${list}`);
+  throw new DeployError(
+    `This login has ${accounts.length} accounts; choose one with CLOUDFLARE_ACCOUNT_ID=<id>:\n${list}`,
+  );
 }
 
 export function parseD1List(r: WranglerResult): string[] {
@@ -54,7 +58,10 @@ export function queueExists(r: WranglerResult, name: string): boolean {
 export function parseSecretList(r: WranglerResult): { workerExists: boolean; secrets: string[] } {
   if (r.status !== 0 && /not found/i.test(r.stdout + r.stderr)) return { workerExists: false, secrets: [] };
   ensureOk(r, "wrangler secret list");
-  return { workerExists: true, secrets: (parseJson(r.stdout, "wrangler secret list") as { name: string }[]).map((s) => s.name) };
+  return {
+    workerExists: true,
+    secrets: (parseJson(r.stdout, "wrangler secret list") as { name: string }[]).map((s) => s.name),
+  };
 }
 
 export function discover(run: RunWrangler, envAccountId: string | undefined): Inventory {

@@ -7,10 +7,22 @@ import { DeployError, type Inventory } from "./inventory.ts";
 import { D1_DATABASE, QUEUES, R2_BUCKET, r2Endpoint } from "./resources.ts";
 import { createKeySql, revokeKeySql, type NewKey } from "../api-key-sql.ts";
 
-export type FileToWrite = { path: string; content: string; /** removed after the step, never printed */ secret?: boolean };
+export type FileToWrite = {
+  path: string;
+  content: string /** removed after the step, never printed */;
+  secret?: boolean;
+};
 
 export type Step =
-  | { kind: "wrangler"; why: string; args: string[]; files?: FileToWrite[]; env?: Record<string, string>; show?: boolean; always?: boolean }
+  | {
+      kind: "wrangler";
+      why: string;
+      args: string[];
+      files?: FileToWrite[];
+      env?: Record<string, string>;
+      show?: boolean;
+      always?: boolean;
+    }
   | { kind: "build-dashboard"; why: string }
   | { kind: "smoke"; why: string; url: string; apiKey: string; inputUrl?: string };
 
@@ -23,14 +35,27 @@ export const DEPLOY_OUTPUT_FILE = "wrangler-output.ndjson";
 
 /** Everything up to and including `wrangler deploy`. */
 export function planDeploy({ inventory, credentials, flags, workDir }: PlanInput): Step[] {
-  if (credentials.kind === "missing") throw new DeployError(`R2 credentials missing (${credentials.reason}).\n${CREDENTIALS_HELP}`);
+  if (credentials.kind === "missing")
+    throw new DeployError(`R2 credentials missing (${credentials.reason}).\n${CREDENTIALS_HELP}`);
   const steps: Step[] = [];
   // wrangler would provision the database at deploy by itself, but the migrations must run first.
-  if (!inventory.databases.includes(D1_DATABASE.name)) steps.push(wrangler(`create the D1 database ${D1_DATABASE.name}`, ["d1", "create", D1_DATABASE.name]));
-  if (!inventory.buckets.includes(R2_BUCKET)) steps.push(wrangler(`create the R2 bucket ${R2_BUCKET}`, ["r2", "bucket", "create", R2_BUCKET]));
+  if (!inventory.databases.includes(D1_DATABASE.name))
+    steps.push(wrangler(`create the D1 database ${D1_DATABASE.name}`, ["d1", "create", D1_DATABASE.name]));
+  if (!inventory.buckets.includes(R2_BUCKET))
+    steps.push(wrangler(`create the R2 bucket ${R2_BUCKET}`, ["r2", "bucket", "create", R2_BUCKET]));
   // Automatic provisioning covers the producer queues only, not the dead-letter queues.
-  for (const queue of QUEUES) if (!inventory.queues.includes(queue)) steps.push(wrangler(`create the queue ${queue}`, ["queues", "create", queue]));
-  steps.push(wrangler("apply the D1 migrations that are not applied yet", ["d1", "migrations", "apply", D1_DATABASE.binding, "--remote"]));
+  for (const queue of QUEUES)
+    if (!inventory.queues.includes(queue))
+      steps.push(wrangler(`create the queue ${queue}`, ["queues", "create", queue]));
+  steps.push(
+    wrangler("apply the D1 migrations that are not applied yet", [
+      "d1",
+      "migrations",
+      "apply",
+      D1_DATABASE.binding,
+      "--remote",
+    ]),
+  );
   steps.push({ kind: "build-dashboard", why: "compile the typed client into the dashboard's assets" });
 
   const deployArgs = ["deploy", "--var", `R2_S3_ENDPOINT:${r2Endpoint(inventory.accountId)}`];
@@ -38,7 +63,14 @@ export function planDeploy({ inventory, credentials, flags, workDir }: PlanInput
   if (credentials.kind === "set") {
     // Uploaded with the new version itself: no moment where the Worker runs without them.
     const path = join(workDir, "r2-secrets.json");
-    files.push({ path, content: JSON.stringify({ R2_ACCESS_KEY_ID: credentials.accessKeyId, R2_SECRET_ACCESS_KEY: credentials.secretAccessKey }), secret: true });
+    files.push({
+      path,
+      content: JSON.stringify({
+        R2_ACCESS_KEY_ID: credentials.accessKeyId,
+        R2_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      }),
+      secret: true,
+    });
     deployArgs.push("--secrets-file", path);
   }
   if (flags.containersRollout) deployArgs.push(`--containers-rollout=${flags.containersRollout}`);
@@ -63,19 +95,33 @@ export type AfterDeployInput = {
 
 /** After the deploy: the bucket's CORS rule for the Worker's origin, then the smoke test with a key of its own. */
 export function planAfterDeploy({ workDir, origins, smoke, firstKey }: AfterDeployInput): Step[] {
-  if (origins.length === 0) throw new DeployError("No origin for the dashboard: wrangler printed no workers.dev URL; pass --origin https://<your domain>.");
+  if (origins.length === 0)
+    throw new DeployError(
+      "No origin for the dashboard: wrangler printed no workers.dev URL; pass --origin https://<your domain>.",
+    );
   const corsPath = join(workDir, "r2-cors.json");
   const steps: Step[] = [
-    wrangler(`allow the dashboard's uploads from ${origins.join(", ")} (R2 CORS)`, ["r2", "bucket", "cors", "set", R2_BUCKET, "--file", corsPath, "--force"], {
-      files: [{ path: corsPath, content: JSON.stringify(corsRules(origins), null, 2) }],
-    }),
+    wrangler(
+      `allow the dashboard's uploads from ${origins.join(", ")} (R2 CORS)`,
+      ["r2", "bucket", "cors", "set", R2_BUCKET, "--file", corsPath, "--force"],
+      {
+        files: [{ path: corsPath, content: JSON.stringify(corsRules(origins), null, 2) }],
+      },
+    ),
   ];
   const d1 = ["d1", "execute", D1_DATABASE.binding, "--remote", "--command"];
-  if (firstKey) steps.push(wrangler(`create an API key for account ${firstKey.account}`, [...d1, createKeySql(firstKey)]));
+  if (firstKey)
+    steps.push(wrangler(`create an API key for account ${firstKey.account}`, [...d1, createKeySql(firstKey)]));
   if (!smoke) return steps;
   // An operator's key: the smoke test reads the platform report (POST /v1/admin/platform-report).
   steps.push(wrangler("create the smoke test's API key", [...d1, createKeySql(smoke.key, null, true)]));
-  steps.push({ kind: "smoke", why: `smoke test ${smoke.url}`, url: smoke.url, apiKey: smoke.key.key, inputUrl: smoke.inputUrl });
+  steps.push({
+    kind: "smoke",
+    why: `smoke test ${smoke.url}`,
+    url: smoke.url,
+    apiKey: smoke.key.key,
+    inputUrl: smoke.inputUrl,
+  });
   steps.push(wrangler("revoke the smoke test's API key", [...d1, revokeKeySql(smoke.key)], { always: true }));
   return steps;
 }
@@ -87,7 +133,10 @@ function wrangler(why: string, args: string[], extra: Partial<Extract<Step, { ki
 /** One line per step for the terminal and the tests; secrets never appear. */
 export function describeStep(step: Step): string {
   if (step.kind === "build-dashboard") return `(build) ${step.why}`;
-  if (step.kind === "smoke") return `(smoke) npm run smoke -- --url ${step.url} --key <smoke key>${step.inputUrl ? ` --input-url ${step.inputUrl}` : ""}`;
-  const args = step.args.map((a) => (a.includes("\n") || a.length > 80 ? `'${a.slice(0, 40).replace(/\n/g, " ")}…'` : a));
+  if (step.kind === "smoke")
+    return `(smoke) npm run smoke -- --url ${step.url} --key <smoke key>${step.inputUrl ? ` --input-url ${step.inputUrl}` : ""}`;
+  const args = step.args.map((a) =>
+    a.includes("\n") || a.length > 80 ? `'${a.slice(0, 40).replace(/\n/g, " ")}…'` : a,
+  );
   return `wrangler ${args.join(" ")}`;
 }

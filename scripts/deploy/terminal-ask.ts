@@ -9,7 +9,9 @@ export function terminalAsk(): Ask | undefined {
     new Promise((resolve) => {
       let muted = false;
       // Echo goes through this stream: once the question is printed, a hidden answer prints nothing.
-      const output = new Writable({ write: (chunk, _enc, done) => (muted ? done() : process.stderr.write(chunk, () => done())) });
+      const output = new Writable({
+        write: (chunk, _enc, done) => (muted ? done() : process.stderr.write(chunk, () => done())),
+      });
       const rl = createInterface({ input: process.stdin, output, terminal: true });
       rl.question(question, (answer) => {
         rl.close();

@@ -10,7 +10,11 @@ export function apiCaller(baseUrl: string, apiKey: string, doFetch: typeof fetch
   return async <T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> => {
     const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await doFetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await doFetch(`${base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: unknown = null;
     try {
@@ -18,7 +22,11 @@ export function apiCaller(baseUrl: string, apiKey: string, doFetch: typeof fetch
     } catch {
       parsed = { error: text.slice(0, 300) || res.statusText, code: `HTTP_${res.status}` };
     }
-    if (!res.ok) throw new FfjobsError(res.status, (parsed ?? { error: res.statusText, code: `HTTP_${res.status}` }) as ApiErrorBody & Record<string, unknown>);
+    if (!res.ok)
+      throw new FfjobsError(
+        res.status,
+        (parsed ?? { error: res.statusText, code: `HTTP_${res.status}` }) as ApiErrorBody & Record<string, unknown>,
+      );
     return parsed as T;
   };
 }

@@ -23,12 +23,21 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  */
 export class NoCompleteAnswer extends TypeError {}
 
-export function boundedFetch(doFetch: typeof fetch, limits: { timeoutMs: number; maxBytes: number } = { timeoutMs: SMOKE_REQUEST_TIMEOUT_MS, maxBytes: SMOKE_MAX_ANSWER_BYTES }): typeof fetch {
+export function boundedFetch(
+  doFetch: typeof fetch,
+  limits: { timeoutMs: number; maxBytes: number } = {
+    timeoutMs: SMOKE_REQUEST_TIMEOUT_MS,
+    maxBytes: SMOKE_MAX_ANSWER_BYTES,
+  },
+): typeof fetch {
   return async (input, init = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const where = `${init.method ?? (input instanceof Request ? input.method : "GET")} ${url.origin}${url.pathname}`;
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new NoCompleteAnswer(`no complete answer to ${where} within ${limits.timeoutMs / 1000} s`)), limits.timeoutMs);
+    const timer = setTimeout(
+      () => deadline.abort(new NoCompleteAnswer(`no complete answer to ${where} within ${limits.timeoutMs / 1000} s`)),
+      limits.timeoutMs,
+    );
     // A deadline that outlives the request must not hold the process open.
     timer.unref();
     const signal = init.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
@@ -43,20 +52,26 @@ export function boundedFetch(doFetch: typeof fetch, limits: { timeoutMs: number;
     if (declared > limits.maxBytes) {
       clearTimeout(timer);
       await res.body?.cancel().catch(() => {});
-      throw new NoCompleteAnswer(`${where} answered HTTP ${res.status} with ${declared} bytes, more than the smoke test reads (${limits.maxBytes})`);
+      throw new NoCompleteAnswer(
+        `${where} answered HTTP ${res.status} with ${declared} bytes, more than the smoke test reads (${limits.maxBytes})`,
+      );
     }
     if (!res.body || NULL_BODY_STATUSES.has(res.status)) return res;
     let seen = 0;
-    const capped = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, out) {
-        seen += chunk.byteLength;
-        if (seen <= limits.maxBytes) return out.enqueue(chunk);
-        const tooLarge = new NoCompleteAnswer(`${where} answered HTTP ${res.status} with more than ${limits.maxBytes} bytes, more than the smoke test reads`);
-        out.error(tooLarge);
-        deadline.abort(tooLarge);
-      },
-      flush: () => clearTimeout(timer),
-    }));
+    const capped = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          seen += chunk.byteLength;
+          if (seen <= limits.maxBytes) return out.enqueue(chunk);
+          const tooLarge = new NoCompleteAnswer(
+            `${where} answered HTTP ${res.status} with more than ${limits.maxBytes} bytes, more than the smoke test reads`,
+          );
+          out.error(tooLarge);
+          deadline.abort(tooLarge);
+        },
+        flush: () => clearTimeout(timer),
+      }),
+    );
     const bounded = new Response(capped, { status: res.status, statusText: res.statusText, headers: res.headers });
     Object.defineProperties(bounded, { url: { value: res.url }, redirected: { value: res.redirected } });
     return bounded;

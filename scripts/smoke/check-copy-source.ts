@@ -10,34 +10,52 @@ const MAX_SHOWN_BODY = 160;
 /** What the control PUT (without the copy header) stores. */
 const CONTROL_BYTES = new TextEncoder().encode("ffjobs smoke");
 
-export async function checkCopySource(d: { client: FfjobsClient; fetch: typeof fetch }, source: Pick<Asset, "id" | "fileName" | "size">): Promise<Finding> {
+export async function checkCopySource(
+  d: { client: FfjobsClient; fetch: typeof fetch },
+  source: Pick<Asset, "id" | "fileName" | "size">,
+): Promise<Finding> {
   const slot = await d.client.createFile({ fileName: "ffjobs-smoke-copy-target.wav", contentType: "audio/wav" });
   try {
-    if (slot.upload.method !== "PUT") throw new Error(`a small file's slot answered an upload of method ${slot.upload.method}, not PUT`);
+    if (slot.upload.method !== "PUT")
+      throw new Error(`a small file's slot answered an upload of method ${slot.upload.method}, not PUT`);
     const { url: uploadUrl, headers: signed } = slot.upload;
     const copySource = copySourceOf(uploadUrl, slot.id, source);
     // Exactly the slot's own signed request (its If-None-Match included, an empty body with its length),
     // plus the copy header; the same request without it, after, shows the refusal was the header's.
-    const put = (headers: Record<string, string>, body: Uint8Array) => d.fetch(uploadUrl, { method: "PUT", headers: { ...signed, ...headers }, body });
+    const put = (headers: Record<string, string>, body: Uint8Array) =>
+      d.fetch(uploadUrl, { method: "PUT", headers: { ...signed, ...headers }, body });
     const res = await put({ "x-amz-copy-source": copySource }, new Uint8Array(0));
     const said = (await res.text()).replace(/\s+/g, " ").slice(0, MAX_SHOWN_BODY);
     const after = await d.client.getFile(slot.id);
     const stored = after.status === "ready" ? (after.size ?? 0) : null;
     if (stored !== null && stored > 0) {
-      return notExpected(CHECK, `PUT with x-amz-copy-source: ${copySource} answered HTTP ${res.status} and the slot now holds ${stored} bytes (the source has ${source.size}): an upload URL copies objects of the bucket`,
-        "do not let untrusted accounts share this deployment: uploads must go through the Worker instead of presigned URLs (docs/security.md, \"Production R2 and copy headers\")");
+      return notExpected(
+        CHECK,
+        `PUT with x-amz-copy-source: ${copySource} answered HTTP ${res.status} and the slot now holds ${stored} bytes (the source has ${source.size}): an upload URL copies objects of the bucket`,
+        'do not let untrusted accounts share this deployment: uploads must go through the Worker instead of presigned URLs (docs/security.md, "Production R2 and copy headers")',
+      );
     }
     if (res.ok) {
-      return notExpected(CHECK, `PUT with x-amz-copy-source answered HTTP ${res.status} and stored ${stored ?? "nothing"} (no bytes copied)`,
-        "storage ignored the header instead of refusing it: nothing was copied today, but run npm run smoke again after R2 changes and read docs/security.md, \"Production R2 and copy headers\"", { required: false });
+      return notExpected(
+        CHECK,
+        `PUT with x-amz-copy-source answered HTTP ${res.status} and stored ${stored ?? "nothing"} (no bytes copied)`,
+        'storage ignored the header instead of refusing it: nothing was copied today, but run npm run smoke again after R2 changes and read docs/security.md, "Production R2 and copy headers"',
+        { required: false },
+      );
     }
     const control = await put({}, CONTROL_BYTES);
     await control.body?.cancel();
     if (!control.ok) {
-      return notExpected(CHECK, `PUT with x-amz-copy-source answered HTTP ${res.status}, but so did the same PUT without it (HTTP ${control.status}): the refusal says nothing of the header`,
-        "check the R2 API token and R2_S3_ENDPOINT (the upload earlier in this test worked), then run npm run smoke again");
+      return notExpected(
+        CHECK,
+        `PUT with x-amz-copy-source answered HTTP ${res.status}, but so did the same PUT without it (HTTP ${control.status}): the refusal says nothing of the header`,
+        "check the R2 API token and R2_S3_ENDPOINT (the upload earlier in this test worked), then run npm run smoke again",
+      );
     }
-    return expected(CHECK, `PUT with x-amz-copy-source answered HTTP ${res.status}${said ? ` (${said})` : ""} and the slot stayed empty; the same PUT without it stored its ${CONTROL_BYTES.length} bytes`);
+    return expected(
+      CHECK,
+      `PUT with x-amz-copy-source answered HTTP ${res.status}${said ? ` (${said})` : ""} and the slot stayed empty; the same PUT without it stored its ${CONTROL_BYTES.length} bytes`,
+    );
   } finally {
     await d.client.deleteFile(slot.id).catch(() => {});
   }

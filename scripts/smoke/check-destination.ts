@@ -13,10 +13,22 @@ const CHECK = "output sent to a destination";
 const PART_SIZE_BYTES = 5 * 1024 * 1024;
 
 /** `samples`: the WAV's 16-bit samples, which the job writes back as raw PCM (s16le), byte for byte. */
-export async function checkDestination(d: { client: FfjobsClient; api: ApiCall; runJob: RunJob }, source: Pick<Asset, "id">, samples: Uint8Array): Promise<Finding> {
-  const slot = await d.client.createFile({ fileName: "ffjobs-smoke-destination.sw", contentType: "application/octet-stream", size: samples.length, multipart: true, partSizeBytes: PART_SIZE_BYTES });
+export async function checkDestination(
+  d: { client: FfjobsClient; api: ApiCall; runJob: RunJob },
+  source: Pick<Asset, "id">,
+  samples: Uint8Array,
+): Promise<Finding> {
+  const slot = await d.client.createFile({
+    fileName: "ffjobs-smoke-destination.sw",
+    contentType: "application/octet-stream",
+    size: samples.length,
+    multipart: true,
+    partSizeBytes: PART_SIZE_BYTES,
+  });
   try {
-    const { parts } = await d.api<{ parts: { url: string }[] }>("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1] });
+    const { parts } = await d.api<{ parts: { url: string }[] }>("POST", `/v1/files/${slot.id}/parts`, {
+      partNumbers: [1],
+    });
     const destination = parts[0].url;
     let job: Job;
     try {
@@ -27,28 +39,46 @@ export async function checkDestination(d: { client: FfjobsClient; api: ApiCall; 
       });
     } catch (err) {
       if (err instanceof FfjobsError && err.status === 400) {
-        return notExpected(CHECK, `the service refused its own storage as a destination: ${err.message}`,
-          "on a local stack, allow its storage host (ALLOWED_PRIVATE_HOSTS=127.0.0.1); in production, R2_S3_ENDPOINT must be https://<account>.r2.cloudflarestorage.com");
+        return notExpected(
+          CHECK,
+          `the service refused its own storage as a destination: ${err.message}`,
+          "on a local stack, allow its storage host (ALLOWED_PRIVATE_HOSTS=127.0.0.1); in production, R2_S3_ENDPOINT must be https://<account>.r2.cloudflarestorage.com",
+        );
       }
       throw err;
     }
     const host = new URL(destination).host;
     if (job.status !== "completed") {
-      return notExpected(CHECK, `job ${job.id} ${job.status}: ${job.errorCode} ${job.errorMessage ?? ""}`.trim(),
-        `the runner could not send to ${host}: outputs with a destination would fail; the Worker resolves and checks that host over DNS-over-HTTPS (EGRESS_RESOLVER_URL): see its logs (npx wrangler tail)`);
+      return notExpected(
+        CHECK,
+        `job ${job.id} ${job.status}: ${job.errorCode} ${job.errorMessage ?? ""}`.trim(),
+        `the runner could not send to ${host}: outputs with a destination would fail; the Worker resolves and checks that host over DNS-over-HTTPS (EGRESS_RESOLVER_URL): see its logs (npx wrangler tail)`,
+      );
     }
     const sent = job.deliveredOutputs[0];
     const sha256 = createHash("sha256").update(samples).digest("hex");
     if (!sent || sent.size !== samples.length || sent.sha256 !== sha256 || !sent.etag) {
-      return notExpected(CHECK, `job ${job.id} recorded ${JSON.stringify(sent ?? null)}, expected ${samples.length} bytes with SHA-256 ${sha256} and an ETag`, "see the job (GET /v1/jobs/<id>): the runner's report of the send is wrong");
+      return notExpected(
+        CHECK,
+        `job ${job.id} recorded ${JSON.stringify(sent ?? null)}, expected ${samples.length} bytes with SHA-256 ${sha256} and an ETag`,
+        "see the job (GET /v1/jobs/<id>): the runner's report of the send is wrong",
+      );
     }
-    const done = await d.api<Asset>("POST", `/v1/files/${slot.id}/complete`, { parts: [{ partNumber: 1, etag: sent.etag }] });
+    const done = await d.api<Asset>("POST", `/v1/files/${slot.id}/complete`, {
+      parts: [{ partNumber: 1, etag: sent.etag }],
+    });
     if (done.status !== "ready" || done.size !== samples.length) {
-      return notExpected(CHECK, `the destination's upload completed as ${done.status} with ${done.size} bytes, expected ${samples.length}`, "storage kept something else than the runner sent: see the Worker's logs (npx wrangler tail)");
+      return notExpected(
+        CHECK,
+        `the destination's upload completed as ${done.status} with ${done.size} bytes, expected ${samples.length}`,
+        "storage kept something else than the runner sent: see the Worker's logs (npx wrangler tail)",
+      );
     }
-    return expected(CHECK, `job ${job.id}'s runner sent ${sent.size} bytes to ${host} (SHA-256 and ETag recorded), and storage kept them`);
+    return expected(
+      CHECK,
+      `job ${job.id}'s runner sent ${sent.size} bytes to ${host} (SHA-256 and ETag recorded), and storage kept them`,
+    );
   } finally {
     await d.client.deleteFile(slot.id).catch(() => {});
   }
 }
-

@@ -8,24 +8,39 @@ const CHECK = "container DNS";
 
 export function checkDns(report: PlatformReport): Finding {
   if (report.dns.every((l) => l.outcome === "not-applicable")) {
-    return notApplicable(CHECK, `the runner connects by itself here (egress ${report.egress}), so no container DNS is in the way; a deploy's report shows it`);
+    return notApplicable(
+      CHECK,
+      `the runner connects by itself here (egress ${report.egress}), so no container DNS is in the way; a deploy's report shows it`,
+    );
   }
   const failed = report.dns.filter((l) => l.outcome !== "resolved");
   if (failed.length) {
     const internal = failed.some((l) => l.role === "internal");
-    return notExpected(CHECK, `${failed.map((l) => `${l.name}: ${l.detail}`).join("; ")}`, internal
-      ? "the container cannot resolve the service's own names: runner notifications and directory outputs (HLS) will fail; check the container's outbound configuration (enableInternet = false with the jobEgress handler, src/runner/ffmpeg-container.ts) and tell Cloudflare what the report shows"
-      : `the container resolves no address for ${report.publicHost}: every URL input and destination will fail; try another --public-host, then check the container's outbound configuration (src/runner/ffmpeg-container.ts)`);
+    return notExpected(
+      CHECK,
+      `${failed.map((l) => `${l.name}: ${l.detail}`).join("; ")}`,
+      internal
+        ? "the container cannot resolve the service's own names: runner notifications and directory outputs (HLS) will fail; check the container's outbound configuration (enableInternet = false with the jobEgress handler, src/runner/ffmpeg-container.ts) and tell Cloudflare what the report shows"
+        : `the container resolves no address for ${report.publicHost}: every URL input and destination will fail; try another --public-host, then check the container's outbound configuration (src/runner/ffmpeg-container.ts)`,
+    );
   }
   const bypass = report.dns.filter((l) => l.addresses.some((a) => a.kind === "bypasses-sidecar"));
   if (bypass.length) {
-    return notExpected(CHECK, `${answers(bypass)}: in a range Cloudflare's sidecar does not carry to the Worker`,
-      "the runner refuses these answers, so URL inputs, destinations and notifications for these names fail: the platform's DNS changed; report it with this output and see container/src/sidecar-bypass.ts");
+    return notExpected(
+      CHECK,
+      `${answers(bypass)}: in a range Cloudflare's sidecar does not carry to the Worker`,
+      "the runner refuses these answers, so URL inputs, destinations and notifications for these names fail: the platform's DNS changed; report it with this output and see container/src/sidecar-bypass.ts",
+    );
   }
-  const refused = report.connections.find((c) => c.via === "runner-client" && c.url.startsWith("http:") && c.outcome === "runner-refused");
+  const refused = report.connections.find(
+    (c) => c.via === "runner-client" && c.url.startsWith("http:") && c.outcome === "runner-refused",
+  );
   if (refused) {
-    return notExpected(CHECK, `${answers(report.dns)}; the runner's own client refused them (${refused.detail})`,
-      "URL inputs and destinations would fail the same way: the runner judges these DNS answers differently from what the platform gives; see container/src/safe-fetch.ts and report this output");
+    return notExpected(
+      CHECK,
+      `${answers(report.dns)}; the runner's own client refused them (${refused.detail})`,
+      "URL inputs and destinations would fail the same way: the runner judges these DNS answers differently from what the platform gives; see container/src/safe-fetch.ts and report this output",
+    );
   }
   return expected(CHECK, `${answers(report.dns)} (${kinds(report.dns)}); the runner's client accepts them`);
 }

@@ -8,7 +8,13 @@ const CHECK = "runner notification";
 
 export function checkNotification(report: PlatformReport): Finding {
   const n = report.notification;
-  if (n.outcome === "delivered") return expected(CHECK, `the runner's notification reached the Worker (${n.detail}, ${n.ms} ms)`);
+  if (n.outcome === "delivered")
+    return expected(CHECK, `the runner's notification reached the Worker (${n.detail}, ${n.ms} ms)`);
   const why = n.outcome === "not-configured" ? n.detail : `it did not reach the Worker: ${n.detail}`;
-  return notExpected(CHECK, why, "jobs still finish, noticed at the coordinator's next poll (RUNNER_POLL_INTERVAL_MS) instead of at once; see the Worker's logs (npx wrangler tail) for the notification's request", { required: false });
+  return notExpected(
+    CHECK,
+    why,
+    "jobs still finish, noticed at the coordinator's next poll (RUNNER_POLL_INTERVAL_MS) instead of at once; see the Worker's logs (npx wrangler tail) for the notification's request",
+    { required: false },
+  );
 }

@@ -20,7 +20,12 @@ export const RUNNER_FAULT_CODES = ["RUNNER_UNAVAILABLE", "RUNNER_LOST"];
  * Runs `attempt` until it succeeds, retrying NotReadyYet every `retryEveryMs` while the total time since
  * `startedAt` stays within `budgetMs` (one budget shared by every step of a smoke test).
  */
-export async function untilReady<T>(what: string, attempt: () => Promise<T>, startedAt: number, p: Patience): Promise<T> {
+export async function untilReady<T>(
+  what: string,
+  attempt: () => Promise<T>,
+  startedAt: number,
+  p: Patience,
+): Promise<T> {
   let explained = false;
   for (;;) {
     try {
@@ -29,10 +34,14 @@ export async function untilReady<T>(what: string, attempt: () => Promise<T>, sta
       if (!(err instanceof NotReadyYet)) throw err;
       const waited = p.clock.now() - startedAt;
       if (waited + p.retryEveryMs > p.budgetMs) {
-        throw new Error(`${what}: the service was still not ready after ${minutes(waited)} (${err.message}). If this is a first deploy, try \`npm run smoke\` again in a few minutes; otherwise see \`npx wrangler tail\` and the container logs in the dashboard.`);
+        throw new Error(
+          `${what}: the service was still not ready after ${minutes(waited)} (${err.message}). If this is a first deploy, try \`npm run smoke\` again in a few minutes; otherwise see \`npx wrangler tail\` and the container logs in the dashboard.`,
+        );
       }
       if (!explained) {
-        p.log(`  containers are still starting: Cloudflare notes that container requests can fail for several minutes after a first deploy. Waiting up to ${minutes(p.budgetMs)} in all, retrying every ${Math.round(p.retryEveryMs / 1000)} s.`);
+        p.log(
+          `  containers are still starting: Cloudflare notes that container requests can fail for several minutes after a first deploy. Waiting up to ${minutes(p.budgetMs)} in all, retrying every ${Math.round(p.retryEveryMs / 1000)} s.`,
+        );
         explained = true;
       }
       p.log(`  ${what}: not ready yet (${err.message}); waited ${minutes(waited)} of ${minutes(p.budgetMs)}`);

@@ -15,20 +15,45 @@ export type Finding = {
   required: boolean;
 };
 
-export const expected = (check: string, detail: string): Finding => ({ check, verdict: "expected", detail, advice: null, required: true });
+export const expected = (check: string, detail: string): Finding => ({
+  check,
+  verdict: "expected",
+  detail,
+  advice: null,
+  required: true,
+});
 
-export const notExpected = (check: string, detail: string, advice: string, opts: { required?: boolean } = {}): Finding => ({
-  check, verdict: "not-expected", detail, advice, required: opts.required ?? true,
+export const notExpected = (
+  check: string,
+  detail: string,
+  advice: string,
+  opts: { required?: boolean } = {},
+): Finding => ({
+  check,
+  verdict: "not-expected",
+  detail,
+  advice,
+  required: opts.required ?? true,
 });
 
 /** A check that means something only behind Cloudflare's sidecar, seen on a stack that has none: said, never passed silently. */
-export const notApplicable = (check: string, detail: string): Finding => ({ check, verdict: "not-applicable", detail, advice: null, required: false });
+export const notApplicable = (check: string, detail: string): Finding => ({
+  check,
+  verdict: "not-applicable",
+  detail,
+  advice: null,
+  required: false,
+});
 
 export function formatFinding(f: Finding): string[] {
   if (f.verdict === "expected") return [`✓ expected: ${f.check}: ${f.detail}`];
   if (f.verdict === "not-applicable") return [`- not applicable here: ${f.check}: ${f.detail}`];
-  return [`✗ NOT expected${f.required ? "" : " (a warning: jobs still work)"}: ${f.check}: ${f.detail}`, `    what to do: ${f.advice}`];
+  return [
+    `✗ NOT expected${f.required ? "" : " (a warning: jobs still work)"}: ${f.check}: ${f.detail}`,
+    `    what to do: ${f.advice}`,
+  ];
 }
 
 /** The findings that fail the smoke test. */
-export const failures = (findings: readonly Finding[]): Finding[] => findings.filter((f) => f.verdict === "not-expected" && f.required);
+export const failures = (findings: readonly Finding[]): Finding[] =>
+  findings.filter((f) => f.verdict === "not-expected" && f.required);

@@ -20,10 +20,22 @@ import { formatFinding, notExpected, type Finding } from "./finding.ts";
 import type { RunJob } from "./smoke-job.ts";
 import { readWav } from "./wav.ts";
 
-export type PlatformCheckDeps = { fetch: typeof fetch; client: FfjobsClient; runJob: RunJob; patience: Patience; startedAt: number };
+export type PlatformCheckDeps = {
+  fetch: typeof fetch;
+  client: FfjobsClient;
+  runJob: RunJob;
+  patience: Patience;
+  startedAt: number;
+};
 
 /** What the report's checks read of it, in the order they print. */
-export const REPORT_CHECKS: ((r: PlatformReport) => Finding)[] = [checkSandbox, checkDns, checkDirectConnection, checkHttpsEgress, checkNotification];
+export const REPORT_CHECKS: ((r: PlatformReport) => Finding)[] = [
+  checkSandbox,
+  checkDns,
+  checkDirectConnection,
+  checkHttpsEgress,
+  checkNotification,
+];
 
 export async function runPlatformChecks(
   o: { url: string; apiKey: string; publicHost?: string },
@@ -39,7 +51,9 @@ export async function runPlatformChecks(
   const report = await untilReady("platform report", () => fetchPlatformReport(o, d.fetch), d.startedAt, d.patience);
   if ("verdict" in report) note(report);
   else {
-    d.patience.log(`  (runner: RUNNER_MODE ${report.runnerMode}, egress ${report.egress}; report in ${report.durationMs} ms)`);
+    d.patience.log(
+      `  (runner: RUNNER_MODE ${report.runnerMode}, egress ${report.egress}; report in ${report.durationMs} ms)`,
+    );
     const incoherent = checkReportCoherence(report, o.publicHost);
     if (incoherent) note(incoherent);
     else for (const check of REPORT_CHECKS) note(check(report));
@@ -47,12 +61,26 @@ export async function runPlatformChecks(
   const samples = readWav(uploaded.wav).data;
   const checks: [string, () => Promise<Finding>][] = [
     ["HLS directory output", () => checkHlsOutput({ runJob: d.runJob, fetch: d.fetch }, uploaded.asset)],
-    ["output sent to a destination", () => checkDestination({ client: d.client, api, runJob: d.runJob }, uploaded.asset, samples)],
-    ["R2 refuses x-amz-copy-source on an upload URL", () => checkCopySource({ client: d.client, fetch: d.fetch }, uploaded.asset)],
+    [
+      "output sent to a destination",
+      () => checkDestination({ client: d.client, api, runJob: d.runJob }, uploaded.asset, samples),
+    ],
+    [
+      "R2 refuses x-amz-copy-source on an upload URL",
+      () => checkCopySource({ client: d.client, fetch: d.fetch }, uploaded.asset),
+    ],
     ["multipart upload completed", () => checkMultipartUpload({ client: d.client, api, fetch: d.fetch })],
   ];
   for (const [check, run] of checks) {
-    note(await run().catch((err: Error) => notExpected(check, `the check itself failed: ${err.message}`, "see the Worker's logs (npx wrangler tail) and run npm run smoke again")));
+    note(
+      await run().catch((err: Error) =>
+        notExpected(
+          check,
+          `the check itself failed: ${err.message}`,
+          "see the Worker's logs (npx wrangler tail) and run npm run smoke again",
+        ),
+      ),
+    );
   }
   return findings;
 }

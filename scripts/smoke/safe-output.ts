@@ -11,7 +11,9 @@ export const REDACTED = "<the API key>";
 export function redacted(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret) out = out.split(secret).join(REDACTED);
-  return out.length > MAX_PRINTED_LINE_CHARS ? `${out.slice(0, MAX_PRINTED_LINE_CHARS)}… (${out.length - MAX_PRINTED_LINE_CHARS} more characters)` : out;
+  return out.length > MAX_PRINTED_LINE_CHARS
+    ? `${out.slice(0, MAX_PRINTED_LINE_CHARS)}… (${out.length - MAX_PRINTED_LINE_CHARS} more characters)`
+    : out;
 }
 
 /** `log`, printing every line redacted. */

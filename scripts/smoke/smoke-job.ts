@@ -18,14 +18,17 @@ export function jobRunner(client: FfjobsClient, startedAt: number, patience: Pat
 
 /** Creates a job and waits for its end; a job whose runner never worked is NotReadyYet (a new job is tried). */
 async function runJob(client: FfjobsClient, body: CreateJobRequest): Promise<Job> {
-  const created = await notReadyOnFault(() => client.createJob({ ...body, metadata: METADATA, timeoutSeconds: JOB_TIMEOUT_SECONDS }));
+  const created = await notReadyOnFault(() =>
+    client.createJob({ ...body, metadata: METADATA, timeoutSeconds: JOB_TIMEOUT_SECONDS }),
+  );
   const job = await client.waitForJob(created.id, { timeoutMs: JOB_WAIT_MS }).catch(async (err: Error) => {
     // Still queued: no runner took it (yet). Cancel it, so only the next try runs.
     if (err instanceof FfjobsError) throw err;
     await client.cancelJob(created.id).catch(() => {});
     throw new NotReadyYet(`job ${created.id} did not finish within ${JOB_WAIT_MS / 60_000} min`);
   });
-  if (job.status !== "completed" && job.errorCode && RUNNER_FAULT_CODES.includes(job.errorCode)) throw new NotReadyYet(`job ${job.id} ${job.status} ${job.errorCode}`);
+  if (job.status !== "completed" && job.errorCode && RUNNER_FAULT_CODES.includes(job.errorCode))
+    throw new NotReadyYet(`job ${job.id} ${job.status} ${job.errorCode}`);
   return job;
 }
 
@@ -33,7 +36,9 @@ async function runJob(client: FfjobsClient, body: CreateJobRequest): Promise<Job
 export async function completed(client: FfjobsClient, job: Job): Promise<Job> {
   if (job.status === "completed") return job;
   const result = await client.getResult(job.id).catch(() => null);
-  throw new Error(`job ${job.id} ${job.status}: ${job.errorCode} ${job.errorMessage ?? ""}${result?.stderrTail ? `\n${result.stderrTail}` : ""}`);
+  throw new Error(
+    `job ${job.id} ${job.status}: ${job.errorCode} ${job.errorMessage ?? ""}${result?.stderrTail ? `\n${result.stderrTail}` : ""}`,
+  );
 }
 
 /**
@@ -50,7 +55,8 @@ export async function notReadyOnFault<T>(call: () => Promise<T>): Promise<T> {
       throw err;
     }
     if (err instanceof NoCompleteAnswer) throw new NotReadyYet(err.message);
-    if (err instanceof TypeError) throw new NotReadyYet(`cannot connect: ${(err.cause as Error | undefined)?.message ?? err.message}`);
+    if (err instanceof TypeError)
+      throw new NotReadyYet(`cannot connect: ${(err.cause as Error | undefined)?.message ?? err.message}`);
     throw err;
   }
 }

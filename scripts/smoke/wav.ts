@@ -26,7 +26,11 @@ export function makeWav({ sampleRate, seconds, frequencyHz, amplitude } = SMOKE_
   ascii(36, "data");
   buf.setUint32(40, dataBytes, true);
   for (let i = 0; i < samples; i++) {
-    buf.setInt16(44 + i * BYTES_PER_SAMPLE, Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * frequencyHz * i) / sampleRate)), true);
+    buf.setInt16(
+      44 + i * BYTES_PER_SAMPLE,
+      Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * frequencyHz * i) / sampleRate)),
+      true,
+    );
   }
   return new Uint8Array(buf.buffer);
 }
@@ -37,12 +41,18 @@ export type WavInfo = { format: number; channels: number; sampleRate: number; bi
 export function readWav(bytes: Uint8Array): WavInfo {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const tag = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
-  if (bytes.length < 12 || tag(0) !== "RIFF" || tag(8) !== "WAVE") throw new Error("not a WAV file (no RIFF/WAVE header)");
+  if (bytes.length < 12 || tag(0) !== "RIFF" || tag(8) !== "WAVE")
+    throw new Error("not a WAV file (no RIFF/WAVE header)");
   let fmt: Omit<WavInfo, "data"> | undefined;
   for (let at = 12; at + 8 <= bytes.length; ) {
     const size = view.getUint32(at + 4, true);
     if (tag(at) === "fmt ") {
-      fmt = { format: view.getUint16(at + 8, true), channels: view.getUint16(at + 10, true), sampleRate: view.getUint32(at + 12, true), bitsPerSample: view.getUint16(at + 22, true) };
+      fmt = {
+        format: view.getUint16(at + 8, true),
+        channels: view.getUint16(at + 10, true),
+        sampleRate: view.getUint32(at + 12, true),
+        bitsPerSample: view.getUint16(at + 22, true),
+      };
     } else if (tag(at) === "data") {
       if (!fmt) throw new Error("WAV data chunk before its fmt chunk");
       return { ...fmt, data: bytes.subarray(at + 8, Math.min(bytes.length, at + 8 + size)) };

@@ -11,7 +11,11 @@ export class ApiError extends Error {
   readonly extra?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
 
-  constructor(code: ApiErrorCode, message: string, opts: { details?: ErrorDetail[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ApiErrorCode,
+    message: string,
+    opts: { details?: ErrorDetail[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.code = code;
     this.details = opts.details;
@@ -39,9 +43,15 @@ export function detailsFromZod(issues: readonly z.core.$ZodIssue[], prefix: stri
 export function invalidRequest(details: ErrorDetail[], summary?: string): ApiError {
   const first = details[0];
   const where = first?.path.length ? first.path.join(".") : "body";
-  const extra = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? "s" : ""} in details)` : "";
-  return new ApiError("INVALID_REQUEST", summary ?? (first ? `Invalid request: ${where}: ${first.message}${extra}` : "The request is invalid"), { details });
+  const extra =
+    details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? "s" : ""} in details)` : "";
+  return new ApiError(
+    "INVALID_REQUEST",
+    summary ?? (first ? `Invalid request: ${where}: ${first.message}${extra}` : "The request is invalid"),
+    { details },
+  );
 }
 
 /** A list's `cursor` that is not one this API handed out. */
-export const unknownCursor = (): ApiError => invalidRequest([{ path: ["query", "cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);
+export const unknownCursor = (): ApiError =>
+  invalidRequest([{ path: ["query", "cursor"], message: "unknown cursor: pass nextCursor as given", code: "custom" }]);

@@ -41,7 +41,8 @@ app.route("/docs", docsPage);
 // Both take only the runner's own calls: they carry the secret it shares with the Worker.
 app.post(`${LOCAL_NOTIFY_PATH}:id`, (c) => {
   const jobId = jobIdOfNotifyPath(new URL(c.req.url).pathname);
-  if (!fromLocalRunner(loadConfig(c.env), c.req.header(RUNNER_SECRET_HEADER)) || !jobId) throw new ApiError("NOT_FOUND", "No such endpoint");
+  if (!fromLocalRunner(loadConfig(c.env), c.req.header(RUNNER_SECRET_HEADER)) || !jobId)
+    throw new ApiError("NOT_FOUND", "No such endpoint");
   return pokeCoordinator(c.env, jobId);
 });
 
@@ -53,7 +54,11 @@ app.put(`${LOCAL_FILES_PATH}/jobs/*`, (c) => {
 });
 
 function fromLocalRunner(config: ReturnType<typeof loadConfig>, presented: string | undefined): boolean {
-  return config.runnerMode === "local" && config.runnerControlSecret !== undefined && secretMatches(presented, config.runnerControlSecret);
+  return (
+    config.runnerMode === "local" &&
+    config.runnerControlSecret !== undefined &&
+    secretMatches(presented, config.runnerControlSecret)
+  );
 }
 
 // A local stack's downloads (src/storage/local-downloads.ts); production's are R2's own URLs.
@@ -93,9 +98,12 @@ app.notFound(() => {
 app.onError((err, c) => {
   if (err instanceof ApiError) return errorResponse(c, err);
   if (err instanceof HTTPException && err.status === 400) {
-    return errorResponse(c, new ApiError("INVALID_REQUEST", "The body is not valid JSON", {
-      details: [{ path: [], message: err.message, code: "invalid_json" }],
-    }));
+    return errorResponse(
+      c,
+      new ApiError("INVALID_REQUEST", "The body is not valid JSON", {
+        details: [{ path: [], message: err.message, code: "invalid_json" }],
+      }),
+    );
   }
   console.error("unhandled error", err);
   return errorResponse(c, new ApiError("INTERNAL", "Internal error"));

@@ -18,14 +18,19 @@ export const requireApiKey = createMiddleware<AppEnv>(async (c, next) => {
   let account: Account | null = null;
   if (key && looksLikeApiKey(key)) account = await findAccountByKey(c.env.DB, key);
   if (!account) {
-    const message = header ? "The API key is invalid or revoked" : "Missing API key: send Authorization: Bearer <API_KEY>";
+    const message = header
+      ? "The API key is invalid or revoked"
+      : "Missing API key: send Authorization: Bearer <API_KEY>";
     throw new ApiError("UNAUTHORIZED", message, { headers: CHALLENGE });
   }
   c.set("account", account);
   const limiter = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(await hashApiKey(key!)));
   const config = loadConfig(c.env);
   const read = c.req.method === "GET" || c.req.method === "HEAD";
-  const { allowed, retryAfterSeconds } = await limiter.take(read ? config.readRateLimitPerMinute : config.rateLimitPerMinute, read ? "read" : "write");
+  const { allowed, retryAfterSeconds } = await limiter.take(
+    read ? config.readRateLimitPerMinute : config.rateLimitPerMinute,
+    read ? "read" : "write",
+  );
   if (!allowed) {
     throw new ApiError("RATE_LIMITED", `Too many requests for this API key; retry in ${retryAfterSeconds} s`, {
       headers: { "Retry-After": String(retryAfterSeconds) },

@@ -20,9 +20,15 @@ export function bodyShapeProblem(body: unknown): BodyShapeProblem | null {
   while (pending.length) {
     const node = pending.pop()!;
     if (typeof node.value !== "object" || node.value === null) continue;
-    if (node.depth >= MAX_BODY_DEPTH) return { path: pathOf(node), message: `nested more than ${MAX_BODY_DEPTH} levels deep` };
+    if (node.depth >= MAX_BODY_DEPTH)
+      return { path: pathOf(node), message: `nested more than ${MAX_BODY_DEPTH} levels deep` };
     for (const key of Object.keys(node.value)) {
-      const child: Node = { value: (node.value as Record<string, unknown>)[key], key, depth: node.depth + 1, parent: node };
+      const child: Node = {
+        value: (node.value as Record<string, unknown>)[key],
+        key,
+        depth: node.depth + 1,
+        parent: node,
+      };
       if (key === "__proto__") return { path: pathOf(child), message: PROTOTYPE_NAME_MESSAGE };
       pending.push(child);
     }

@@ -5,7 +5,13 @@
  */
 export type Leases = Map<string, number>;
 
-export function takeSlot(leases: Leases, now: number, max: number, leaseMs: number, id: string): { taken: boolean; retryAfterSeconds: number } {
+export function takeSlot(
+  leases: Leases,
+  now: number,
+  max: number,
+  leaseMs: number,
+  id: string,
+): { taken: boolean; retryAfterSeconds: number } {
   for (const [held, expiresAt] of leases) if (expiresAt <= now) leases.delete(held);
   if (leases.size >= max) {
     const soonest = Math.min(...leases.values());

@@ -8,7 +8,10 @@ import { createJobSchema, type CreateJobRequest } from "./schemas/job-request.ts
 import { presetJobSchema, type PresetJobRequest } from "./schemas/presets.ts";
 
 /** A job body as the document has it (`POST /v1/jobs` and its dry run): one of the two shapes below. */
-export const JOB_BODY = { required: true, content: { "application/json": { schema: { oneOf: [ref("CreateJobRequest"), ref("PresetJobRequest")] } } } };
+export const JOB_BODY = {
+  required: true,
+  content: { "application/json": { schema: { oneOf: [ref("CreateJobRequest"), ref("PresetJobRequest")] } } },
+};
 
 /**
  * `POST /v1/jobs` takes two shapes, told apart by `mode`: a raw job (`ffmpegArgs`, the default) or a
@@ -40,7 +43,17 @@ function commandShapeIssues(body: Record<string, unknown>) {
   if (typeof body !== "object" || body === null) return [];
   const hasArgs = body.ffmpegArgs !== undefined;
   const hasSteps = body.steps !== undefined;
-  if (hasArgs && hasSteps) return [{ path: ["steps"], message: "give either ffmpegArgs (one command) or steps (several), not both", code: "custom" }];
-  if (!hasArgs && !hasSteps) return [{ path: ["ffmpegArgs"], message: "Required: the command's arguments (or `steps` for several commands)", code: "invalid_type" }];
+  if (hasArgs && hasSteps)
+    return [
+      { path: ["steps"], message: "give either ffmpegArgs (one command) or steps (several), not both", code: "custom" },
+    ];
+  if (!hasArgs && !hasSteps)
+    return [
+      {
+        path: ["ffmpegArgs"],
+        message: "Required: the command's arguments (or `steps` for several commands)",
+        code: "invalid_type",
+      },
+    ];
   return [];
 }

@@ -35,9 +35,20 @@ export const idempotent = (operation: string) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const key = c.req.header("Idempotency-Key");
     if (key === undefined) return next();
-    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ApiError("INVALID_REQUEST", "Idempotency-Key must be 1-255 visible ASCII characters", { details: [{ path: ["header", "Idempotency-Key"], message: "bad Idempotency-Key header", code: "custom" }] });
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key))
+      throw new ApiError("INVALID_REQUEST", "Idempotency-Key must be 1-255 visible ASCII characters", {
+        details: [{ path: ["header", "Idempotency-Key"], message: "bad Idempotency-Key header", code: "custom" }],
+      });
     const db = c.env.DB;
-    const claim = { account: c.get("account").id, operation, key, hash: await bodyHash(await c.req.text()), now: new Date(), ttlMs: IDEMPOTENCY_TTL_MS, leaseMs: IN_FLIGHT_LEASE_MS };
+    const claim = {
+      account: c.get("account").id,
+      operation,
+      key,
+      hash: await bodyHash(await c.req.text()),
+      now: new Date(),
+      ttlMs: IDEMPOTENCY_TTL_MS,
+      leaseMs: IN_FLIGHT_LEASE_MS,
+    };
     if (await claimKey(db, claim)) {
       try {
         await next();
@@ -47,24 +58,41 @@ export const idempotent = (operation: string) =>
       }
       // Only a success is remembered: a 4xx (an asset not ready yet, say) may succeed on a retry.
       if (c.res.status >= 300) await releaseKey(db, claim);
-      else await recordResponse(db, claim, { status: c.res.status, body: await c.res.clone().text(), location: c.res.headers.get("Location") });
+      else
+        await recordResponse(db, claim, {
+          status: c.res.status,
+          body: await c.res.clone().text(),
+          location: c.res.headers.get("Location"),
+        });
       return;
     }
     const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
     for (;;) {
       const row = await readKey(db, claim);
-      if (!row) throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "The first request with this Idempotency-Key failed; retry it");
+      if (!row)
+        throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "The first request with this Idempotency-Key failed; retry it");
       if (row.request_hash !== claim.hash) {
-        throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request body; use a new key for a new request");
+        throw new ApiError(
+          "IDEMPOTENCY_KEY_REUSED",
+          "This Idempotency-Key was used with a different request body; use a new key for a new request",
+        );
       }
       if (row.status !== null) {
         const headers: Record<string, string> = { "content-type": "application/json", "Idempotent-Replayed": "true" };
         if (row.location) headers.Location = row.location;
         // An answer too large to keep (recordResponse): the resource it created, by its Location.
-        if (row.response_json === null && row.location) return new Response(null, { status: 303, headers: { Location: row.location, "Idempotent-Replayed": "true" } });
+        if (row.response_json === null && row.location)
+          return new Response(null, {
+            status: 303,
+            headers: { Location: row.location, "Idempotent-Replayed": "true" },
+          });
         return new Response(row.response_json, { status: row.status, headers });
       }
-      if (Date.now() > deadline) throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "A request with this Idempotency-Key is still running; retry shortly");
+      if (Date.now() > deadline)
+        throw new ApiError(
+          "IDEMPOTENCY_KEY_IN_USE",
+          "A request with this Idempotency-Key is still running; retry shortly",
+        );
       await new Promise((r) => setTimeout(r, IN_FLIGHT_POLL_MS));
     }
   });
@@ -83,6 +111,11 @@ async function bodyHash(text: string): Promise<string> {
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }

@@ -40,7 +40,11 @@ export async function waitForTerminal(deps: WaitDeps, seconds: number, now: () =
 }
 
 /** The `Prefer` header as `POST /v1/jobs` documents it. */
-export const PREFER_WAIT_HEADER: Parameter = { name: "Prefer", in: "header", schema: { type: "string", example: "wait=30" } };
+export const PREFER_WAIT_HEADER: Parameter = {
+  name: "Prefer",
+  in: "header",
+  schema: { type: "string", example: "wait=30" },
+};
 
 /** `wait=N` from a `Prefer` header (RFC 7240), capped; null when the client did not ask to wait. */
 export function preferredWaitSeconds(prefer: string | undefined): number | null {

@@ -29,15 +29,24 @@ export function parseListQuery(params: URLSearchParams) {
   for (const [name, value] of params) {
     const m = METADATA_FILTER.exec(name);
     // Assigned to a plain object, `__proto__` would vanish (a filter silently dropped): refused by name.
-    if (PROTOTYPE_NAMES.has(m ? m[1] : name)) throw invalidRequest([{ path: ["query", name], message: PROTOTYPE_NAME_MESSAGE, code: "custom" }]);
+    if (PROTOTYPE_NAMES.has(m ? m[1] : name))
+      throw invalidRequest([{ path: ["query", name], message: PROTOTYPE_NAME_MESSAGE, code: "custom" }]);
     if (!m) rest[name] = value;
     else if (!METADATA_KEY_PATTERN.test(m[1])) {
-      throw invalidRequest([{ path: ["query", name], message: "metadata keys are letters, digits and _ . : -", code: "custom" }]);
+      throw invalidRequest([
+        { path: ["query", name], message: "metadata keys are letters, digits and _ . : -", code: "custom" },
+      ]);
     } else metadata[m[1]] = value;
   }
   // A job has at most MAX_METADATA_ENTRIES labels, so more filters match nothing (and would pass D1's 100 bound parameters).
   if (Object.keys(metadata).length > MAX_METADATA_ENTRIES) {
-    throw invalidRequest([{ path: ["query"], message: `at most ${MAX_METADATA_ENTRIES} metadata filters (a job has at most ${MAX_METADATA_ENTRIES} metadata entries)`, code: "custom" }]);
+    throw invalidRequest([
+      {
+        path: ["query"],
+        message: `at most ${MAX_METADATA_ENTRIES} metadata filters (a job has at most ${MAX_METADATA_ENTRIES} metadata entries)`,
+        code: "custom",
+      },
+    ]);
   }
   const parsed = listJobsQuerySchema.safeParse(rest);
   if (!parsed.success) throw invalidRequest(detailsFromZod(parsed.error.issues.map(withMetadataHint), ["query"]));

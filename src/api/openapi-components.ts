@@ -30,7 +30,10 @@ const requestBody = (name: keyof typeof REQUEST_BODIES) => jsonSchema(REQUEST_BO
 /** The name the document gives a request body's zod schema; a body that has none is a mistake in its route's declaration. */
 export function requestBodyName(schema: z.ZodType): SchemaName {
   const named = Object.entries(REQUEST_BODIES).find(([, s]) => s === schema);
-  if (!named) throw new Error("a route's JSON body schema has no name in the document: add it to REQUEST_BODIES (src/api/openapi-components.ts)");
+  if (!named)
+    throw new Error(
+      "a route's JSON body schema has no name in the document: add it to REQUEST_BODIES (src/api/openapi-components.ts)",
+    );
   return named[0] as SchemaName;
 }
 
@@ -55,52 +58,110 @@ export const SCHEMAS = {
   }),
   PresetJobRequest: () => ({
     ...requestBody("PresetJobRequest"),
-    example: { mode: "preset", preset: "thumbnail", inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, params: { percent: 50 } },
+    example: {
+      mode: "preset",
+      preset: "thumbnail",
+      inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } },
+      params: { percent: 50 },
+    },
   }),
   JobAccepted: () => jsonSchema(jobs.jobAcceptedSchema),
   Job: () => ({
     ...withOutputRefs(jsonSchema(jobs.jobSchema)),
     example: {
-      id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", queuedReason: null, dependsOn: [], runtimeSeconds: 3, creditsCharged: 3, attempts: 1,
-      timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 }, errorCode: null, errorMessage: null,
-      createdAt: "2026-11-23T12:00:00.000Z", startedAt: "2026-11-23T12:00:00.015Z", finishedAt: "2026-11-23T12:00:03.027Z",
-      outputs: [], progress: null, ffmpegArgs: ["-i", "{{video}}", "{{small}}"], steps: null, scratch: null, failedStep: null,
-      inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } }, outputDeclarations: { small: { fileName: "small.mp4", contentType: "video/mp4" } }, deliveredOutputs: [],
-      preset: null, params: null, plannedArgs: null, inputReads: { video: { bytesRead: 3423505, originBytes: 3423505, copied: false } },
-      webhookUrl: null, metadata: { customer: "acme" }, timeoutSeconds: 3600, parallel: null,
+      id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11",
+      binary: "ffmpeg",
+      mode: "raw",
+      status: "completed",
+      queuedReason: null,
+      dependsOn: [],
+      runtimeSeconds: 3,
+      creditsCharged: 3,
+      attempts: 1,
+      timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 },
+      errorCode: null,
+      errorMessage: null,
+      createdAt: "2026-11-23T12:00:00.000Z",
+      startedAt: "2026-11-23T12:00:00.015Z",
+      finishedAt: "2026-11-23T12:00:03.027Z",
+      outputs: [],
+      progress: null,
+      ffmpegArgs: ["-i", "{{video}}", "{{small}}"],
+      steps: null,
+      scratch: null,
+      failedStep: null,
+      inputs: { video: { type: "url", url: "https://media.example.org/a.mp4" } },
+      outputDeclarations: { small: { fileName: "small.mp4", contentType: "video/mp4" } },
+      deliveredOutputs: [],
+      preset: null,
+      params: null,
+      plannedArgs: null,
+      inputReads: { video: { bytesRead: 3423505, originBytes: 3423505, copied: false } },
+      webhookUrl: null,
+      metadata: { customer: "acme" },
+      timeoutSeconds: 3600,
+      parallel: null,
     },
   }),
   JobSummary: () => ({
     ...jsonSchema(jobs.jobSummarySchema),
     example: {
-      id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11", binary: "ffmpeg", mode: "raw", status: "completed", queuedReason: null, preset: null,
-      command: "ffmpeg -i {{video}} -vf scale=640:-2 -c:v libx264 -crf 28 {{small}}", metadata: { customer: "acme" }, progress: null, attempts: 1,
-      runtimeSeconds: 3, creditsCharged: 3, timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 }, errorCode: null, errorMessage: null,
-      failedStep: null, createdAt: "2026-11-23T12:00:00.000Z", startedAt: "2026-11-23T12:00:00.015Z", finishedAt: "2026-11-23T12:00:03.027Z",
+      id: "5b1d0c1e-8f7a-4c64-9d2b-2f0f6a3c9e11",
+      binary: "ffmpeg",
+      mode: "raw",
+      status: "completed",
+      queuedReason: null,
+      preset: null,
+      command: "ffmpeg -i {{video}} -vf scale=640:-2 -c:v libx264 -crf 28 {{small}}",
+      metadata: { customer: "acme" },
+      progress: null,
+      attempts: 1,
+      runtimeSeconds: 3,
+      creditsCharged: 3,
+      timings: { queuedMs: 15, fetchMs: 30, runMs: 2900, storeMs: 70, finishMs: 12 },
+      errorCode: null,
+      errorMessage: null,
+      failedStep: null,
+      createdAt: "2026-11-23T12:00:00.000Z",
+      startedAt: "2026-11-23T12:00:00.015Z",
+      finishedAt: "2026-11-23T12:00:03.027Z",
     },
   }),
   JobList: () => pageOf("JobSummary"),
   JobResult: () => withOutputRefs(jsonSchema(jobs.jobResultSchema)),
   JobTaskList: () => jsonSchema(jobs.jobTaskListSchema),
   Output: () => jsonSchema(jobs.outputSchema),
-  CreateFileRequest: () => ({ ...requestBody("CreateFileRequest"), example: { fileName: "clip.mp4", contentType: "video/mp4" } }),
+  CreateFileRequest: () => ({
+    ...requestBody("CreateFileRequest"),
+    example: { fileName: "clip.mp4", contentType: "video/mp4" },
+  }),
   Asset: () => jsonSchema(files.assetSchema),
   PartUrlsRequest: () => ({ ...requestBody("PartUrlsRequest"), example: { partNumbers: [1, 2, 3] } }),
   PartUrls: () => jsonSchema(files.partUrlsSchema),
-  CompleteUploadRequest: () => ({ ...requestBody("CompleteUploadRequest"), example: { parts: [{ partNumber: 1, etag: "\"a54357aff0632cce46d942af68356b38\"" }] } }),
+  CompleteUploadRequest: () => ({
+    ...requestBody("CompleteUploadRequest"),
+    example: { parts: [{ partNumber: 1, etag: '"a54357aff0632cce46d942af68356b38"' }] },
+  }),
   AssetList: () => jsonSchema(files.assetListSchema),
   Account: () => jsonSchema(account.accountSchema),
   MetricsReport: () => jsonSchema(metricsReportSchema),
   PlatformReportRequest: () => ({ ...requestBody("PlatformReportRequest"), example: { publicHost: "example.com" } }),
   PlatformReport: () => jsonSchema(platformReportSchema),
   WebhookSecret: () => jsonSchema(webhooks.webhookSecretSchema),
-  WebhookTestRequest: () => ({ ...requestBody("WebhookTestRequest"), example: { url: "https://hooks.example.org/ffjobs" } }),
+  WebhookTestRequest: () => ({
+    ...requestBody("WebhookTestRequest"),
+    example: { url: "https://hooks.example.org/ffjobs" },
+  }),
   WebhookTestResult: () => jsonSchema(webhooks.webhookTestResultSchema),
   Delivery: () => jsonSchema(webhooks.deliverySchema),
   DeliveryList: () => pageOf("Delivery"),
   Error: () => ({
     ...jsonSchema(common.errorSchema),
-    example: { error: "Invalid request: ffmpegArgs.0: drop the binary name", code: "INVALID_REQUEST", details: [{ path: ["ffmpegArgs", "0"], message: "drop the binary name", code: "custom" }] },
+    example: {
+      error: "Invalid request: ffmpegArgs.0: drop the binary name",
+      code: "INVALID_REQUEST",
+      details: [{ path: ["ffmpegArgs", "0"], message: "drop the binary name", code: "custom" }],
+    },
   }),
   DryRunResult: () => ({
     type: "object",
@@ -111,9 +172,24 @@ export const SCHEMAS = {
       details: { type: "array", items: { type: "object", additionalProperties: true } },
       mode: { type: "string", enum: ["raw", "preset"] },
       binary: { type: "string", enum: ["ffmpeg", "ffprobe"] },
-      commands: { type: "array", items: { type: "object", properties: { binary: { type: "string" }, argv: { type: "array", items: { type: "string" } } } } },
-      inputs: { type: "object", nullable: true, additionalProperties: { type: "object", additionalProperties: true }, description: "With ?probe=true: each input's ffprobe summary, or why it failed" },
-      estimate: { type: "object", nullable: true, properties: { seconds: { type: "integer" }, credits: { type: "integer" }, basis: { type: "string" } } },
+      commands: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { binary: { type: "string" }, argv: { type: "array", items: { type: "string" } } },
+        },
+      },
+      inputs: {
+        type: "object",
+        nullable: true,
+        additionalProperties: { type: "object", additionalProperties: true },
+        description: "With ?probe=true: each input's ffprobe summary, or why it failed",
+      },
+      estimate: {
+        type: "object",
+        nullable: true,
+        properties: { seconds: { type: "integer" }, credits: { type: "integer" }, basis: { type: "string" } },
+      },
       probeError: { type: "string" },
     },
   }),
@@ -124,12 +200,19 @@ export type SchemaName = keyof typeof SCHEMAS;
 
 /** A job's `outputs` as a list of the named `Output` (zod writes it out in place). */
 function withOutputRefs(schema: Record<string, unknown>) {
-  return { ...schema, properties: { ...(schema.properties as Record<string, unknown>), outputs: { type: "array", items: ref("Output") } } };
+  return {
+    ...schema,
+    properties: { ...(schema.properties as Record<string, unknown>), outputs: { type: "array", items: ref("Output") } },
+  };
 }
 
 /** A keyset page of a named schema (`{ data, nextCursor }`): its items keep their name in generated clients. */
 function pageOf(item: SchemaName) {
-  return { type: "object", required: ["data", "nextCursor"], properties: { data: { type: "array", items: ref(item) }, nextCursor: { type: "string", nullable: true } } };
+  return {
+    type: "object",
+    required: ["data", "nextCursor"],
+    properties: { data: { type: "array", items: ref(item) }, nextCursor: { type: "string", nullable: true } },
+  };
 }
 
 export const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });

@@ -20,7 +20,10 @@ function defaultsInWords(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(defaultsInWords);
   if (!s || typeof s !== "object") return s;
   const { default: value, ...rest } = s as Record<string, unknown>;
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === "example" || k === "enum" ? v : defaultsInWords(v)]));
-  if (value !== undefined) out.description = `${out.description ? `${out.description} ` : ""}(default ${JSON.stringify(value)})`;
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(rest).map(([k, v]) => [k, k === "example" || k === "enum" ? v : defaultsInWords(v)]),
+  );
+  if (value !== undefined)
+    out.description = `${out.description ? `${out.description} ` : ""}(default ${JSON.stringify(value)})`;
   return out;
 }

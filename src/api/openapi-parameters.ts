@@ -28,7 +28,8 @@ type ParameterDoc = { schema?: Parameter["schema"]; description?: string };
  */
 export function parametersOf(object: z.ZodObject, location: "path" | "query"): Parameter[] {
   let rendered: Record<string, Record<string, unknown>> | undefined;
-  const properties = () => (rendered ??= (jsonSchema(object, "input").properties ?? {}) as Record<string, Record<string, unknown>>);
+  const properties = () =>
+    (rendered ??= (jsonSchema(object, "input").properties ?? {}) as Record<string, Record<string, unknown>>);
   return Object.entries(object.shape).map(([name, field]) => {
     const doc = ((field as z.ZodType).meta()?.param ?? {}) as ParameterDoc;
     return {

@@ -24,5 +24,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string
   });
   // The generator renders no schema itself (the routes hand it rendered parameters and names), so its
   // components are empty: the document's are these.
-  return { ...generated, components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas: componentSchemas() } };
+  return {
+    ...generated,
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas: componentSchemas() },
+  };
 }

@@ -24,12 +24,17 @@ export type ApiRoute = Omit<RouteConfig, "parameters"> & {
 };
 
 /** A route's handler: its context is typed from the declaration (`c.req.valid("param")`, `("query")`, `("json")`). */
-export type OperationHandler<R extends ApiRoute> = (c: Parameters<RouteHandler<R, AppEnv>>[0]) => Response | Promise<Response>;
+export type OperationHandler<R extends ApiRoute> = (
+  c: Parameters<RouteHandler<R, AppEnv>>[0],
+) => Response | Promise<Response>;
 
 /** One operation of the API: its declaration and its handler. */
 export type Operation<R extends ApiRoute = ApiRoute> = { route: R; handler: OperationHandler<R> };
 
-export const operation = <R extends ApiRoute>(route: R, handler: OperationHandler<R>): Operation<R> => ({ route, handler });
+export const operation = <R extends ApiRoute>(route: R, handler: OperationHandler<R>): Operation<R> => ({
+  route,
+  handler,
+});
 
 /**
  * Serves the operations on `app`, in this order, and adds each to the app's OpenAPI document (its
@@ -54,7 +59,12 @@ export function serveOperations(app: OpenAPIHono<AppEnv>, ...operations: Operati
       ...(route.middleware ?? []),
       ...(bodySchema instanceof z.ZodType ? [validate("json", bodySchema)] : []),
     ];
-    app.on(route.method.toUpperCase(), [route.path.replaceAll(/\{(\w+)\}/g, ":$1")], ...checks, handler as MiddlewareHandler<AppEnv>);
+    app.on(
+      route.method.toUpperCase(),
+      [route.path.replaceAll(/\{(\w+)\}/g, ":$1")],
+      ...checks,
+      handler as MiddlewareHandler<AppEnv>,
+    );
     app.openAPIRegistry.registerPath(described(route));
   }
 }
@@ -62,16 +72,30 @@ export function serveOperations(app: OpenAPIHono<AppEnv>, ...operations: Operati
 /** The route as the document has it: parameters from the path and query schemas, a validated body by its schema's name. */
 function described(route: ApiRoute): RouteConfig {
   const { request: { params, query, body } = {}, parameters = [], middleware: _, ...operation } = route;
-  const all = [...(params ? parametersOf(params, "path") : []), ...(query ? parametersOf(query, "query") : []), ...parameters];
+  const all = [
+    ...(params ? parametersOf(params, "path") : []),
+    ...(query ? parametersOf(query, "query") : []),
+    ...parameters,
+  ];
   const bodySchema = body && jsonSchemaOf(body);
-  const documentedBody = body && { ...body, content: { "application/json": { schema: bodySchema instanceof z.ZodType ? ref(requestBodyName(bodySchema)) : bodySchema } } };
-  return { ...operation, ...(all.length ? { parameters: all as RouteConfig["parameters"] } : {}), ...(documentedBody ? { request: { body: documentedBody } } : {}) };
+  const documentedBody = body && {
+    ...body,
+    content: {
+      "application/json": { schema: bodySchema instanceof z.ZodType ? ref(requestBodyName(bodySchema)) : bodySchema },
+    },
+  };
+  return {
+    ...operation,
+    ...(all.length ? { parameters: all as RouteConfig["parameters"] } : {}),
+    ...(documentedBody ? { request: { body: documentedBody } } : {}),
+  };
 }
 
 /** The API's bodies are JSON, each with one schema. */
 function jsonSchemaOf(body: Body) {
   const types = Object.keys(body.content);
   const json = body.content["application/json"];
-  if (types.length !== 1 || !json || !("schema" in json)) throw new Error(`a route's body is application/json alone, with a schema, not ${types.join(", ")}`);
+  if (types.length !== 1 || !json || !("schema" in json))
+    throw new Error(`a route's body is application/json alone, with a schema, not ${types.join(", ")}`);
   return json.schema;
 }

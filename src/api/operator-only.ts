@@ -9,7 +9,10 @@ import { ApiError } from "./api-error.ts";
  */
 export const operatorOnly = createMiddleware<AppEnv>(async (c, next) => {
   if (!c.get("account").operator) {
-    throw new ApiError("FORBIDDEN", "Only an operator account's key may use the operator's routes, /v1/admin/... (npm run keys -- create --operator)");
+    throw new ApiError(
+      "FORBIDDEN",
+      "Only an operator account's key may use the operator's routes, /v1/admin/... (npm run keys -- create --operator)",
+    );
   }
   await next();
 });

@@ -19,7 +19,13 @@ import { utf8Bytes } from "../jobs/store/stored-bytes.ts";
  * inputs, ports, private addresses, assets, webhook URL, time limit). Throws the 400 that lists the
  * problems. Creating a job and its dry run (`POST /v1/jobs/validate`) both go through here.
  */
-export async function prepareJob(env: Env, config: Config, accountId: string, body: CreateJobRequest | PresetJobRequest, apiOrigin: string): Promise<{ spec: JobSpec; req: CreateJobRequest }> {
+export async function prepareJob(
+  env: Env,
+  config: Config,
+  accountId: string,
+  body: CreateJobRequest | PresetJobRequest,
+  apiOrigin: string,
+): Promise<{ spec: JobSpec; req: CreateJobRequest }> {
   const expanded = body.mode === "preset" ? expandPresetJob(body) : null;
   if (expanded && "issues" in expanded) throw invalidRequest(expanded.issues.map((i) => ({ ...i, code: "custom" })));
   const req = expanded ? expanded.request : (body as CreateJobRequest);
@@ -38,20 +44,29 @@ export async function prepareJob(env: Env, config: Config, accountId: string, bo
     ...unreachableUrlIssues(req, config.runnerMode),
     ...privateUrlIssues(req, config.allowedPrivateHosts),
     ...(await checkAssetInputs(env.DB, env.BUCKET, accountId, req, spec)),
-    ...(await checkChainedInputs(env.DB, accountId, spec, (name) => (req.input ? ["input", name.slice("input".length)] : ["inputs", name]))),
+    ...(await checkChainedInputs(env.DB, accountId, spec, (name) =>
+      req.input ? ["input", name.slice("input".length)] : ["inputs", name],
+    )),
   ];
   if (spec.parallel) {
     const split = splitShape(spec);
     if ("issues" in split) issues.push(...split.issues);
   }
   if (body.timeoutSeconds && body.timeoutSeconds * 1000 > config.jobTimeoutMs) {
-    issues.push({ path: ["timeoutSeconds"], message: `at most ${config.jobTimeoutMs / 1000} (the operator's JOB_TIMEOUT_SECONDS)` });
+    issues.push({
+      path: ["timeoutSeconds"],
+      message: `at most ${config.jobTimeoutMs / 1000} (the operator's JOB_TIMEOUT_SECONDS)`,
+    });
   }
   const webhookProblem = spec.webhookUrl && webhookUrlProblem(spec.webhookUrl, config.allowedPrivateHosts);
   if (webhookProblem) issues.push({ path: ["webhookUrl"], message: webhookProblem });
   // The job's row keeps the request as stored (src/jobs/store/row-budget.ts); a preset's expansion could outgrow the body.
   const storedBytes = utf8Bytes(JSON.stringify(spec));
-  if (storedBytes > JOB_COLUMN_MAX_BYTES.request_json) issues.push({ path: [], message: `the job as stored would be ${storedBytes} bytes, more than ${JOB_COLUMN_MAX_BYTES.request_json}` });
+  if (storedBytes > JOB_COLUMN_MAX_BYTES.request_json)
+    issues.push({
+      path: [],
+      message: `the job as stored would be ${storedBytes} bytes, more than ${JOB_COLUMN_MAX_BYTES.request_json}`,
+    });
   if (issues.length) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
   return { spec, req };
 }

@@ -7,5 +7,9 @@ export function takeToken(bucket: Bucket | null, nowMs: number, perMinute: numbe
   const current = bucket ?? { tokens: perMinute, updatedMs: nowMs };
   const tokens = Math.min(perMinute, current.tokens + (nowMs - current.updatedMs) * refillPerMs);
   if (tokens >= 1) return { allowed: true, retryAfterSeconds: 0, bucket: { tokens: tokens - 1, updatedMs: nowMs } };
-  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / refillPerMs / 1000)), bucket: { tokens, updatedMs: nowMs } };
+  return {
+    allowed: false,
+    retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / refillPerMs / 1000)),
+    bucket: { tokens, updatedMs: nowMs },
+  };
 }

@@ -26,7 +26,9 @@ export async function expireAssets(s: Services, bucket: R2Bucket): Promise<numbe
   if (results.length) {
     const prefixes = results.map(assetPrefix);
     await s.db.batch([
-      ...results.map((a) => s.db.prepare("UPDATE assets SET expired_at = ?2 WHERE id = ?1 AND expired_at IS NULL").bind(a.id, now)),
+      ...results.map((a) =>
+        s.db.prepare("UPDATE assets SET expired_at = ?2 WHERE id = ?1 AND expired_at IS NULL").bind(a.id, now),
+      ),
       ...prefixes.map((p) => reclaimStatement(s.db, p, now)),
     ]);
     await reclaimNow(s.db, bucket, prefixes, now);

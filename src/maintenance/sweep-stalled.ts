@@ -18,7 +18,9 @@ export async function sweepStalled(s: Services): Promise<{ jobs: number; deliver
   const now = s.now().getTime();
   const iso = (ms: number) => new Date(now - ms).toISOString();
   const jobs = await s.db
-    .prepare(`SELECT id FROM jobs WHERE status IN ('queued', 'running') AND updated_at < ?1 ORDER BY updated_at LIMIT ${SWEEP_BATCH}`)
+    .prepare(
+      `SELECT id FROM jobs WHERE status IN ('queued', 'running') AND updated_at < ?1 ORDER BY updated_at LIMIT ${SWEEP_BATCH}`,
+    )
     .bind(iso(s.config.stalledJobMs))
     .all<{ id: string }>();
   const deliveries = await s.db
@@ -30,9 +32,12 @@ export async function sweepStalled(s: Services): Promise<{ jobs: number; deliver
     .bind(iso(STALE_UNSENT_DELIVERY_MS), iso(STALE_RETRYING_DELIVERY_MS))
     .all<{ id: string }>();
   if (jobs.results.length) await s.jobsQueue.sendBatch(jobs.results.map((j) => ({ body: { jobId: j.id } })));
-  if (deliveries.results.length) await s.webhooksQueue.sendBatch(deliveries.results.map((d) => ({ body: { deliveryId: d.id } })));
+  if (deliveries.results.length)
+    await s.webhooksQueue.sendBatch(deliveries.results.map((d) => ({ body: { deliveryId: d.id } })));
   if (jobs.results.length || deliveries.results.length) {
-    console.warn(`sweeper re-sent ${jobs.results.length} stalled job(s) and ${deliveries.results.length} delivery(ies)`);
+    console.warn(
+      `sweeper re-sent ${jobs.results.length} stalled job(s) and ${deliveries.results.length} delivery(ies)`,
+    );
   }
   return { jobs: jobs.results.length, deliveries: deliveries.results.length };
 }

@@ -19,7 +19,13 @@ export type MetricsSink = {
  * points per Worker invocation. A point past them would be dropped there; here it throws, so a test
  * sees it.
  */
-export const ANALYTICS_ENGINE_LIMITS = { blobs: 20, doubles: 20, indexBytes: 96, blobBytes: 16 * 1024, pointsPerInvocation: 250 };
+export const ANALYTICS_ENGINE_LIMITS = {
+  blobs: 20,
+  doubles: 20,
+  indexBytes: 96,
+  blobBytes: 16 * 1024,
+  pointsPerInvocation: 250,
+};
 
 /** The data points' layout: blob1 says which event; the rest by event (docs/deploy.md, "Metrics"). */
 export function jobDataPoint(f: FinishedJobFacts): AnalyticsEngineDataPoint {
@@ -32,7 +38,11 @@ export function jobDataPoint(f: FinishedJobFacts): AnalyticsEngineDataPoint {
   });
 }
 
-export function webhookDataPoint(accountId: string, outcome: WebhookOutcome, latencyMs: number): AnalyticsEngineDataPoint {
+export function webhookDataPoint(
+  accountId: string,
+  outcome: WebhookOutcome,
+  latencyMs: number,
+): AnalyticsEngineDataPoint {
   return checked({ indexes: [accountId], blobs: ["webhook", outcome], doubles: [latencyMs] });
 }
 
@@ -52,10 +62,14 @@ export function analyticsEngineSink(dataset: AnalyticsEngineDataset): MetricsSin
 
 function checked(point: AnalyticsEngineDataPoint): AnalyticsEngineDataPoint {
   const L = ANALYTICS_ENGINE_LIMITS;
-  const bytes = (v: unknown) => (typeof v === "string" ? new TextEncoder().encode(v).length : v instanceof ArrayBuffer ? v.byteLength : 0);
+  const bytes = (v: unknown) =>
+    typeof v === "string" ? new TextEncoder().encode(v).length : v instanceof ArrayBuffer ? v.byteLength : 0;
   const blobs = point.blobs ?? [];
-  if (blobs.length > L.blobs || (point.doubles ?? []).length > L.doubles || (point.indexes ?? []).length > 1) throw new Error("data point has too many fields for Analytics Engine");
-  if ((point.indexes ?? []).some((i) => bytes(i) > L.indexBytes)) throw new Error(`data point index over ${L.indexBytes} bytes`);
-  if (blobs.reduce((n: number, b) => n + bytes(b), 0) > L.blobBytes) throw new Error(`data point blobs over ${L.blobBytes} bytes`);
+  if (blobs.length > L.blobs || (point.doubles ?? []).length > L.doubles || (point.indexes ?? []).length > 1)
+    throw new Error("data point has too many fields for Analytics Engine");
+  if ((point.indexes ?? []).some((i) => bytes(i) > L.indexBytes))
+    throw new Error(`data point index over ${L.indexBytes} bytes`);
+  if (blobs.reduce((n: number, b) => n + bytes(b), 0) > L.blobBytes)
+    throw new Error(`data point blobs over ${L.blobBytes} bytes`);
   return point;
 }

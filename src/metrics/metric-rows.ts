@@ -38,12 +38,32 @@ export type FinishedJobFacts = {
 };
 
 export function jobMetricRows(f: FinishedJobFacts): MetricRow[] {
-  const counted = (metric: MetricName, label: string, total = 0): MetricRow => ({ metric, label, bucket: NO_BUCKET, count: 1, total });
-  const timed = (metric: MetricName, ms: number): MetricRow => ({ metric, label: "", bucket: bucketOf(ms), count: 1, total: ms });
-  const rows = [counted("jobs", f.status), counted("credits", "", f.credits), counted("bytes_in", "", f.bytesIn), counted("bytes_out", "", f.bytesOut)];
+  const counted = (metric: MetricName, label: string, total = 0): MetricRow => ({
+    metric,
+    label,
+    bucket: NO_BUCKET,
+    count: 1,
+    total,
+  });
+  const timed = (metric: MetricName, ms: number): MetricRow => ({
+    metric,
+    label: "",
+    bucket: bucketOf(ms),
+    count: 1,
+    total: ms,
+  });
+  const rows = [
+    counted("jobs", f.status),
+    counted("credits", "", f.credits),
+    counted("bytes_in", "", f.bytesIn),
+    counted("bytes_out", "", f.bytesOut),
+  ];
   if (f.errorCode) rows.push(counted("job_errors", f.errorCode));
   if (f.startedAt) {
-    rows.push(timed("queue_wait_ms", msBetween(f.createdAt, f.startedAt)), timed("run_ms", msBetween(f.startedAt, f.finishedAt)));
+    rows.push(
+      timed("queue_wait_ms", msBetween(f.createdAt, f.startedAt)),
+      timed("run_ms", msBetween(f.startedAt, f.finishedAt)),
+    );
   }
   if (f.containerStart) rows.push(counted("container_starts", f.containerStart));
   return rows;

@@ -11,7 +11,13 @@ import { hourOf, jobMetricRows, type FinishedJobFacts, type MetricRow } from "./
  */
 
 /** Adds `rows` to the rollup of `hour` and `accountId`; with `onlyIf` (an SQL condition on ?1), only when it holds. */
-export function addRollupsStatement(db: D1Database, hour: string, accountId: string, rows: MetricRow[], onlyIf?: { sql: string; param: string }): D1PreparedStatement {
+export function addRollupsStatement(
+  db: D1Database,
+  hour: string,
+  accountId: string,
+  rows: MetricRow[],
+  onlyIf?: { sql: string; param: string },
+): D1PreparedStatement {
   const params: (string | number)[] = [onlyIf?.param ?? "", hour, accountId];
   const values = rows.map((r) => {
     params.push(r.metric, r.label, r.bucket, r.count, r.total);
@@ -29,9 +35,18 @@ export function addRollupsStatement(db: D1Database, hour: string, accountId: str
 }
 
 type FinishedJobRow = {
-  account_id: string; status: string; error_code: string | null; created_at: string; started_at: string | null; finished_at: string | null;
-  credits_charged: number | null; input_reads_json: string | null; delivered_json: string | null; container_start: ContainerStart | null;
-  metrics_applied: number; stored_bytes: number;
+  account_id: string;
+  status: string;
+  error_code: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  credits_charged: number | null;
+  input_reads_json: string | null;
+  delivered_json: string | null;
+  container_start: ContainerStart | null;
+  metrics_applied: number;
+  stored_bytes: number;
 };
 
 /** Counts a finished job in the rollups (and the sink) unless it already is; true when this call counted it. */
@@ -60,7 +75,9 @@ export async function recordFinishedJob(db: D1Database, jobId: string, sink?: Me
 }
 
 function factsOf(row: FinishedJobRow, finishedAt: string): FinishedJobFacts {
-  const reads = row.input_reads_json ? (JSON.parse(row.input_reads_json) as Record<string, { originBytes?: number }>) : {};
+  const reads = row.input_reads_json
+    ? (JSON.parse(row.input_reads_json) as Record<string, { originBytes?: number }>)
+    : {};
   const delivered = deliveredOutputsOf(row.delivered_json);
   return {
     accountId: row.account_id,
@@ -87,5 +104,7 @@ export async function uncountedJobIds(db: D1Database, limit: number): Promise<st
 
 /** A job's container start, as its first attempt's hand-over found it (a retry's is not counted again). */
 export function containerStartStatement(db: D1Database, jobId: string, start: ContainerStart): D1PreparedStatement {
-  return db.prepare("UPDATE jobs SET container_start = ?2 WHERE id = ?1 AND container_start IS NULL").bind(jobId, start);
+  return db
+    .prepare("UPDATE jobs SET container_start = ?2 WHERE id = ?1 AND container_start IS NULL")
+    .bind(jobId, start);
 }

@@ -4,13 +4,17 @@ import { z } from "zod";
 const count = z.number().int().nonnegative();
 const ms = z.number().int().nonnegative().nullable();
 
-export const distributionSchema = z.object({
-  count,
-  meanMs: ms,
-  p50Ms: ms,
-  p90Ms: ms,
-  p99Ms: ms,
-}).describe("Durations in ms: percentiles from a histogram whose buckets are 9 % wide (exact to within 9 %); null without values.");
+export const distributionSchema = z
+  .object({
+    count,
+    meanMs: ms,
+    p50Ms: ms,
+    p90Ms: ms,
+    p99Ms: ms,
+  })
+  .describe(
+    "Durations in ms: percentiles from a histogram whose buckets are 9 % wide (exact to within 9 %); null without values.",
+  );
 
 export const metricsReportSchema = z.object({
   since: z.string().describe("Start of the period (inclusive), on the hour."),
@@ -21,27 +25,39 @@ export const metricsReportSchema = z.object({
   errors: z.record(z.string(), count).describe("Failed, canceled and rejected jobs by error code."),
   queueWaitMs: distributionSchema.describe("Created → started, of jobs that started."),
   runMs: distributionSchema.describe("Started → finished."),
-  containerStarts: z.object({ cold: count, warm: count }).describe("Jobs whose container had to start, or was already running (production; none with a local runner)."),
+  containerStarts: z
+    .object({ cold: count, warm: count })
+    .describe("Jobs whose container had to start, or was already running (production; none with a local runner)."),
   bytesIn: count.describe("Bytes fetched from inputs' origins."),
   bytesOut: count.describe("Bytes of outputs stored or sent to destinations."),
   credits: z.number().nonnegative(),
-  webhookAttempts: z.object({ delivered: count, retrying: count, failed: count }).describe("Webhook attempts by outcome: `retrying` failed and will be tried again, `failed` was the last."),
-  series: z.array(z.object({
-    at: z.string().describe("Start of the hour or day."),
-    jobs: z.record(z.string(), count),
-    credits: z.number().nonnegative(),
-    queueWaitP50Ms: ms,
-    queueWaitP90Ms: ms,
-    runP50Ms: ms,
-    runP90Ms: ms,
-  })).describe("One entry per hour or day of the period, empty ones included."),
-  accounts: z.array(z.object({
-    account: z.string(),
-    jobs: count,
-    failed: count,
-    credits: z.number().nonnegative(),
-    bytesIn: count,
-    bytesOut: count,
-  })).describe("Per account, most jobs first (at most 100)."),
+  webhookAttempts: z
+    .object({ delivered: count, retrying: count, failed: count })
+    .describe("Webhook attempts by outcome: `retrying` failed and will be tried again, `failed` was the last."),
+  series: z
+    .array(
+      z.object({
+        at: z.string().describe("Start of the hour or day."),
+        jobs: z.record(z.string(), count),
+        credits: z.number().nonnegative(),
+        queueWaitP50Ms: ms,
+        queueWaitP90Ms: ms,
+        runP50Ms: ms,
+        runP90Ms: ms,
+      }),
+    )
+    .describe("One entry per hour or day of the period, empty ones included."),
+  accounts: z
+    .array(
+      z.object({
+        account: z.string(),
+        jobs: count,
+        failed: count,
+        credits: z.number().nonnegative(),
+        bytesIn: count,
+        bytesOut: count,
+      }),
+    )
+    .describe("Per account, most jobs first (at most 100)."),
 });
 export type MetricsReport = z.infer<typeof metricsReportSchema>;

@@ -24,22 +24,37 @@ export function dohResolver(endpoint: string, fetchFn: typeof fetch = fetch): Re
     const url = new URL(endpoint);
     url.searchParams.set("name", name);
     url.searchParams.set("type", type);
-    const res = await fetchFn(url, { headers: { accept: "application/dns-json" }, signal: AbortSignal.timeout(RESOLVE_TIMEOUT_MS) });
+    const res = await fetchFn(url, {
+      headers: { accept: "application/dns-json" },
+      signal: AbortSignal.timeout(RESOLVE_TIMEOUT_MS),
+    });
     if (!res.ok) throw new Error(`resolver answered HTTP ${res.status}`);
     return (await res.json()) as DohAnswer;
   };
   return async (name: string): Promise<Resolution> => {
     const settled = await Promise.allSettled([ask(name, "A"), ask(name, "AAAA")]);
     const rejected = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (rejected) return { error: "failed", detail: rejected.reason instanceof Error ? rejected.reason.message : String(rejected.reason) };
+    if (rejected)
+      return {
+        error: "failed",
+        detail: rejected.reason instanceof Error ? rejected.reason.message : String(rejected.reason),
+      };
     const answers = settled.map((r) => (r as PromiseFulfilledResult<DohAnswer>).value);
     const malformed = answers.find((a) => !isDohAnswer(a));
-    if (malformed !== undefined) return { error: "failed", detail: `the resolver answered a malformed record: ${JSON.stringify(malformed)?.slice(0, 100)}` };
+    if (malformed !== undefined)
+      return {
+        error: "failed",
+        detail: `the resolver answered a malformed record: ${JSON.stringify(malformed)?.slice(0, 100)}`,
+      };
     if (answers.every((a) => a.Status === STATUS_NXDOMAIN)) return { error: "nxdomain", detail: "NXDOMAIN" };
     const failed = answers.find((a) => a.Status !== STATUS_NOERROR && a.Status !== STATUS_NXDOMAIN);
     if (failed) return { error: "failed", detail: `resolver status ${failed.Status}` };
-    const addresses = answers.flatMap((a) => (a.Answer ?? []).filter((r) => r.type === TYPE_A || r.type === TYPE_AAAA).map((r) => r.data));
-    const ttls = answers.flatMap((a) => (a.Answer ?? []).map((r) => r.TTL)).filter((t): t is number => typeof t === "number" && Number.isFinite(t) && t >= 0);
+    const addresses = answers.flatMap((a) =>
+      (a.Answer ?? []).filter((r) => r.type === TYPE_A || r.type === TYPE_AAAA).map((r) => r.data),
+    );
+    const ttls = answers
+      .flatMap((a) => (a.Answer ?? []).map((r) => r.TTL))
+      .filter((t): t is number => typeof t === "number" && Number.isFinite(t) && t >= 0);
     return ttls.length ? { addresses, ttlSeconds: Math.min(...ttls) } : { addresses };
   };
 }
@@ -54,7 +69,9 @@ function isDohAnswer(a: unknown): a is DohAnswer {
   if (typeof a !== "object" || a === null || Array.isArray(a)) return false;
   const { Answer } = a as DohAnswer;
   if (Answer === undefined) return true;
-  return Array.isArray(Answer) && Answer.every((r) => typeof r === "object" && r !== null && isRecordData(r.type, r.data));
+  return (
+    Array.isArray(Answer) && Answer.every((r) => typeof r === "object" && r !== null && isRecordData(r.type, r.data))
+  );
 }
 
 function isRecordData(type: unknown, data: unknown): boolean {

@@ -42,7 +42,10 @@ export type ResolutionCache = {
 };
 
 /** `nowMs` is injected so tests can run a TTL period in no time. */
-export function createResolutionCache(nowMs: () => number = Date.now, maxBytes: number = RESOLUTION_CACHE_MAX_BYTES): ResolutionCache {
+export function createResolutionCache(
+  nowMs: () => number = Date.now,
+  maxBytes: number = RESOLUTION_CACHE_MAX_BYTES,
+): ResolutionCache {
   /** Insertion order is use order: the first key is the least recently used. */
   const entries = new Map<string, Entry>();
   let bytes = 0;
@@ -67,19 +70,21 @@ export function createResolutionCache(nowMs: () => number = Date.now, maxBytes: 
     bytes += size;
   };
   return {
-    resolverFor: (jobKey, resolve) => async (host: string): Promise<Resolution> => {
-      const key = `${jobKey}\n${host}`;
-      const hit = entries.get(key);
-      if (hit && hit.expiresAtMs > nowMs()) {
-        entries.delete(key);
-        entries.set(key, hit);
-        return { addresses: [...hit.addresses] };
-      }
-      drop(key);
-      const answer = await resolve(host);
-      if ("addresses" in answer && answer.addresses.length > 0) keep(key, answer.addresses, answer.ttlSeconds);
-      return answer;
-    },
+    resolverFor:
+      (jobKey, resolve) =>
+      async (host: string): Promise<Resolution> => {
+        const key = `${jobKey}\n${host}`;
+        const hit = entries.get(key);
+        if (hit && hit.expiresAtMs > nowMs()) {
+          entries.delete(key);
+          entries.set(key, hit);
+          return { addresses: [...hit.addresses] };
+        }
+        drop(key);
+        const answer = await resolve(host);
+        if ("addresses" in answer && answer.addresses.length > 0) keep(key, answer.addresses, answer.ttlSeconds);
+        return answer;
+      },
     stats: () => ({ entries: entries.size, bytes }),
   };
 }

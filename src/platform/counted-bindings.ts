@@ -22,11 +22,17 @@ export const BINDING_KINDS: Record<BindingName, SubrequestKind | "not a subreque
 };
 
 /** Calls a function value of a proxied binding with its own `this` (Reflect: an RPC stub's `.apply` would be a remote property). */
-const call = (fn: unknown, self: object, args: unknown[]) => Reflect.apply(fn as (...a: unknown[]) => unknown, self, args);
+const call = (fn: unknown, self: object, args: unknown[]) =>
+  Reflect.apply(fn as (...a: unknown[]) => unknown, self, args);
 
 /** A binding whose every method call is one subrequest of `kind`, except the calls in `free` (no I/O), whose results are counted in turn. */
-// biome-ignore lint/suspicious/noExplicitAny: `free` maps a binding's method names to wrappers of whatever those methods return.
-function countedCalls<T extends object>(binding: T, kind: SubrequestKind, budget: InvocationBudget, free: Record<string, (result: any) => unknown> = {}): T {
+function countedCalls<T extends object>(
+  binding: T,
+  kind: SubrequestKind,
+  budget: InvocationBudget,
+  // biome-ignore lint/suspicious/noExplicitAny: `free` maps a binding's method names to wrappers of whatever those methods return.
+  free: Record<string, (result: any) => unknown> = {},
+): T {
   return new Proxy(binding, {
     get(target, prop) {
       const value = Reflect.get(target, prop);
@@ -48,7 +54,8 @@ function countedBucket(bucket: R2Bucket, budget: InvocationBudget): R2Bucket {
   return new Proxy(counted, {
     get(target, prop) {
       if (prop !== "createMultipartUpload") return Reflect.get(target, prop);
-      return async (...args: unknown[]) => upload(await call(Reflect.get(target, prop), target, args) as R2MultipartUpload);
+      return async (...args: unknown[]) =>
+        upload((await call(Reflect.get(target, prop), target, args)) as R2MultipartUpload);
     },
   });
 }
@@ -61,8 +68,10 @@ function countedNamespace<T extends DurableObjectNamespace<any>>(ns: T, budget: 
     get(target, prop) {
       const value = Reflect.get(target, prop);
       if (typeof value !== "function") return value;
-      if (prop === "get" || prop === "getByName") return (...args: unknown[]) => stub(call(value, target, args) as object);
-      if (prop === "jurisdiction") return (...args: unknown[]) => countedNamespace(call(value, target, args) as T, budget);
+      if (prop === "get" || prop === "getByName")
+        return (...args: unknown[]) => stub(call(value, target, args) as object);
+      if (prop === "jurisdiction")
+        return (...args: unknown[]) => countedNamespace(call(value, target, args) as T, budget);
       return (...args: unknown[]) => call(value, target, args);
     },
   });

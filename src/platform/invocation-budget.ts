@@ -56,7 +56,9 @@ export class InvocationBudget {
   spend(kind: SubrequestKind): void {
     if (this.subrequests + 1 > this.limits.subrequests) {
       const words = kind === "fetch" ? TOO_MANY_SUBREQUESTS : TOO_MANY_API_REQUESTS;
-      throw new InvocationLimitExceeded(`${words} (subrequest ${this.subrequests + 1}, a ${kind} call, is over ${this.limits.subrequests}: the local stack enforces the platform's limit)`);
+      throw new InvocationLimitExceeded(
+        `${words} (subrequest ${this.subrequests + 1}, a ${kind} call, is over ${this.limits.subrequests}: the local stack enforces the platform's limit)`,
+      );
     }
     this.subrequests++;
     this.byKind[kind]++;
@@ -65,7 +67,9 @@ export class InvocationBudget {
   /** `statements` D1 queries in one call (a batch is as many as it holds); the call is also a subrequest. */
   spendD1(statements: number): void {
     if (this.d1Queries + statements > this.limits.d1Queries) {
-      throw new InvocationLimitExceeded(`D1_ERROR: ${TOO_MANY_API_REQUESTS} (D1 query ${this.d1Queries + statements} is over ${this.limits.d1Queries}, D1's queries per Worker invocation: the local stack enforces it)`);
+      throw new InvocationLimitExceeded(
+        `D1_ERROR: ${TOO_MANY_API_REQUESTS} (D1 query ${this.d1Queries + statements} is over ${this.limits.d1Queries}, D1's queries per Worker invocation: the local stack enforces it)`,
+      );
     }
     this.spend("d1");
     this.d1Queries += statements;

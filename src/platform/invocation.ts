@@ -23,7 +23,11 @@ export function countedEnv<E extends object>(env: E, budget: InvocationBudget): 
  * enforces the platform's limits. An env that already carries a budget (a test's) is that
  * invocation's. Production (no limit set): `run(env)`, nothing wrapped.
  */
-export function startInvocation<E extends LimitVars & object, R>(env: E, run: (env: E) => R, owner: object | null = null): R {
+export function startInvocation<E extends LimitVars & object, R>(
+  env: E,
+  run: (env: E) => R,
+  owner: object | null = null,
+): R {
   const given = budgetOf(env);
   const limits = given ? null : limitsOf(env);
   if (!given && !limits) return run(env);

@@ -6,7 +6,13 @@ import { ownValue } from "../own-key.ts";
 const bitrateKbps = (fallback: number) => z.number().int().min(16).max(512).default(fallback);
 
 /** The audio alone, re-encoded: one preset per codec, differing only in these. */
-function audioExtraction(name: keyof typeof AUDIO_EXTRACTION_CHANNELS, label: string, fileName: string, contentType: string, kbps: number) {
+function audioExtraction(
+  name: keyof typeof AUDIO_EXTRACTION_CHANNELS,
+  label: string,
+  fileName: string,
+  contentType: string,
+  kbps: number,
+) {
   const maxChannels = ownValue(AUDIO_EXTRACTION_CHANNELS, name);
   return definePreset({
     name,
@@ -25,14 +31,20 @@ export const opusPreset = audioExtraction("audio-opus", "Opus in an Ogg file (48
 
 export const loudnessPreset = definePreset({
   name: "loudnorm",
-  description: "Loudness normalized to EBU R128: integrated `target` LUFS, true peak `truePeak` dBTP, range `range` LU; video copied.",
+  description:
+    "Loudness normalized to EBU R128: integrated `target` LUFS, true peak `truePeak` dBTP, range `range` LU; video copied.",
   binary: "ffmpeg",
   inputs: ["media"],
   params: z
-    .object({ target: z.number().min(-70).max(-5).default(-16), truePeak: z.number().min(-9).max(0).default(-1.5), range: z.number().min(1).max(50).default(11) })
+    .object({
+      target: z.number().min(-70).max(-5).default(-16),
+      truePeak: z.number().min(-9).max(0).default(-1.5),
+      range: z.number().min(1).max(50).default(11),
+    })
     .strict(),
   outputs: { normalized: { fileName: "normalized.mp4", contentType: "video/mp4", kind: "file" } },
-  policy: "Needs an audio stream (INPUT_HAS_NO_AUDIO). The first audio track as AAC 192 kb/s at the input's rate when standard, else 48 kHz (loudnorm works at 192 kHz inside). The first video copied when MP4 holds its codec, else H.264 CRF 18; none for audio files (cover art left out).",
+  policy:
+    "Needs an audio stream (INPUT_HAS_NO_AUDIO). The first audio track as AAC 192 kb/s at the input's rate when standard, else 48 kHz (loudnorm works at 192 kHz inside). The first video copied when MP4 holds its codec, else H.264 CRF 18; none for audio files (cover art left out).",
 });
 
 export const waveformPreset = definePreset({
@@ -44,7 +56,10 @@ export const waveformPreset = definePreset({
     .object({
       width: z.number().int().min(64).max(4096).default(1200),
       height: z.number().int().min(32).max(2048).default(240),
-      color: z.string().regex(/^(#?[0-9A-Fa-f]{6}|[a-z]{3,20})$/, "a colour name or #RRGGBB").default("#3b82f6"),
+      color: z
+        .string()
+        .regex(/^(#?[0-9A-Fa-f]{6}|[a-z]{3,20})$/, "a colour name or #RRGGBB")
+        .default("#3b82f6"),
     })
     .strict(),
   outputs: { picture: { fileName: "waveform.png", contentType: "image/png", kind: "file" } },

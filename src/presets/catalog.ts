@@ -2,15 +2,36 @@ import { z } from "zod";
 import type { Preset } from "./preset.ts";
 import { aacPreset, loudnessPreset, mp3Preset, opusPreset, waveformPreset } from "./audio-presets.ts";
 import {
-  concatPreset, contactSheetPreset, gifPreset, probePreset, thumbnailPreset, trimPreset, watermarkPreset, webMp4Preset, webmPreset,
+  concatPreset,
+  contactSheetPreset,
+  gifPreset,
+  probePreset,
+  thumbnailPreset,
+  trimPreset,
+  watermarkPreset,
+  webMp4Preset,
+  webmPreset,
 } from "./video-presets.ts";
 import { hlsLadderPreset } from "./streaming-presets.ts";
 
 /** Every preset, by name. */
 export const PRESETS: ReadonlyMap<string, Preset> = new Map(
   [
-    probePreset, thumbnailPreset, contactSheetPreset, webMp4Preset, webmPreset, gifPreset, trimPreset, watermarkPreset, concatPreset,
-    mp3Preset, aacPreset, opusPreset, loudnessPreset, waveformPreset, hlsLadderPreset,
+    probePreset,
+    thumbnailPreset,
+    contactSheetPreset,
+    webMp4Preset,
+    webmPreset,
+    gifPreset,
+    trimPreset,
+    watermarkPreset,
+    concatPreset,
+    mp3Preset,
+    aacPreset,
+    opusPreset,
+    loudnessPreset,
+    waveformPreset,
+    hlsLadderPreset,
   ].map((p) => [p.name, p]),
 );
 

@@ -17,7 +17,8 @@ export type ExpandedPreset = { request: CreateJobRequest; preset: string; params
  */
 export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[] } | ExpandedPreset {
   const preset = PRESETS.get(req.preset);
-  if (!preset) return { issues: [{ path: ["preset"], message: `no preset "${req.preset}": GET /v1/presets lists them` }] };
+  if (!preset)
+    return { issues: [{ path: ["preset"], message: `no preset "${req.preset}": GET /v1/presets lists them` }] };
   const issues: RequestIssue[] = [];
   const parsed = preset.params.safeParse(req.params ?? {});
   if (!parsed.success) {
@@ -25,24 +26,39 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
   }
   let inputNames: string[] = [];
   if (preset.inputs === "list") {
-    if (!req.input || req.input.length < 2 || req.inputs) issues.push({ path: ["input"], message: `preset ${preset.name} takes its inputs as a list: "input": [ … ], at least 2` });
+    if (!req.input || req.input.length < 2 || req.inputs)
+      issues.push({
+        path: ["input"],
+        message: `preset ${preset.name} takes its inputs as a list: "input": [ … ], at least 2`,
+      });
     else inputNames = req.input.map((_, i) => `input${i}`);
   } else {
     const given = req.inputs ?? {};
-    if (req.input) issues.push({ path: ["input"], message: `preset ${preset.name} takes named inputs: "inputs": { ${preset.inputs.join(", ")} }` });
-    for (const name of preset.inputs) if (!given[name]) issues.push({ path: ["inputs", name], message: `preset ${preset.name} needs input "${name}"` });
-    for (const name of Object.keys(given)) if (!preset.inputs.includes(name)) issues.push({ path: ["inputs", name], message: `preset ${preset.name} has no input "${name}"` });
+    if (req.input)
+      issues.push({
+        path: ["input"],
+        message: `preset ${preset.name} takes named inputs: "inputs": { ${preset.inputs.join(", ")} }`,
+      });
+    for (const name of preset.inputs)
+      if (!given[name]) issues.push({ path: ["inputs", name], message: `preset ${preset.name} needs input "${name}"` });
+    for (const name of Object.keys(given))
+      if (!preset.inputs.includes(name))
+        issues.push({ path: ["inputs", name], message: `preset ${preset.name} has no input "${name}"` });
     inputNames = preset.inputs;
   }
   for (const name of Object.keys(req.outputs ?? {})) {
-    if (!preset.outputs[name]) issues.push({ path: ["outputs", name], message: `preset ${preset.name} has no output "${name}"` });
+    if (!preset.outputs[name])
+      issues.push({ path: ["outputs", name], message: `preset ${preset.name} has no output "${name}"` });
   }
   if (issues.length || !parsed.success) return { issues };
   const outputs = Object.fromEntries(
     Object.entries(preset.outputs).map(([name, o]) => {
       const fileName = req.outputs?.[name]?.fileName ?? o.fileName;
       const kind = o.kind === "directory" ? { kind: "directory" as const } : {};
-      return [name, { fileName, contentType: fileName === o.fileName ? o.contentType : contentTypeFor(fileName), ...kind }];
+      return [
+        name,
+        { fileName, contentType: fileName === o.fileName ? o.contentType : contentTypeFor(fileName), ...kind },
+      ];
     }),
   );
   const plan = planPreset(preset.name, parsed.data, {
@@ -67,7 +83,12 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
  * What the runner needs to plan a preset job again from its real inputs (RunnerJobRequest.preset):
  * nothing for raw jobs and for presets whose command is the same for any input.
  */
-export function presetForRunner(spec: { mode?: string; preset?: string; params?: Record<string, unknown>; inputs: Record<string, unknown> }): { preset?: { name: string; params: Record<string, unknown>; inputNames: string[] } } {
+export function presetForRunner(spec: {
+  mode?: string;
+  preset?: string;
+  params?: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+}): { preset?: { name: string; params: Record<string, unknown>; inputNames: string[] } } {
   const preset = spec.mode === "preset" && spec.preset ? PRESETS.get(spec.preset) : undefined;
   if (!preset || !ownValue(RECIPE_BOOK, preset.name)?.looksAtInputs) return {};
   const inputNames = preset.inputs === "list" ? Object.keys(spec.inputs) : preset.inputs;

@@ -37,7 +37,17 @@ export type MediaFacts = {
 
 /** What a preset assumes of an input it has not seen (the expansion `GET /v1/jobs/{id}` shows before the job runs). */
 export const TYPICAL_INPUT: MediaFacts = {
-  video: { codec: "h264", width: 1920, height: 1080, rotation: 0, pixFmt: "yuv420p", interlaced: false, frameRate: 30, fullRange: false, pixelAspect: 1 },
+  video: {
+    codec: "h264",
+    width: 1920,
+    height: 1080,
+    rotation: 0,
+    pixFmt: "yuv420p",
+    interlaced: false,
+    frameRate: 30,
+    fullRange: false,
+    pixelAspect: 1,
+  },
   audio: { codec: "aac", sampleRate: 48000, channels: 2 },
   durationSeconds: null,
   startSeconds: 0,
@@ -101,10 +111,15 @@ export function mediaFactsOf(probe: Probe): MediaFacts | null {
       pixelAspect: rotation % 180 ? 1 / aspect(v.sample_aspect_ratio) : aspect(v.sample_aspect_ratio),
     };
   }
-  const audio = a ? { codec: String(a.codec_name ?? "unknown"), sampleRate: num(a.sample_rate)!, channels: num(a.channels)! } : null;
+  const audio = a
+    ? { codec: String(a.codec_name ?? "unknown"), sampleRate: num(a.sample_rate)!, channels: num(a.channels)! }
+    : null;
   const formats = String(probe.format.format_name ?? "").split(",");
   return {
-    video, audio, durationSeconds: num(probe.format.duration), startSeconds: num(probe.format.start_time) ?? 0,
+    video,
+    audio,
+    durationSeconds: num(probe.format.duration),
+    startSeconds: num(probe.format.start_time) ?? 0,
     seekIndex: !formats.some((f) => NO_SEEK_INDEX.has(f)),
   };
 }

@@ -16,7 +16,11 @@ export const hlsLadderPreset = definePreset({
       audio: z.boolean().default(true),
     })
     .strict()
-    .refine((p) => new Set(p.renditions).size === p.renditions.length, { path: ["renditions"], message: "each height once" }),
+    .refine((p) => new Set(p.renditions).size === p.renditions.length, {
+      path: ["renditions"],
+      message: "each height once",
+    }),
   outputs: { hls: { fileName: "master.m3u8", contentType: "application/vnd.apple.mpegurl", kind: "directory" } },
-  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO). Renditions taller than the input are left out (one at the input's height if all are). H.264 8-bit 4:2:0, square pixels, even dimensions, upright, deinterlaced; a key frame at every segment boundary whatever the frame rate. Audio (AAC 128 kb/s stereo, standard rate) in every rendition when the input has some and `audio` is not false.",
+  policy:
+    "Needs a video stream (INPUT_HAS_NO_VIDEO). Renditions taller than the input are left out (one at the input's height if all are). H.264 8-bit 4:2:0, square pixels, even dimensions, upright, deinterlaced; a key frame at every segment boundary whatever the frame rate. Audio (AAC 128 kb/s stereo, standard rate) in every rendition when the input has some and `audio` is not false.",
 });

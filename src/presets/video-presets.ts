@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { definePreset } from "./preset.ts";
 
-const seconds = z.number().min(0).max(24 * 3600);
+const seconds = z
+  .number()
+  .min(0)
+  .max(24 * 3600);
 const height = z.number().int().min(16).max(4320);
 
 export const probePreset = definePreset({
@@ -20,11 +23,19 @@ export const thumbnailPreset = definePreset({
   binary: "ffmpeg",
   inputs: ["video"],
   params: z
-    .object({ at: seconds.optional(), percent: z.number().min(0).max(99).optional(), width: z.number().int().min(16).max(7680).default(320) })
+    .object({
+      at: seconds.optional(),
+      percent: z.number().min(0).max(99).optional(),
+      width: z.number().int().min(16).max(7680).default(320),
+    })
     .strict()
-    .refine((p) => p.at === undefined || p.percent === undefined, { path: ["percent"], message: "give `at` (seconds) or `percent`, not both" }),
+    .refine((p) => p.at === undefined || p.percent === undefined, {
+      path: ["percent"],
+      message: "give `at` (seconds) or `percent`, not both",
+    }),
   outputs: { thumbnail: { fileName: "thumbnail.jpg", contentType: "image/jpeg", kind: "file" } },
-  policy: "Needs a video stream (cover art is not one): INPUT_HAS_NO_VIDEO otherwise. Upright whatever the rotation, deinterlaced when interlaced, square pixels at the picture's display aspect. A time past the end is taken as the middle; `percent` is of the input's own length. Inputs without a seek index (MPEG-TS) are sought to 5 s before and decoded the rest of the way, so a frame is found between key frames.",
+  policy:
+    "Needs a video stream (cover art is not one): INPUT_HAS_NO_VIDEO otherwise. Upright whatever the rotation, deinterlaced when interlaced, square pixels at the picture's display aspect. A time past the end is taken as the middle; `percent` is of the input's own length. Inputs without a seek index (MPEG-TS) are sought to 5 s before and decoded the rest of the way, so a frame is found between key frames.",
 });
 
 export const contactSheetPreset = definePreset({
@@ -41,7 +52,8 @@ export const contactSheetPreset = definePreset({
     })
     .strict(),
   outputs: { sheet: { fileName: "sheet.jpg", contentType: "image/jpeg", kind: "file" } },
-  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, tiles at the picture's display aspect.",
+  policy:
+    "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, tiles at the picture's display aspect.",
 });
 
 export const webMp4Preset = definePreset({
@@ -49,9 +61,16 @@ export const webMp4Preset = definePreset({
   description: "H.264/AAC MP4 for the web: at most `height` lines, quality `crf`, moov atom first.",
   binary: "ffmpeg",
   inputs: ["video"],
-  params: z.object({ height: height.default(720), crf: z.number().int().min(0).max(51).default(23), speed: z.enum(["ultrafast", "veryfast", "fast", "medium", "slow"]).default("veryfast") }).strict(),
+  params: z
+    .object({
+      height: height.default(720),
+      crf: z.number().int().min(0).max(51).default(23),
+      speed: z.enum(["ultrafast", "veryfast", "fast", "medium", "slow"]).default("veryfast"),
+    })
+    .strict(),
   outputs: { mp4: { fileName: "video.mp4", contentType: "video/mp4", kind: "file" } },
-  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO: an audio file belongs in audio-aac). H.264 High, 8-bit 4:2:0 limited range, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced; the frame rate is the input's. The first audio track as AAC 128 kb/s, at most stereo, at the input's rate when standard else 48 kHz; no audio track when the input has none.",
+  policy:
+    "Needs a video stream (INPUT_HAS_NO_VIDEO: an audio file belongs in audio-aac). H.264 High, 8-bit 4:2:0 limited range, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced; the frame rate is the input's. The first audio track as AAC 128 kb/s, at most stereo, at the input's rate when standard else 48 kHz; no audio track when the input has none.",
 });
 
 export const webmPreset = definePreset({
@@ -61,27 +80,47 @@ export const webmPreset = definePreset({
   inputs: ["video"],
   params: z.object({ height: height.default(720), crf: z.number().int().min(0).max(63).default(33) }).strict(),
   outputs: { webm: { fileName: "video.webm", contentType: "video/webm", kind: "file" } },
-  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO). VP9 8-bit 4:2:0, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced. The first audio track as Opus 96 kb/s 48 kHz, at most stereo; none when the input has none.",
+  policy:
+    "Needs a video stream (INPUT_HAS_NO_VIDEO). VP9 8-bit 4:2:0, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced. The first audio track as Opus 96 kb/s 48 kHz, at most stereo; none when the input has none.",
 });
 
 export const gifPreset = definePreset({
   name: "gif",
-  description: "An animated GIF with a palette made from the clip: `fps` frames a second, `width` wide, from `start` for `duration` s.",
+  description:
+    "An animated GIF with a palette made from the clip: `fps` frames a second, `width` wide, from `start` for `duration` s.",
   binary: "ffmpeg",
   inputs: ["video"],
-  params: z.object({ fps: z.number().int().min(1).max(30).default(10), width: z.number().int().min(16).max(1280).default(480), start: seconds.default(0), duration: z.number().min(0.1).max(60).default(5) }).strict(),
+  params: z
+    .object({
+      fps: z.number().int().min(1).max(30).default(10),
+      width: z.number().int().min(16).max(1280).default(480),
+      start: seconds.default(0),
+      duration: z.number().min(0.1).max(60).default(5),
+    })
+    .strict(),
   outputs: { gif: { fileName: "animation.gif", contentType: "image/gif", kind: "file" } },
-  policy: "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, square pixels; a start past the end writes no frame and the job fails with OUTPUT_EMPTY.",
+  policy:
+    "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, square pixels; a start past the end writes no frame and the job fails with OUTPUT_EMPTY.",
 });
 
 export const trimPreset = definePreset({
   name: "trim",
-  description: "The part from `start` lasting `duration` s, streams copied where the output's container holds them (cuts then land on key frames).",
+  description:
+    "The part from `start` lasting `duration` s, streams copied where the output's container holds them (cuts then land on key frames).",
   binary: "ffmpeg",
   inputs: ["video"],
-  params: z.object({ start: seconds.default(0), duration: z.number().min(0.1).max(24 * 3600) }).strict(),
+  params: z
+    .object({
+      start: seconds.default(0),
+      duration: z
+        .number()
+        .min(0.1)
+        .max(24 * 3600),
+    })
+    .strict(),
   outputs: { clip: { fileName: "clip.mp4", contentType: "video/mp4", kind: "file" } },
-  policy: "Needs video or audio. The first video and audio tracks are copied when the output's container holds their codec (by its file name: .mp4, .mov, .mkv, .webm); a codec it cannot hold is re-encoded: video as H.264 CRF 18 (8-bit 4:2:0), audio as AAC 192 kb/s (ProRes and PCM into .mp4, say; name the output clip.mov to keep them). From an input without a seek index (MPEG-TS) the video is re-encoded, cut exactly: copied, it would start between key frames with no picture. Subtitles and further tracks are left out.",
+  policy:
+    "Needs video or audio. The first video and audio tracks are copied when the output's container holds their codec (by its file name: .mp4, .mov, .mkv, .webm); a codec it cannot hold is re-encoded: video as H.264 CRF 18 (8-bit 4:2:0), audio as AAC 192 kb/s (ProRes and PCM into .mp4, say; name the output clip.mov to keep them). From an input without a seek index (MPEG-TS) the video is re-encoded, cut exactly: copied, it would start between key frames with no picture. Subtitles and further tracks are left out.",
 });
 
 export const watermarkPreset = definePreset({
@@ -89,9 +128,15 @@ export const watermarkPreset = definePreset({
   description: "The `logo` input laid over the `video` input in a corner, `margin` pixels in.",
   binary: "ffmpeg",
   inputs: ["video", "logo"],
-  params: z.object({ position: z.enum(["top-left", "top-right", "bottom-left", "bottom-right"]).default("bottom-right"), margin: z.number().int().min(0).max(500).default(16) }).strict(),
+  params: z
+    .object({
+      position: z.enum(["top-left", "top-right", "bottom-left", "bottom-right"]).default("bottom-right"),
+      margin: z.number().int().min(0).max(500).default(16),
+    })
+    .strict(),
   outputs: { watermarked: { fileName: "watermarked.mp4", contentType: "video/mp4", kind: "file" } },
-  policy: "Both inputs need a picture (INPUT_HAS_NO_VIDEO). H.264 8-bit 4:2:0, square pixels, even dimensions, upright, deinterlaced; as long as the video whatever the logo's length. The first audio track copied when MP4 holds it, else AAC.",
+  policy:
+    "Both inputs need a picture (INPUT_HAS_NO_VIDEO). H.264 8-bit 4:2:0, square pixels, even dimensions, upright, deinterlaced; as long as the video whatever the logo's length. The first audio track copied when MP4 holds it, else AAC.",
 });
 
 export const concatPreset = definePreset({
@@ -101,5 +146,6 @@ export const concatPreset = definePreset({
   inputs: "list",
   params: z.object({}).strict(),
   outputs: { joined: { fileName: "joined.mp4", contentType: "video/mp4", kind: "file" } },
-  policy: "Every input needs video or audio. Each is made alike before joining: the first video input's size (others fitted inside, letterboxed) and frame rate (at most 60), square pixels, 8-bit 4:2:0, upright, deinterlaced, timestamps from zero; audio 48 kHz stereo. An input without video shows black for its length, one without audio is silent; with no video (or audio) in any input the output has none.",
+  policy:
+    "Every input needs video or audio. Each is made alike before joining: the first video input's size (others fitted inside, letterboxed) and frame rate (at most 60), square pixels, 8-bit 4:2:0, upright, deinterlaced, timestamps from zero; audio 48 kHz stereo. An input without video shows black for its length, one without audio is silent; with no video (or audio) in any input the output has none.",
 });

@@ -54,10 +54,11 @@ export class ContainerPool extends DurableObject<Env> {
     if (!busy.length) return false;
     // One parameter whatever the pool's size: D1 binds at most 100 per statement (a pool may hold 9999).
     // A split job's tasks hold instances under runner ids of their own (src/jobs/split/task-store.ts).
-    const jobs = await counted(this.env).DB.prepare(
-      `SELECT id, status FROM jobs WHERE id IN (SELECT value FROM json_each(?1))
+    const jobs = await counted(this.env)
+      .DB.prepare(
+        `SELECT id, status FROM jobs WHERE id IN (SELECT value FROM json_each(?1))
        UNION ALL SELECT runner_id, CASE status WHEN 'running' THEN 'running' ELSE 'completed' END FROM job_tasks WHERE runner_id IN (SELECT value FROM json_each(?1))`,
-    )
+      )
       .bind(JSON.stringify(busy))
       .all<{ id: string; status: string }>();
     const now = Date.now();

@@ -24,7 +24,8 @@ export function containerTransport(
   return {
     async prepare(jobId, scope) {
       const name = placement.kind === "per-job" ? jobId : await pool.acquire(jobId, placement.maxInstances);
-      if (!name) throw new RunnerBusy(`all ${placement.kind === "pool" ? placement.maxInstances : 1} containers are busy`);
+      if (!name)
+        throw new RunnerBusy(`all ${placement.kind === "pool" ? placement.maxInstances : 1} containers are busy`);
       known.set(jobId, name);
       // The scope names its job, so the Worker's DNS answers are kept per job (src/net/resolution-cache.ts).
       return container(name).admitJob(jobId, { ...scope, jobId });

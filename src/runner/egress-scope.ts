@@ -49,7 +49,10 @@ function outputRules(o: RunnerJobRequest["outputs"][number]): EgressRule[] {
   if (!o.destination) return [{ method: "PUT", url: comparable(o.uploadUrl), ...prefix }];
   const parts = o.destination.parts;
   if (!parts) return [{ method: "PUT", url: comparable(o.uploadUrl), ...prefix, external: true }];
-  return [...parts.urls.map((url): EgressRule => ({ method: "PUT", url: comparable(url), external: true })), { method: "POST", url: comparable(parts.completeUrl), external: true }];
+  return [
+    ...parts.urls.map((url): EgressRule => ({ method: "PUT", url: comparable(url), external: true })),
+    { method: "POST", url: comparable(parts.completeUrl), external: true },
+  ];
 }
 
 /** A dry run's probe: GET its inputs, nothing else. */
@@ -62,7 +65,11 @@ function inputRule(input: RunnerInput): EgressRule {
 }
 
 function namedHostsOf(inputs: RunnerInput[]): string[] {
-  return [...new Set(inputs.filter((i) => !i.trusted && URL.canParse(i.url)).map((i) => new URL(i.url).hostname.toLowerCase()))];
+  return [
+    ...new Set(
+      inputs.filter((i) => !i.trusted && URL.canParse(i.url)).map((i) => new URL(i.url).hostname.toLowerCase()),
+    ),
+  ];
 }
 
 /**
@@ -76,9 +83,14 @@ export function staleScopeKeys(stored: string[], admitted: string): string[] {
 /** Unions scopes: an instance that serves several jobs may reach what each of them may. */
 export function mergeScopes(scopes: EgressScope[]): EgressScope {
   const seen = new Map<string, EgressRule>();
-  for (const rule of scopes.flatMap((s) => s.allow)) seen.set(`${rule.method} ${rule.url} ${rule.prefix ? "prefix" : ""} ${rule.external ? "external" : ""}`, rule);
+  for (const rule of scopes.flatMap((s) => s.allow))
+    seen.set(`${rule.method} ${rule.url} ${rule.prefix ? "prefix" : ""} ${rule.external ? "external" : ""}`, rule);
   const jobIds = [...new Set(scopes.flatMap((s) => (s.jobId ? [s.jobId] : [])))].sort();
-  return { ...(jobIds.length ? { jobId: jobIds.join(" ") } : {}), allow: [...seen.values()], namedHosts: [...new Set(scopes.flatMap((s) => s.namedHosts ?? []))] };
+  return {
+    ...(jobIds.length ? { jobId: jobIds.join(" ") } : {}),
+    allow: [...seen.values()],
+    namedHosts: [...new Set(scopes.flatMap((s) => s.namedHosts ?? []))],
+  };
 }
 
 /** The rule that lets this request through, if any. */
@@ -87,14 +99,18 @@ export function matchingRule(scope: EgressScope | undefined, method: string, url
   const wanted = comparable(url);
   // HEAD reads no more than GET; the runner does not send it today, but a retrying client might.
   const asGet = method === "HEAD" ? "GET" : method;
-  return scope.allow.find((rule) => rule.method === asGet && (rule.prefix ? underPrefix(wanted, rule.url) : rule.url === wanted));
+  return scope.allow.find(
+    (rule) => rule.method === asGet && (rule.prefix ? underPrefix(wanted, rule.url) : rule.url === wanted),
+  );
 }
 
 /** A file right under a prefix URL (no deeper folder), with the prefix's own query (a SAS), if any. */
 function underPrefix(wanted: string, prefix: string): boolean {
   const [base, query = ""] = splitQuery(prefix);
   const [path, asked = ""] = splitQuery(wanted);
-  return query === asked && path.startsWith(base) && path.length > base.length && !path.slice(base.length).includes("/");
+  return (
+    query === asked && path.startsWith(base) && path.length > base.length && !path.slice(base.length).includes("/")
+  );
 }
 
 function splitQuery(url: string): [string, string?] {
@@ -114,7 +130,10 @@ export function egressRefusal(method: string, url: string): Response {
 
 /** The runner repeats the text in the job's error: it says what was refused and why. */
 export function egressRefusedBecause(reason: string): Response {
-  return new Response(`egress refused ${reason}`, { status: 403, headers: { [EGRESS_REFUSED_HEADER]: "refused", "content-type": "text/plain" } });
+  return new Response(`egress refused ${reason}`, {
+    status: 403,
+    headers: { [EGRESS_REFUSED_HEADER]: "refused", "content-type": "text/plain" },
+  });
 }
 
 /**

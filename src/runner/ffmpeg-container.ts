@@ -40,7 +40,9 @@ export class FfmpegContainer extends Container<Env> {
       RUNNER_SANDBOX: loadConfig(env).containerSandbox,
       // Inputs read by range never touch the disk; copied ones, outputs and work files share it.
       RUNNER_JOB_DISK_BYTES: String(loadConfig(env).containerJobDiskBytes),
-      RUNNER_MAX_COPIED_INPUT_BYTES: String(Math.min(DEFAULT_MAX_COPIED_INPUT_BYTES, loadConfig(env).containerJobDiskBytes)),
+      RUNNER_MAX_COPIED_INPUT_BYTES: String(
+        Math.min(DEFAULT_MAX_COPIED_INPUT_BYTES, loadConfig(env).containerJobDiskBytes),
+      ),
       // Every connection goes through Cloudflare's sidecar to jobEgress (container/src/settings.ts).
       RUNNER_EGRESS: "cloudflare",
       // A rollout's SIGTERM lets the job it runs finish (wrangler.toml: rollout_active_grace_period).
@@ -59,20 +61,22 @@ export class FfmpegContainer extends Container<Env> {
   static {
     FfmpegContainer.outboundHandlers = {
       // Each of a container's requests is an invocation (of ContainerProxy, which calls this), with its own limits.
-      jobEgress: (req: Request, env: Env, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> => startInvocation(env, (env) => {
-        const config = loadConfig(env);
-        return serveJobEgress(req, ctx.params, {
-          fetch: (r) => fetch(r),
-          resolve: jobResolver(ctx, dohResolver(config.egressResolverUrl)),
-          allowedPrivateHosts: config.allowedPrivateHosts,
-          internal(r, url) {
-            const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;
-            if (notifiedJob) return pokeCoordinator(env, notifiedJob);
-            if (isRunnerFilesRequest(url)) return acceptRunnerFile(env.BUCKET, env.DB, config.storage, runnerFileLimits(config), r);
-            return null;
-          },
-        });
-      }),
+      jobEgress: (req: Request, env: Env, ctx: OutboundHandlerContext<EgressScope>): Promise<Response> =>
+        startInvocation(env, (env) => {
+          const config = loadConfig(env);
+          return serveJobEgress(req, ctx.params, {
+            fetch: (r) => fetch(r),
+            resolve: jobResolver(ctx, dohResolver(config.egressResolverUrl)),
+            allowedPrivateHosts: config.allowedPrivateHosts,
+            internal(r, url) {
+              const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;
+              if (notifiedJob) return pokeCoordinator(env, notifiedJob);
+              if (isRunnerFilesRequest(url))
+                return acceptRunnerFile(env.BUCKET, env.DB, config.storage, runnerFileLimits(config), r);
+              return null;
+            },
+          });
+        }),
     };
     /** Deny-all until a job scopes the egress. */
     FfmpegContainer.outbound = async (req: Request) => egressRefusal(req.method, req.url);
@@ -86,7 +90,10 @@ export class FfmpegContainer extends Container<Env> {
    */
   async admitJob(jobId: string, scope: EgressScope): Promise<"cold" | "warm"> {
     const warm = this.ctx.container?.running === true;
-    const stale = staleScopeKeys([...(await this.ctx.storage.list({ prefix: SCOPE_KEY_PREFIX })).keys()], SCOPE_KEY_PREFIX + jobId);
+    const stale = staleScopeKeys(
+      [...(await this.ctx.storage.list({ prefix: SCOPE_KEY_PREFIX })).keys()],
+      SCOPE_KEY_PREFIX + jobId,
+    );
     if (stale.length) await this.ctx.storage.delete(stale);
     await this.ctx.storage.put(SCOPE_KEY_PREFIX + jobId, scope);
     await this.applyScopes();
@@ -107,7 +114,10 @@ export class FfmpegContainer extends Container<Env> {
    */
   override async fetch(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
-    const startsJob = (request.method === "POST" && (pathname === "/jobs" || pathname === "/probe" || pathname === "/platform-report")) || (request.method === "GET" && pathname === "/capabilities");
+    const startsJob =
+      (request.method === "POST" &&
+        (pathname === "/jobs" || pathname === "/probe" || pathname === "/platform-report")) ||
+      (request.method === "GET" && pathname === "/capabilities");
     if (!startsJob && !this.ctx.container?.running) {
       return Response.json({ error: "the runner's container is not running" }, { status: 404 });
     }

@@ -22,7 +22,11 @@ export type JobEgressDeps = {
  * inputs name, so the container never sees a redirect and nothing unnamed is ever reached. An
  * upload to the user's destination (PUT, POST) is checked the same way and sent, never redirected.
  */
-export async function serveJobEgress(req: Request, scope: EgressScope | undefined, deps: JobEgressDeps): Promise<Response> {
+export async function serveJobEgress(
+  req: Request,
+  scope: EgressScope | undefined,
+  deps: JobEgressDeps,
+): Promise<Response> {
   const rule = matchingRule(scope, req.method, req.url);
   if (!rule) return egressRefusal(req.method, req.url);
   const url = new URL(req.url);
@@ -41,7 +45,15 @@ async function fetchExternal(first: Request, namedHosts: Set<string>, deps: JobE
     // An upload to the user's destination: its body is sent once, so a redirect is answered, not followed.
     const refusal = await destinationRefusal(url, deps.resolve, deps.allowedPrivateHosts);
     if (refusal) return egressRefusedBecause(`${url.host}: ${refusal}`);
-    return deps.fetch(new Request(url, { method: first.method, headers, body: first.body, redirect: "manual", duplex: "half" } as RequestInit));
+    return deps.fetch(
+      new Request(url, {
+        method: first.method,
+        headers,
+        body: first.body,
+        redirect: "manual",
+        duplex: "half",
+      } as RequestInit),
+    );
   }
   for (let hop = 0; ; hop++) {
     const refusal = await destinationRefusal(url, deps.resolve, deps.allowedPrivateHosts);
@@ -51,11 +63,15 @@ async function fetchExternal(first: Request, namedHosts: Set<string>, deps: JobE
     if (!REDIRECT_STATUSES.has(res.status) || !location) return res;
     await res.body?.cancel();
     const next = URL.canParse(location, url) ? new URL(location, url) : null;
-    if (!next || (next.protocol !== "http:" && next.protocol !== "https:")) return egressRefusedBecause(`${url.host}: it redirected to something that is not an http(s) URL`);
+    if (!next || (next.protocol !== "http:" && next.protocol !== "https:"))
+      return egressRefusedBecause(`${url.host}: it redirected to something that is not an http(s) URL`);
     if (!namedHosts.has(next.hostname.toLowerCase())) {
-      return egressRefusedBecause(`${next.host}: ${url.host} redirected there, and no input of the job names that host`);
+      return egressRefusedBecause(
+        `${next.host}: ${url.host} redirected there, and no input of the job names that host`,
+      );
     }
-    if (hop >= MAX_EGRESS_REDIRECTS) return egressRefusedBecause(`${url.host}: more than ${MAX_EGRESS_REDIRECTS} redirects`);
+    if (hop >= MAX_EGRESS_REDIRECTS)
+      return egressRefusedBecause(`${url.host}: more than ${MAX_EGRESS_REDIRECTS} redirects`);
     url = next;
   }
 }

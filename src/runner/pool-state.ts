@@ -10,10 +10,18 @@ export type PoolState = { entries: PoolEntry[] };
  * shortest time (the likeliest still running, so warm), else a new one under `max`; null when all
  * `max` are busy.
  */
-export function acquire(state: PoolState, jobId: string, nowMs: number, max: number, newName: () => string): string | null {
+export function acquire(
+  state: PoolState,
+  jobId: string,
+  nowMs: number,
+  max: number,
+  newName: () => string,
+): string | null {
   const own = state.entries.find((e) => e.jobId === jobId);
   if (own) return own.name;
-  const idle = state.entries.filter((e) => e.jobId === null).sort((a, b) => (b.idleSinceMs ?? 0) - (a.idleSinceMs ?? 0))[0];
+  const idle = state.entries
+    .filter((e) => e.jobId === null)
+    .sort((a, b) => (b.idleSinceMs ?? 0) - (a.idleSinceMs ?? 0))[0];
   if (idle) {
     idle.jobId = jobId;
     idle.idleSinceMs = null;
@@ -45,7 +53,12 @@ export function instanceOf(state: PoolState, jobId: string): string | null {
  * is a job), and holders that are no job at all — a dry run's probe, a capabilities read — once they
  * have held it longer than `sideCallLeaseMs` (their caller releases them; this covers a caller that died).
  */
-export function reclaimable(state: PoolState, statuses: ReadonlyMap<string, string>, nowMs: number, sideCallLeaseMs: number): string[] {
+export function reclaimable(
+  state: PoolState,
+  statuses: ReadonlyMap<string, string>,
+  nowMs: number,
+  sideCallLeaseMs: number,
+): string[] {
   return state.entries.flatMap((e) => {
     if (!e.jobId) return [];
     const status = statuses.get(e.jobId);

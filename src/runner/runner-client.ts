@@ -1,4 +1,10 @@
-import type { RunnerCapabilities, RunnerJobRequest, RunnerJobStatus, RunnerProbeRequest, RunnerProbeResult } from "./runner-protocol.ts";
+import type {
+  RunnerCapabilities,
+  RunnerJobRequest,
+  RunnerJobStatus,
+  RunnerProbeRequest,
+  RunnerProbeResult,
+} from "./runner-protocol.ts";
 import { egressScopeOf, probeScopeOf, type EgressScope } from "./egress-scope.ts";
 import { RUNNER_SECRET_HEADER } from "./runner-secret.ts";
 import type { RunnerPlatformRequest } from "./platform-report.ts";
@@ -35,10 +41,16 @@ export function createRunnerClient(transport: RunnerTransport) {
   async function call(jobId: string, path: string, init: RequestInit, timeoutMs: number): Promise<Response> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RunnerUnreachable(`runner did not answer ${path} within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new RunnerUnreachable(`runner did not answer ${path} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
     });
     try {
-      return await Promise.race([transport.fetch(jobId, path, { ...init, signal: AbortSignal.timeout(timeoutMs) }), timeout]);
+      return await Promise.race([
+        transport.fetch(jobId, path, { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+        timeout,
+      ]);
     } catch (err) {
       if (err instanceof RunnerUnreachable) throw err;
       throw new RunnerUnreachable(`runner unreachable: ${err instanceof Error ? err.message : String(err)}`);
@@ -69,7 +81,8 @@ export function createRunnerClient(transport: RunnerTransport) {
     },
     /** null when the runner does not know the job (it restarted, or the report was collected). */
     status: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}`, {}, callMs)),
-    cancel: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}/cancel`, { method: "POST" }, callMs + CANCEL_EXTRA_MS)),
+    cancel: async (jobId: string) =>
+      statusFrom(await call(jobId, `/jobs/${jobId}/cancel`, { method: "POST" }, callMs + CANCEL_EXTRA_MS)),
     /** What the runner's ffmpeg can do; asked of a runner of its own, which may reach nothing. */
     async capabilities(): Promise<RunnerCapabilities> {
       const id = crypto.randomUUID();
@@ -115,7 +128,9 @@ export function createRunnerClient(transport: RunnerTransport) {
     },
     /** Best effort: the runner stops and drops the job; production also ends the job's container. */
     async release(jobId: string): Promise<void> {
-      await call(jobId, `/jobs/${jobId}`, { method: "DELETE" }, callMs).then((r) => r.body?.cancel()).catch(() => {});
+      await call(jobId, `/jobs/${jobId}`, { method: "DELETE" }, callMs)
+        .then((r) => r.body?.cancel())
+        .catch(() => {});
       await transport.release(jobId).catch((err) => console.error(`job ${jobId}: releasing its runner failed`, err));
     },
   };

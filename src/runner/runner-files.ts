@@ -14,13 +14,20 @@ export const LOCAL_FILES_PATH = "/internal/runner-files";
 
 /** The prefix one attempt's runner PUTs a directory output's files under (`<prefix><file name>`). */
 export function directoryUploadUrl(config: Config, jobId: string, outputName: string, attempt: number): string {
-  const base = config.runnerMode === "container" ? `http://${FILES_HOST}` : `${config.runnerNotifyBaseUrl ?? ""}${LOCAL_FILES_PATH}`;
+  const base =
+    config.runnerMode === "container"
+      ? `http://${FILES_HOST}`
+      : `${config.runnerNotifyBaseUrl ?? ""}${LOCAL_FILES_PATH}`;
   return `${base}/jobs/${jobId}/${outputName}/${attempt}/`;
 }
 
 /** What a runner may store for a directory output (the runner enforces the same while it runs). */
 export function runnerFileLimits(config: Config): RunnerFileLimits {
-  return { maxFileBytes: DEFAULT_MAX_OUTPUT_BYTES, maxFiles: config.maxDirectoryFiles, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES };
+  return {
+    maxFileBytes: DEFAULT_MAX_OUTPUT_BYTES,
+    maxFiles: config.maxDirectoryFiles,
+    maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+  };
 }
 
 export function isRunnerFilesRequest(url: URL): boolean {

@@ -34,7 +34,10 @@ export type RunnerOutput = {
    * `parts`, an S3 multipart upload: each part PUT to its URL, then the list POSTed to `completeUrl`
    * (which is `uploadUrl`).
    */
-  destination?: { headers: Record<string, string>; parts?: { urls: string[]; partSizeBytes: number; completeUrl: string } };
+  destination?: {
+    headers: Record<string, string>;
+    parts?: { urls: string[]; partSizeBytes: number; completeUrl: string };
+  };
 };
 
 /** A directory output's file as sent to the user's destination. */
@@ -91,7 +94,11 @@ export type RunnerOutcome = {
   stderrTail: string;
   /** A directory output's size is its files' total; `files` lists them and `mainFile` is the one its URL opens. */
   outputs: {
-    name: string; size: number; metadata: OutputMetadata | null; files?: { path: string; size: number }[]; mainFile?: string;
+    name: string;
+    size: number;
+    metadata: OutputMetadata | null;
+    files?: { path: string; size: number }[];
+    mainFile?: string;
     /** Sent to the user's destination: its ETag and SHA-256 (a directory: its main file's, and each file's). */
     delivered?: { etag: string | null; sha256: string; files?: DeliveredFile[] };
   }[];
@@ -121,7 +128,10 @@ export type RunnerJobStatus = {
 
 /** A dry run's look at a job's inputs (`POST /probe`): fetched and probed like a job's, nothing run. */
 export type RunnerProbeRequest = {
-  probeId: string; inputs: RunnerInput[]; allowedPrivateHosts: string[]; timeoutMs: number;
+  probeId: string;
+  inputs: RunnerInput[];
+  allowedPrivateHosts: string[];
+  timeoutMs: number;
   /** A split's plan: also read where each input's video really ends (its last keyframe on), not only what its header claims. */
   measureVideoEnd?: boolean;
 };
@@ -131,7 +141,17 @@ export type RunnerProbeResult = {
    * `split`: what a split job's plan needs of the input (src/jobs/split/split-facts.ts); `media`: what a
    * preset plans its command from (src/presets/media-facts.ts), for a split preset job's plan.
    */
-  inputs: Record<string, { ok: true; metadata: OutputMetadata | null; durationSeconds: number | null; split?: SplitFacts | null; media?: MediaFacts | null } | { ok: false; error: string }>;
+  inputs: Record<
+    string,
+    | {
+        ok: true;
+        metadata: OutputMetadata | null;
+        durationSeconds: number | null;
+        split?: SplitFacts | null;
+        media?: MediaFacts | null;
+      }
+    | { ok: false; error: string }
+  >;
 };
 
 /** What the runner's binaries can do (`GET /capabilities`), read from them. */

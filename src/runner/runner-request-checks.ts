@@ -26,7 +26,8 @@ const isBinary = (v: unknown) => v === "ffmpeg" || v === "ffprobe";
 const isPositive = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v > 0;
 const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
 const listOf = (check: (v: unknown) => boolean) => (v: unknown) => Array.isArray(v) && v.every(check);
-const named = (v: unknown) => isObject(v) && typeof (v as { name?: unknown }).name === "string" && NAME.test((v as { name: string }).name);
+const named = (v: unknown) =>
+  isObject(v) && typeof (v as { name?: unknown }).name === "string" && NAME.test((v as { name: string }).name);
 
 /** What the runner reads of an input or output here; the rest of each is read where it is used. */
 const isInput = (v: unknown) => named(v) && isString((v as RunnerInput).url);
@@ -36,9 +37,25 @@ const JOB_REQUEST_CHECKS: FieldChecks<RunnerJobRequest> = {
   jobId: (v) => isString(v) && RUNNER_ID.test(v as string),
   binary: isBinary,
   args: isStrings,
-  preset: optional((v) => isObject(v) && isString((v as { name?: unknown }).name) && isObject((v as { params?: unknown }).params) && isStrings((v as { inputNames?: unknown }).inputNames)),
-  task: optional((v) => isObject(v) && ["segment", "audio", "join", "whole"].includes((v as { kind?: string }).kind ?? "") && isString((v as { name?: unknown }).name)),
-  steps: optional((v) => Array.isArray(v) && v.length <= MAX_STEPS && v.every((s) => isObject(s) && isBinary(s.binary) && isStrings(s.args))),
+  preset: optional(
+    (v) =>
+      isObject(v) &&
+      isString((v as { name?: unknown }).name) &&
+      isObject((v as { params?: unknown }).params) &&
+      isStrings((v as { inputNames?: unknown }).inputNames),
+  ),
+  task: optional(
+    (v) =>
+      isObject(v) &&
+      ["segment", "audio", "join", "whole"].includes((v as { kind?: string }).kind ?? "") &&
+      isString((v as { name?: unknown }).name),
+  ),
+  steps: optional(
+    (v) =>
+      Array.isArray(v) &&
+      v.length <= MAX_STEPS &&
+      v.every((s) => isObject(s) && isBinary(s.binary) && isStrings(s.args)),
+  ),
   scratch: optional(listOf((f) => named(f) && isString((f as { fileName?: unknown }).fileName))),
   inputs: listOf(isInput),
   outputs: listOf(isOutput),

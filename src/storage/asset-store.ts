@@ -22,14 +22,35 @@ export type AssetRow = {
 
 export async function insertUploadAsset(
   db: D1Database,
-  a: { id: string; accountId: string; fileName: string; contentType: string; size: number | null; objectKey: string; now: string; expiresAt: string; multipart?: { uploadId: string; partSize: number } },
+  a: {
+    id: string;
+    accountId: string;
+    fileName: string;
+    contentType: string;
+    size: number | null;
+    objectKey: string;
+    now: string;
+    expiresAt: string;
+    multipart?: { uploadId: string; partSize: number };
+  },
 ): Promise<void> {
   await db
     .prepare(
       `INSERT INTO assets (id, account_id, origin, file_name, content_type, size, status, object_key, created_at, expires_at, multipart_upload_id, part_size)
        VALUES (?1, ?2, 'upload', ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10)`,
     )
-    .bind(a.id, a.accountId, a.fileName, a.contentType, a.size, a.objectKey, a.now, a.expiresAt, a.multipart?.uploadId ?? null, a.multipart?.partSize ?? null)
+    .bind(
+      a.id,
+      a.accountId,
+      a.fileName,
+      a.contentType,
+      a.size,
+      a.objectKey,
+      a.now,
+      a.expiresAt,
+      a.multipart?.uploadId ?? null,
+      a.multipart?.partSize ?? null,
+    )
     .run();
 }
 
@@ -64,18 +85,44 @@ export async function refreshUploadStatus(db: D1Database, bucket: R2Bucket, asse
 
 /** A multipart upload that storage completed: the file is ready, at its real size. */
 export async function markUploadComplete(db: D1Database, id: string, size: number): Promise<void> {
-  await db.prepare("UPDATE assets SET status = 'ready', size = ?2, multipart_upload_id = NULL WHERE id = ?1 AND status = 'pending'").bind(id, size).run();
+  await db
+    .prepare(
+      "UPDATE assets SET status = 'ready', size = ?2, multipart_upload_id = NULL WHERE id = ?1 AND status = 'pending'",
+    )
+    .bind(id, size)
+    .run();
 }
 
 /** What a file list shows of each file (`GET /v1/files`): every column is small, but a page reads only these. */
-const ASSET_LIST_COLUMNS = ["id", "origin", "job_id", "file_name", "content_type", "size", "status", "created_at", "expires_at", "expired_at"] as const;
+const ASSET_LIST_COLUMNS = [
+  "id",
+  "origin",
+  "job_id",
+  "file_name",
+  "content_type",
+  "size",
+  "status",
+  "created_at",
+  "expires_at",
+  "expired_at",
+] as const;
 export type ListedAsset = Pick<AssetRow, (typeof ASSET_LIST_COLUMNS)[number]>;
 
 /** An account's files, newest first (keyset pages); `origin` narrows to uploads or outputs. */
-export function listAssets(db: D1Database, accountId: string, q: { limit: number; cursor?: Cursor; origin?: "upload" | "output" }) {
+export function listAssets(
+  db: D1Database,
+  accountId: string,
+  q: { limit: number; cursor?: Cursor; origin?: "upload" | "output" },
+) {
   const filters: [string, unknown][] = [["account_id", accountId]];
   if (q.origin) filters.push(["origin", q.origin]);
-  return keysetPage<ListedAsset>(db, { table: "assets", columns: ASSET_LIST_COLUMNS, filters, limit: q.limit, cursor: q.cursor });
+  return keysetPage<ListedAsset>(db, {
+    table: "assets",
+    columns: ASSET_LIST_COLUMNS,
+    filters,
+    limit: q.limit,
+    cursor: q.cursor,
+  });
 }
 
 /**
@@ -86,6 +133,9 @@ export const READ_BY_UNFINISHED_JOB = `EXISTS (SELECT 1 FROM jobs j WHERE j.acco
   AND instr(j.request_json, '"assetId":"' || a.id || '"') > 0)`;
 
 export async function isInputOfActiveJob(db: D1Database, accountId: string, assetId: string): Promise<boolean> {
-  const row = await db.prepare(`SELECT 1 AS x FROM assets a WHERE a.id = ?1 AND a.account_id = ?2 AND ${READ_BY_UNFINISHED_JOB}`).bind(assetId, accountId).first();
+  const row = await db
+    .prepare(`SELECT 1 AS x FROM assets a WHERE a.id = ?1 AND a.account_id = ?2 AND ${READ_BY_UNFINISHED_JOB}`)
+    .bind(assetId, accountId)
+    .first();
   return row !== null;
 }

@@ -1,5 +1,8 @@
 /** What a `Range` request header asks of a representation of `size` bytes (RFC 9110 §14). */
-export type RangeAnswer = { kind: "whole" } | { kind: "partial"; offset: number; length: number } | { kind: "unsatisfiable" };
+export type RangeAnswer =
+  | { kind: "whole" }
+  | { kind: "partial"; offset: number; length: number }
+  | { kind: "unsatisfiable" };
 
 /**
  * One `bytes` range (`a-b`, `a-`, `-n`) is served as asked, clamped to the end; a header that does

@@ -11,7 +11,8 @@ import { D1_ROW_TOO_BIG_ERROR, ROW_TOO_BIG } from "../platform/d1-row-size.ts";
 export type BudgetedD1 = D1Database & { queries: () => number };
 
 export function budgetedD1(db: D1Database, budget: InvocationBudget | number): BudgetedD1 {
-  const counts = typeof budget === "number" ? new InvocationBudget({ d1Queries: budget, subrequests: Infinity }) : budget;
+  const counts =
+    typeof budget === "number" ? new InvocationBudget({ d1Queries: budget, subrequests: Infinity }) : budget;
   const real = new WeakMap<object, D1PreparedStatement>();
   const statement = (stmt: D1PreparedStatement): D1PreparedStatement => {
     const counted = new Proxy(stmt, {
@@ -54,6 +55,7 @@ export function budgetedD1(db: D1Database, budget: InvocationBudget | number): B
 
 /** The local row-size triggers' refusal, as D1 itself words it when a row is too big. */
 function inD1Words(err: unknown): never {
-  if (err instanceof Error && err.message.includes(ROW_TOO_BIG) && !err.message.includes("SQLITE_TOOBIG")) throw new Error(D1_ROW_TOO_BIG_ERROR, { cause: err });
+  if (err instanceof Error && err.message.includes(ROW_TOO_BIG) && !err.message.includes("SQLITE_TOOBIG"))
+    throw new Error(D1_ROW_TOO_BIG_ERROR, { cause: err });
   throw err;
 }

@@ -35,7 +35,12 @@ export async function deleteAsset(db: D1Database, bucket: R2Bucket, asset: Asset
  * job's work files). The delivery log keeps its entries (they say what was sent). False if the job
  * was not finished (then nothing changed).
  */
-export async function deleteFinishedJob(db: D1Database, bucket: R2Bucket, jobId: string, now = new Date()): Promise<boolean> {
+export async function deleteFinishedJob(
+  db: D1Database,
+  bucket: R2Bucket,
+  jobId: string,
+  now = new Date(),
+): Promise<boolean> {
   const at = now.toISOString();
   const prefixes = [`outputs/${jobId}/`, `${WORK_PREFIX}${jobId}/`];
   const rows = finishedJobDeletes(db, jobId);

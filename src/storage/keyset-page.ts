@@ -34,10 +34,12 @@ export async function keysetPage<T extends { created_at: string; id: string }>(
   }
   for (const condition of q.conditions ?? []) {
     let next = 0;
-    where.push(condition.sql.replace(/\?/g, () => {
-      params.push(condition.params[next++]);
-      return `?${params.length}`;
-    }));
+    where.push(
+      condition.sql.replace(/\?/g, () => {
+        params.push(condition.params[next++]);
+        return `?${params.length}`;
+      }),
+    );
   }
   if (q.cursor) {
     params.push(q.cursor.createdAt, q.cursor.id);
@@ -46,19 +48,25 @@ export async function keysetPage<T extends { created_at: string; id: string }>(
   }
   params.push(q.limit + 1);
   const { results } = await db
-    .prepare(`SELECT ${selectList(q.columns, q.computed ?? {})} FROM ${q.table} WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?${params.length}`)
+    .prepare(
+      `SELECT ${selectList(q.columns, q.computed ?? {})} FROM ${q.table} WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?${params.length}`,
+    )
     .bind(...params)
     .all<T>();
   const rows = results.slice(0, q.limit);
   const last = rows[rows.length - 1];
-  return { rows, nextCursor: results.length > q.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null };
+  return {
+    rows,
+    nextCursor: results.length > q.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+  };
 }
 
 function selectList(columns: readonly string[], computed: Readonly<Record<string, string | undefined>>): string {
   const names = [...columns, ...Object.keys(computed)];
   const bad = names.find((n) => !IDENTIFIER.test(n));
   if (bad !== undefined) throw new Error(`keysetPage: ${JSON.stringify(bad)} is not a column name`);
-  if (!columns.includes("id") || !columns.includes("created_at")) throw new Error("keysetPage: the columns must include id and created_at (the cursor)");
+  if (!columns.includes("id") || !columns.includes("created_at"))
+    throw new Error("keysetPage: the columns must include id and created_at (the cursor)");
   return [...columns, ...Object.entries(computed).map(([name, sql]) => `(${sql}) AS ${name}`)].join(", ");
 }
 
@@ -69,7 +77,8 @@ export function encodeCursor(c: Cursor): string {
 export function decodeCursor(cursor: string): Cursor | null {
   try {
     const [createdAt, id] = JSON.parse(atob(cursor)) as unknown[];
-    if (typeof createdAt === "string" && typeof id === "string" && createdAt.length < 40 && id.length < 40) return { createdAt, id };
+    if (typeof createdAt === "string" && typeof id === "string" && createdAt.length < 40 && id.length < 40)
+      return { createdAt, id };
   } catch {
     // fall through: any undecodable cursor is a client error
   }

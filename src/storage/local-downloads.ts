@@ -14,12 +14,25 @@ const OBJECT_TOKEN_SCOPE = "object";
 
 /** Whether the S3 endpoint is miniflare's (a local stack). */
 export function isLocalS3(s3Endpoint: string | undefined): boolean {
-  return s3Endpoint !== undefined && URL.canParse(s3Endpoint) && new URL(s3Endpoint).pathname.startsWith("/cdn-cgi/local/r2/");
+  return (
+    s3Endpoint !== undefined &&
+    URL.canParse(s3Endpoint) &&
+    new URL(s3Endpoint).pathname.startsWith("/cdn-cgi/local/r2/")
+  );
 }
 
-export async function localDownloadUrl(secrets: TokenSecrets, s3Endpoint: string, objectKey: string, expiresAtMs: number, downloadName?: string): Promise<string> {
+export async function localDownloadUrl(
+  secrets: TokenSecrets,
+  s3Endpoint: string,
+  objectKey: string,
+  expiresAtMs: number,
+  downloadName?: string,
+): Promise<string> {
   const token = await signToken(secrets, "read", OBJECT_TOKEN_SCOPE, objectKey, expiresAtMs);
-  const url = new URL(`${LOCAL_DOWNLOADS_PATH}${token}/${objectKey.split("/").map(encodeURIComponent).join("/")}`, new URL(s3Endpoint).origin);
+  const url = new URL(
+    `${LOCAL_DOWNLOADS_PATH}${token}/${objectKey.split("/").map(encodeURIComponent).join("/")}`,
+    new URL(s3Endpoint).origin,
+  );
   if (downloadName) url.searchParams.set("name", downloadName);
   return url.href;
 }

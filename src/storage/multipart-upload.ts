@@ -18,7 +18,10 @@ export async function startMultipart(bucket: R2Bucket, objectKey: string, conten
   return (await bucket.createMultipartUpload(objectKey, { httpMetadata: { contentType } })).uploadId;
 }
 
-export type PendingMultipart = Pick<AssetRow, "id" | "object_key" | "size" | "status" | "content_type"> & { multipart_upload_id: string; part_size: number };
+export type PendingMultipart = Pick<AssetRow, "id" | "object_key" | "size" | "status" | "content_type"> & {
+  multipart_upload_id: string;
+  part_size: number;
+};
 
 export function pendingMultipart(asset: AssetRow): PendingMultipart | null {
   if (asset.status !== "pending" || !asset.multipart_upload_id || !asset.part_size) return null;
@@ -26,15 +29,23 @@ export function pendingMultipart(asset: AssetRow): PendingMultipart | null {
 }
 
 /** Fresh PUT URLs for these parts (the first time, or again for one that failed); parts past the plan are refused. */
-export async function partUrls(presigner: Presigner, upload: PendingMultipart, partNumbers: number[]): Promise<{ urls: (PresignedUrl & { partNumber: number; method: "PUT" })[] } | { problem: string }> {
+export async function partUrls(
+  presigner: Presigner,
+  upload: PendingMultipart,
+  partNumbers: number[],
+): Promise<{ urls: (PresignedUrl & { partNumber: number; method: "PUT" })[] } | { problem: string }> {
   const { partCount } = partPlan(upload.size ?? 0, upload.part_size);
   const outside = partNumbers.find((n) => n > partCount);
   if (outside !== undefined) return { problem: `part ${outside} is past the last part (${partCount})` };
-  const urls = await Promise.all([...new Set(partNumbers)].map(async (partNumber) => ({
-    partNumber,
-    method: "PUT" as const,
-    ...(await presigner.presign("PUT", upload.object_key, L.UPLOAD_URL_TTL_SECONDS, { query: { partNumber: String(partNumber), uploadId: upload.multipart_upload_id } })),
-  })));
+  const urls = await Promise.all(
+    [...new Set(partNumbers)].map(async (partNumber) => ({
+      partNumber,
+      method: "PUT" as const,
+      ...(await presigner.presign("PUT", upload.object_key, L.UPLOAD_URL_TTL_SECONDS, {
+        query: { partNumber: String(partNumber), uploadId: upload.multipart_upload_id },
+      })),
+    })),
+  );
   return { urls };
 }
 
@@ -43,19 +54,32 @@ export async function partUrls(presigner: Presigner, upload: PendingMultipart, p
  * storage gave it. A file that does not add up to the size the slot declared is deleted, not kept;
  * storage has spent the upload on it (`spent`), so the caller gives the slot a fresh one.
  */
-export async function completeMultipart(bucket: R2Bucket, upload: PendingMultipart, parts: { partNumber: number; etag: string }[]): Promise<{ size: number } | { problem: string; spent?: true }> {
+export async function completeMultipart(
+  bucket: R2Bucket,
+  upload: PendingMultipart,
+  parts: { partNumber: number; etag: string }[],
+): Promise<{ size: number } | { problem: string; spent?: true }> {
   const { partCount } = partPlan(upload.size ?? 0, upload.part_size);
   const numbers = new Set(parts.map((p) => p.partNumber));
   const missing = Array.from({ length: partCount }, (_, i) => i + 1).find((n) => !numbers.has(n));
   if (missing !== undefined || numbers.size !== parts.length || parts.length !== partCount) {
-    return { problem: missing !== undefined ? `part ${missing} is missing: every part from 1 to ${partCount} is needed, once` : `every part from 1 to ${partCount} is needed, once` };
+    return {
+      problem:
+        missing !== undefined
+          ? `part ${missing} is missing: every part from 1 to ${partCount} is needed, once`
+          : `every part from 1 to ${partCount} is needed, once`,
+    };
   }
   let object: R2Object;
   try {
-    const ordered = [...parts].sort((a, b) => a.partNumber - b.partNumber).map((p) => ({ partNumber: p.partNumber, etag: p.etag.replace(/^"|"$/g, "") }));
+    const ordered = [...parts]
+      .sort((a, b) => a.partNumber - b.partNumber)
+      .map((p) => ({ partNumber: p.partNumber, etag: p.etag.replace(/^"|"$/g, "") }));
     object = await bucket.resumeMultipartUpload(upload.object_key, upload.multipart_upload_id).complete(ordered);
   } catch (err) {
-    return { problem: `storage refused to complete the upload: ${err instanceof Error ? err.message.slice(0, 200) : "unknown error"} (send every part, each with the ETag its PUT returned)` };
+    return {
+      problem: `storage refused to complete the upload: ${err instanceof Error ? err.message.slice(0, 200) : "unknown error"} (send every part, each with the ETag its PUT returned)`,
+    };
   }
   if (upload.size !== null && object.size !== upload.size) {
     await bucket.delete(upload.object_key);
@@ -76,14 +100,24 @@ export async function completeMultipart(bucket: R2Bucket, upload: PendingMultipa
 export async function renewMultipart(bucket: R2Bucket, db: D1Database, upload: PendingMultipart): Promise<void> {
   const fresh = await startMultipart(bucket, upload.object_key, upload.content_type);
   const { meta } = await db
-    .prepare("UPDATE assets SET multipart_upload_id = ?3 WHERE id = ?1 AND status = 'pending' AND multipart_upload_id = ?2")
+    .prepare(
+      "UPDATE assets SET multipart_upload_id = ?3 WHERE id = ?1 AND status = 'pending' AND multipart_upload_id = ?2",
+    )
     .bind(upload.id, upload.multipart_upload_id, fresh)
     .run();
-  if (meta.changes !== 1) await bucket.resumeMultipartUpload(upload.object_key, fresh).abort().catch(() => {});
+  if (meta.changes !== 1)
+    await bucket
+      .resumeMultipartUpload(upload.object_key, fresh)
+      .abort()
+      .catch(() => {});
 }
 
 /** A deleted upload in progress: its parts go too. */
 export async function abortMultipart(bucket: R2Bucket, asset: AssetRow): Promise<void> {
   const upload = pendingMultipart(asset);
-  if (upload) await bucket.resumeMultipartUpload(upload.object_key, upload.multipart_upload_id).abort().catch(() => {});
+  if (upload)
+    await bucket
+      .resumeMultipartUpload(upload.object_key, upload.multipart_upload_id)
+      .abort()
+      .catch(() => {});
 }

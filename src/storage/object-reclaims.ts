@@ -46,7 +46,10 @@ export async function reclaimNow(db: D1Database, bucket: R2Bucket, prefixes: str
   for (let i = 0; i < done.length; i += MAX_BOUND_PARAMETERS - 1) {
     const chunk = done.slice(i, i + MAX_BOUND_PARAMETERS - 1);
     const marks = chunk.map((_, k) => `?${k + 2}`).join(", ");
-    await db.prepare(`DELETE FROM object_reclaims WHERE reclaim_at <= ?1 AND prefix IN (${marks})`).bind(now, ...chunk).run()
+    await db
+      .prepare(`DELETE FROM object_reclaims WHERE reclaim_at <= ?1 AND prefix IN (${marks})`)
+      .bind(now, ...chunk)
+      .run()
       .catch((err) => console.error("storage: reclaimed prefixes stay listed until the next sweep", err));
   }
 }
@@ -57,6 +60,11 @@ export async function reclaimDue(db: D1Database, bucket: R2Bucket, now: string):
     .prepare("SELECT prefix FROM object_reclaims WHERE reclaim_at <= ?1 ORDER BY reclaim_at LIMIT ?2")
     .bind(now, RECLAIM_BATCH)
     .all<{ prefix: string }>();
-  await reclaimNow(db, bucket, results.map((r) => r.prefix), now);
+  await reclaimNow(
+    db,
+    bucket,
+    results.map((r) => r.prefix),
+    now,
+  );
   return results.length;
 }

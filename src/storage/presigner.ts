@@ -10,7 +10,12 @@ export interface Presigner {
    * `query`: signed into the URL too (a multipart part's `partNumber` and `uploadId`). `headers`: signed
    * headers the request must then carry, as given (an upload's `If-None-Match: *`).
    */
-  presign(method: "GET" | "PUT", objectKey: string, ttlSeconds: number, opts?: { downloadName?: string; query?: Record<string, string>; headers?: Record<string, string> }): Promise<PresignedUrl>;
+  presign(
+    method: "GET" | "PUT",
+    objectKey: string,
+    ttlSeconds: number,
+    opts?: { downloadName?: string; query?: Record<string, string>; headers?: Record<string, string> },
+  ): Promise<PresignedUrl>;
 }
 
 export function createPresigner(storage: Config["storage"], now: () => Date = () => new Date()): Presigner {
@@ -24,7 +29,10 @@ export function createPresigner(storage: Config["storage"], now: () => Date = ()
     async presign(method, objectKey, ttlSeconds, opts = {}) {
       if (method === "GET" && isLocalS3(s3Endpoint)) {
         const expiresAtMs = now().getTime() + ttlSeconds * 1000;
-        return { url: await localDownloadUrl(storage, s3Endpoint, objectKey, expiresAtMs, opts.downloadName), expiresAt: new Date(expiresAtMs).toISOString() };
+        return {
+          url: await localDownloadUrl(storage, s3Endpoint, objectKey, expiresAtMs, opts.downloadName),
+          expiresAt: new Date(expiresAtMs).toISOString(),
+        };
       }
       const url = new URL(`${base}/${bucketName}/${objectKey.split("/").map(encodeURIComponent).join("/")}`);
       for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);

@@ -20,7 +20,12 @@ export function withServedFileHeaders(res: Response): Response {
 
 /** A plain-text refusal (bad token, no such file), never cached, with the served-file headers. */
 export function refuseServedFile(status: 403 | 404, text: string): Response {
-  return withServedFileHeaders(new Response(text, { status, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } }));
+  return withServedFileHeaders(
+    new Response(text, {
+      status,
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+    }),
+  );
 }
 
 export type ServeOptions = {
@@ -31,15 +36,23 @@ export type ServeOptions = {
 };
 
 /** Answers a GET or HEAD for the object at `key` (404 when it is not there). */
-export async function serveObject(bucket: R2Bucket, key: string, request: Request, opts: ServeOptions): Promise<Response> {
+export async function serveObject(
+  bucket: R2Bucket,
+  key: string,
+  request: Request,
+  opts: ServeOptions,
+): Promise<Response> {
   const head = await bucket.head(key);
   if (!head) return refuseServedFile(404, "no such file");
   const headers = new Headers({ ...opts.headers, "accept-ranges": "bytes", etag: head.httpEtag });
   headers.set("content-type", head.httpMetadata?.contentType ?? opts.fallbackType);
-  if (etagMatches(request.headers.get("if-none-match"), head.httpEtag)) return withServedFileHeaders(new Response(null, { status: 304, headers }));
+  if (etagMatches(request.headers.get("if-none-match"), head.httpEtag))
+    return withServedFileHeaders(new Response(null, { status: 304, headers }));
   // RFC 9110 §14.2: ranges are defined for GET only; a HEAD describes the whole file.
   const isHead = request.method === "HEAD";
-  const range = isHead ? ({ kind: "whole" } as const) : answerRange(request.headers.get("range") ?? undefined, head.size);
+  const range = isHead
+    ? ({ kind: "whole" } as const)
+    : answerRange(request.headers.get("range") ?? undefined, head.size);
   if (range.kind === "unsatisfiable") {
     headers.set("content-range", `bytes */${head.size}`);
     headers.set("cache-control", "no-store");
@@ -50,7 +63,10 @@ export async function serveObject(bucket: R2Bucket, key: string, request: Reques
     headers.set("content-length", String(head.size));
     return withServedFileHeaders(new Response(null, { status: 200, headers }));
   }
-  const object = await bucket.get(key, range.kind === "partial" ? { range: { offset: range.offset, length: range.length } } : {});
+  const object = await bucket.get(
+    key,
+    range.kind === "partial" ? { range: { offset: range.offset, length: range.length } } : {},
+  );
   if (!object) return refuseServedFile(404, "no such file");
   if (range.kind === "partial") {
     headers.set("content-range", `bytes ${range.offset}-${range.offset + range.length - 1}/${head.size}`);

@@ -29,6 +29,10 @@ export function uploadUrlWritableUntil(asset: Pick<AssetRow, "origin" | "created
 /** The placeholder that holds a deleted upload's key until its URL has expired. */
 export async function holdUploadKey(bucket: R2Bucket, objectKey: string): Promise<void> {
   await bucket
-    .put(objectKey, new Uint8Array(0), { customMetadata: { placeholder: "a deleted upload: holds the key until its upload URL expires" } })
-    .catch((err) => console.error(`storage: ${objectKey} is not held; a late PUT there is left to the scheduled sweep`, err));
+    .put(objectKey, new Uint8Array(0), {
+      customMetadata: { placeholder: "a deleted upload: holds the key until its upload URL expires" },
+    })
+    .catch((err) =>
+      console.error(`storage: ${objectKey} is not held; a late PUT there is left to the scheduled sweep`, err),
+    );
 }

@@ -20,7 +20,13 @@ function signingKey(storage: TokenSecrets): Promise<CryptoKey> {
     const secret = storage.tokenSecret ?? storage.secretAccessKey;
     if (!secret) throw new Error("R2_SECRET_ACCESS_KEY must be set to issue storage URLs");
     key = (async () => {
-      const root = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      const root = await crypto.subtle.importKey(
+        "raw",
+        encoder.encode(secret),
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign"],
+      );
       const derived = await crypto.subtle.sign("HMAC", root, encoder.encode("ffjobs storage-url key v1"));
       return crypto.subtle.importKey("raw", derived, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
     })();
@@ -29,17 +35,36 @@ function signingKey(storage: TokenSecrets): Promise<CryptoKey> {
   return key;
 }
 
-const message = (purpose: TokenPurpose, jobId: string, name: string, expires: number) => encoder.encode(`${purpose}\n${jobId}\n${name}\n${expires}`);
+const message = (purpose: TokenPurpose, jobId: string, name: string, expires: number) =>
+  encoder.encode(`${purpose}\n${jobId}\n${name}\n${expires}`);
 
-export async function signToken(storage: TokenSecrets, purpose: TokenPurpose, jobId: string, name: string, expiresAtMs: number): Promise<string> {
+export async function signToken(
+  storage: TokenSecrets,
+  purpose: TokenPurpose,
+  jobId: string,
+  name: string,
+  expiresAtMs: number,
+): Promise<string> {
   const expires = Math.floor(expiresAtMs / 1000);
   const sig = await crypto.subtle.sign("HMAC", await signingKey(storage), message(purpose, jobId, name, expires));
   return `${expires}.${toBase64Url(new Uint8Array(sig))}`;
 }
 
 /** Constant-time (crypto.subtle.verify); an expired or malformed token is as invalid as a forged one. */
-export async function verifyToken(storage: TokenSecrets, purpose: TokenPurpose, jobId: string, name: string, token: string, nowMs: number): Promise<boolean> {
+export async function verifyToken(
+  storage: TokenSecrets,
+  purpose: TokenPurpose,
+  jobId: string,
+  name: string,
+  token: string,
+  nowMs: number,
+): Promise<boolean> {
   const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m || Number(m[1]) * 1000 < nowMs) return false;
-  return crypto.subtle.verify("HMAC", await signingKey(storage), fromBase64Url(m[2]), message(purpose, jobId, name, Number(m[1])));
+  return crypto.subtle.verify(
+    "HMAC",
+    await signingKey(storage),
+    fromBase64Url(m[2]),
+    message(purpose, jobId, name, Number(m[1])),
+  );
 }

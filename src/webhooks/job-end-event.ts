@@ -15,7 +15,12 @@ export const WEBHOOK_DOWNLOAD_URL_TTL_SECONDS = 24 * 3600;
  * the event exists exactly when the job ended (and only once: a job has one end). `finished_at = now`
  * matches only the batch whose update moved the job. The body is built on first send.
  */
-export function jobEndOutboxStatement(db: D1Database, jobId: string, ids: { deliveryId: string; eventId: string }, now: string): D1PreparedStatement {
+export function jobEndOutboxStatement(
+  db: D1Database,
+  jobId: string,
+  ids: { deliveryId: string; eventId: string },
+  now: string,
+): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO webhook_deliveries (id, account_id, job_id, event_id, event_type, url, payload, status, created_at, updated_at)
@@ -38,7 +43,12 @@ export async function ensurePayload(s: Services, delivery: DeliveryRow): Promise
   if (delivery.payload) return delivery.payload;
   const job = await getJob(s.db, delivery.job_id!);
   if (!job) throw new Error(`job ${delivery.job_id} of delivery ${delivery.id} is gone`);
-  const data = await jobView(job, await listOutputs(s.db, [job.id]), { presigner: s.presigner, storage: s.config.storage, origin: null, jobTimeoutMs: s.config.jobTimeoutMs }, WEBHOOK_DOWNLOAD_URL_TTL_SECONDS);
+  const data = await jobView(
+    job,
+    await listOutputs(s.db, [job.id]),
+    { presigner: s.presigner, storage: s.config.storage, origin: null, jobTimeoutMs: s.config.jobTimeoutMs },
+    WEBHOOK_DOWNLOAD_URL_TTL_SECONDS,
+  );
   const at = new Date(job.finished_at ?? delivery.created_at);
   // Stored in its delivery's row, which D1 keeps to 2,000,000 bytes: a body that would be larger
   // leaves out what GET /v1/jobs/{id} still has (docs/webhooks.md, "Events").
@@ -47,8 +57,14 @@ export async function ensurePayload(s: Services, delivery: DeliveryRow): Promise
     if (utf8Bytes(payload) <= STORED_VIEW_MAX_BYTES) break;
     payload = eventBody(delivery.event_type, smaller(data), at);
   }
-  await s.db.prepare("UPDATE webhook_deliveries SET payload = ?2 WHERE id = ?1 AND payload = ''").bind(delivery.id, payload).run();
-  const stored = await s.db.prepare("SELECT payload FROM webhook_deliveries WHERE id = ?1").bind(delivery.id).first<{ payload: string }>();
+  await s.db
+    .prepare("UPDATE webhook_deliveries SET payload = ?2 WHERE id = ?1 AND payload = ''")
+    .bind(delivery.id, payload)
+    .run();
+  const stored = await s.db
+    .prepare("SELECT payload FROM webhook_deliveries WHERE id = ?1")
+    .bind(delivery.id)
+    .first<{ payload: string }>();
   return stored!.payload;
 }
 
@@ -64,5 +80,9 @@ function withoutFileLists(data: JobData): JobData {
 /** The job without those lists and without its outputs' ffprobe summaries. */
 function withoutSummaries(data: JobData): JobData {
   const lean = withoutFileLists(data);
-  return { ...lean, outputs: lean.outputs.map((o) => ({ ...o, metadata: null })), deliveredOutputs: lean.deliveredOutputs.map((d) => ({ ...d, metadata: null })) };
+  return {
+    ...lean,
+    outputs: lean.outputs.map((o) => ({ ...o, metadata: null })),
+    deliveredOutputs: lean.deliveredOutputs.map((d) => ({ ...d, metadata: null })),
+  };
 }

@@ -9,7 +9,11 @@ export const MAX_QUEUE_DELAY_SECONDS = 43200;
 const JITTER_FRACTION = 0.1;
 
 /** Delay before attempt `attempt + 1`, or null when `attempt` was the last one. */
-export function retryDelaySeconds(attempt: number, schedule: readonly number[], random: () => number = Math.random): number | null {
+export function retryDelaySeconds(
+  attempt: number,
+  schedule: readonly number[],
+  random: () => number = Math.random,
+): number | null {
   const base = schedule[attempt - 1];
   if (base === undefined) return null;
   const jittered = base * (1 + JITTER_FRACTION * (2 * random() - 1));

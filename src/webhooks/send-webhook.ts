@@ -12,7 +12,8 @@ export type DeliveryErrorKind = "blocked" | "no_response" | "redirect" | "http_e
 
 /** What each error kind means, in the words both the test endpoint and the delivery log use. */
 export const DELIVERY_ERROR_TEXT: Record<DeliveryErrorKind, string> = {
-  blocked: "Refused by policy: the URL points at a private or local address, so nothing was sent (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)",
+  blocked:
+    "Refused by policy: the URL points at a private or local address, so nothing was sent (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)",
   no_response: "The receiver could not be reached or did not answer in time",
   redirect: "The receiver answered with a redirect, which is not followed",
   http_error: "The receiver answered with an error status",
@@ -30,7 +31,10 @@ export async function sendWebhook(
 ): Promise<AttemptResult & { ok: boolean }> {
   const started = Date.now();
   const done = (ok: boolean, httpStatus: number | null, errorKind: DeliveryErrorKind | null) => ({
-    ok, httpStatus, errorKind, latencyMs: Date.now() - started,
+    ok,
+    httpStatus,
+    errorKind,
+    latencyMs: Date.now() - started,
   });
   if (webhookUrlProblem(msg.url, opts.allowedPrivateHosts)) return done(false, null, "blocked");
   const headers = await signedHeaders(msg.secrets, msg.eventId, Math.floor(opts.now().getTime() / 1000), msg.body);

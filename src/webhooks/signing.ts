@@ -18,7 +18,12 @@ export async function signature(secret: string, id: string, timestampSeconds: nu
 }
 
 /** The three Standard Webhooks headers, signed with every secret currently valid. */
-export async function signedHeaders(secrets: string[], id: string, timestampSeconds: number, body: string): Promise<Record<string, string>> {
+export async function signedHeaders(
+  secrets: string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): Promise<Record<string, string>> {
   const sigs = await Promise.all(secrets.map((s) => signature(s, id, timestampSeconds, body)));
   return {
     "webhook-id": id,

@@ -11,6 +11,7 @@ export function webhookUrlProblem(raw: string, allowedPrivateHosts: readonly str
   const url = new URL(raw);
   if (url.protocol !== "https:" && url.protocol !== "http:") return "must be an http or https URL";
   if (url.username || url.password) return "must not contain credentials";
-  if (isLocalTarget(url, allowedPrivateHosts)) return "must not point at a private or local address (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)";
+  if (isLocalTarget(url, allowedPrivateHosts))
+    return "must not point at a private or local address (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)";
   return null;
 }

@@ -41,7 +41,11 @@ async function measure(label: string, rounds: number, afterEach: () => Promise<v
   const api = apiClient(stack!.baseUrl, stack!.apiKey);
   figures[label] = { job: [], bare: [] };
   for (let i = 0; i < rounds; i++) {
-    const created = await api.call("POST", "/v1/jobs", { binary: "ffprobe", input: [{ type: "url", url: `${media.url}/clip.mp4` }], ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"] });
+    const created = await api.call("POST", "/v1/jobs", {
+      binary: "ffprobe",
+      input: [{ type: "url", url: `${media.url}/clip.mp4` }],
+      ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"],
+    });
     const job = await api.waitUntil(created.body.id, isFinished, POLL_MS / 2, 25);
     expect(job.status).toBe("completed");
     const jobMs = Date.parse(job.finishedAt) - Date.parse(job.createdAt);
@@ -53,7 +57,10 @@ async function measure(label: string, rounds: number, afterEach: () => Promise<v
 }
 
 /** A running container's identity: its name and when it (last) started. */
-const runnerIdentity = () => runningRunnerContainers().map((name) => `${name}@${labDocker(["inspect", "-f", "{{.State.StartedAt}}", name]).trim()}`);
+const runnerIdentity = () =>
+  runningRunnerContainers().map(
+    (name) => `${name}@${labDocker(["inspect", "-f", "{{.State.StartedAt}}", name]).trim()}`,
+  );
 
 describe.skipIf(skipReason)("job latency through cold and warm containers", () => {
   beforeAll(async () => {
@@ -66,10 +73,15 @@ describe.skipIf(skipReason)("job latency through cold and warm containers", () =
   });
 
   it("cold: with CONTAINER_PLACEMENT=per-job every job starts a container of its own", async () => {
-    stack = await startContainerStack(hosts, { RUNNER_POLL_INTERVAL_MS: String(POLL_MS), CONTAINER_PLACEMENT: "per-job" });
+    stack = await startContainerStack(hosts, {
+      RUNNER_POLL_INTERVAL_MS: String(POLL_MS),
+      CONTAINER_PLACEMENT: "per-job",
+    });
     try {
       // Each job's container ends with it (just after the job is recorded finished).
-      await measure("cold (a new container per job: per-job)", ROUNDS, () => expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]));
+      await measure("cold (a new container per job: per-job)", ROUNDS, () =>
+        expect.poll(runningRunnerContainers, { timeout: 15_000 }).toEqual([]),
+      );
     } finally {
       await stopContainerStack(stack);
       stack = undefined;

@@ -40,7 +40,11 @@ export async function labOrReason(): Promise<string | null> {
  * folder of its own; workerd trusts the test hosts' CA besides the public roots (wrangler hands
  * NODE_EXTRA_CA_CERTS to workerd). The test hosts must be up (their names are in /etc/hosts).
  */
-export async function startContainerStack(hosts: TestHosts, env: Record<string, string> = {}, dnsMode: DnsMode = "placeholder"): Promise<DevStack> {
+export async function startContainerStack(
+  hosts: TestHosts,
+  env: Record<string, string> = {},
+  dnsMode: DnsMode = "placeholder",
+): Promise<DevStack> {
   removeLabContainers();
   setDnsMode(dnsMode);
   return startDevStack(

@@ -51,11 +51,16 @@ function removeHostsBlock(): void {
 
 function teardown(): void {
   try {
-    for (const pid of ip(["netns", "pids", NAMESPACE]).split("\n").filter(Boolean)) process.kill(Number(pid), "SIGKILL");
+    for (const pid of ip(["netns", "pids", NAMESPACE]).split("\n").filter(Boolean))
+      process.kill(Number(pid), "SIGKILL");
   } catch {
     // no namespace
   }
-  for (const args of [["link", "del", VETH.host], ["netns", "del", NAMESPACE], ...PUBLIC.map((h) => ["route", "del", `${h.address}/32`])]) {
+  for (const args of [
+    ["link", "del", VETH.host],
+    ["netns", "del", NAMESPACE],
+    ...PUBLIC.map((h) => ["route", "del", `${h.address}/32`]),
+  ]) {
     try {
       ip(args);
     } catch {
@@ -69,10 +74,14 @@ function teardown(): void {
 export function assertLocal(): void {
   for (const h of PUBLIC) {
     const route = ip(["route", "get", h.address]);
-    if (!route.includes(`dev ${VETH.host}`)) throw new Error(`${h.address} is not routed to the test namespace (${route.trim()}): refusing to send anything`);
+    if (!route.includes(`dev ${VETH.host}`))
+      throw new Error(`${h.address} is not routed to the test namespace (${route.trim()}): refusing to send anything`);
   }
   const api = ip(["route", "get", TEST_HOSTS.api.address]);
-  if (!api.startsWith("local ")) throw new Error(`${TEST_HOSTS.api.address} is not an address of this machine (${api.trim()}): refusing to send anything`);
+  if (!api.startsWith("local "))
+    throw new Error(
+      `${TEST_HOSTS.api.address} is not an address of this machine (${api.trim()}): refusing to send anything`,
+    );
 }
 
 export async function startTestHosts(fixturesDir: string): Promise<TestHosts> {
@@ -92,14 +101,30 @@ export async function startTestHosts(fixturesDir: string): Promise<TestHosts> {
   ip(["addr", "add", `${TEST_HOSTS.api.address}/32`, "dev", VETH.host]);
   assertLocal();
   const all = Object.values(TEST_HOSTS);
-  writeFileSync(HOSTS_FILE, `${readFileSync(HOSTS_FILE, "utf8").replace(/\n?$/, "\n")}${HOSTS_BEGIN}\n${all.map((h) => `${h.address} ${h.name}`).join("\n")}\n${HOSTS_END}\n`);
+  writeFileSync(
+    HOSTS_FILE,
+    `${readFileSync(HOSTS_FILE, "utf8").replace(/\n?$/, "\n")}${HOSTS_BEGIN}\n${all.map((h) => `${h.address} ${h.name}`).join("\n")}\n${HOSTS_END}\n`,
+  );
 
   const ca = makeTestCa(PUBLIC.map((h) => `DNS:${h.name}`));
   writeFileSync(join(ca.dir, "server.pem"), ca.cert);
   writeFileSync(join(ca.dir, "server.key"), ca.key);
-  const server: ChildProcess = spawn("ip", ["netns", "exec", NAMESPACE, process.execPath, join(import.meta.dirname, "test-host-server.ts"), fixturesDir, join(ca.dir, "server.pem"), join(ca.dir, "server.key")], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const server: ChildProcess = spawn(
+    "ip",
+    [
+      "netns",
+      "exec",
+      NAMESPACE,
+      process.execPath,
+      join(import.meta.dirname, "test-host-server.ts"),
+      fixturesDir,
+      join(ca.dir, "server.pem"),
+      join(ca.dir, "server.key"),
+    ],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const seen: { scheme: string; host: string; method: string; url: string }[] = [];
   await new Promise<void>((ready, fail) => {
     let buffered = "";
@@ -116,7 +141,8 @@ export async function startTestHosts(fixturesDir: string): Promise<TestHosts> {
   });
   return {
     caFile: ca.caFile,
-    requests: (name) => seen.filter((r) => r.host.replace(/:\d+$/, "") === name).map((r) => `${r.scheme} ${r.host} ${r.method} ${r.url}`),
+    requests: (name) =>
+      seen.filter((r) => r.host.replace(/:\d+$/, "") === name).map((r) => `${r.scheme} ${r.host} ${r.method} ${r.url}`),
     close: () => {
       server.kill("SIGKILL");
       teardown();

@@ -15,8 +15,10 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 
 describe("API ergonomics over HTTP on the local stack", () => {
   const probeJob = () => ({
-    binary: "ffprobe", inputs: { clip: { type: "url", url: `${local.media.url}/clip.mp4` } },
-    ffmpegArgs: ["-v", "error", "-show_format", "{{clip}}"], metadata: { batch: crypto.randomUUID() },
+    binary: "ffprobe",
+    inputs: { clip: { type: "url", url: `${local.media.url}/clip.mp4` } },
+    ffmpegArgs: ["-v", "error", "-show_format", "{{clip}}"],
+    metadata: { batch: crypto.randomUUID() },
   });
 
   it("Idempotency-Key: a retried create returns the same job; another body with the key is a 409", async () => {
@@ -40,16 +42,25 @@ describe("API ergonomics over HTTP on the local stack", () => {
 
   it("dry run with a probe of the inputs, and capabilities from the runner's binaries", async () => {
     const dry = await post("/v1/jobs/validate?probe=true", probeJob());
-    expect(dry.body).toMatchObject({ valid: true, inputs: { clip: { ok: true } }, estimate: { credits: expect.any(Number) } });
+    expect(dry.body).toMatchObject({
+      valid: true,
+      inputs: { clip: { ok: true } },
+      estimate: { credits: expect.any(Number) },
+    });
     expect(dry.body.commands[0].argv.at(-1)).toBe("/job/in/clip.mp4");
     const caps = await local.api.call("GET", "/v1/capabilities");
     expect(caps.body.encoders.find((e: any) => e.name === "libx264")).toMatchObject({ allowed: true });
   });
 
   it("errors that say what to do", async () => {
-    const res = await post("/v1/jobs", { inputs: { a: { type: "url", url: "http://10.1.2.3/a.mp4" } }, ffmpegArgs: ["ffmpeg", "-i", "{{a}}", "-f", "null", "-"] });
+    const res = await post("/v1/jobs", {
+      inputs: { a: { type: "url", url: "http://10.1.2.3/a.mp4" } },
+      ffmpegArgs: ["ffmpeg", "-i", "{{a}}", "-f", "null", "-"],
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^Invalid request: /);
-    expect(res.body.details.map((d: any) => d.path.join("."))).toEqual(expect.arrayContaining(["ffmpegArgs.0", "inputs.a.url"]));
+    expect(res.body.details.map((d: any) => d.path.join("."))).toEqual(
+      expect.arrayContaining(["ffmpegArgs.0", "inputs.a.url"]),
+    );
   });
 });

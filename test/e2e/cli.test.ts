@@ -12,16 +12,36 @@ const CLI = join(ROOT, "cli/src/main.ts");
 const BIN = join(ROOT, "cli/bin/ffjobs.mjs");
 
 /** The first frame's MD5 as ffmpeg computes it: whether two videos' pictures differ. */
-const frameHash = (file: string) => execFileSync("ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "md5", "-"], { encoding: "utf8" }).trim();
+const frameHash = (file: string) =>
+  execFileSync("ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "md5", "-"], { encoding: "utf8" }).trim();
 
 /** Runs `ffjobs …` as a user would, against the local stack; its exit code and what it printed. */
-function ffjobs(args: string[], opts: { cwd?: string; env?: Record<string, string>; onStderr?: (text: string, kill: () => void) => void; via?: "bin" | "npm run" } = {}) {
+function ffjobs(
+  args: string[],
+  opts: {
+    cwd?: string;
+    env?: Record<string, string>;
+    onStderr?: (text: string, kill: () => void) => void;
+    via?: "bin" | "npm run";
+  } = {},
+) {
   // As installed (the package's bin), through `npm run ffjobs` from elsewhere, or the source itself.
-  const [file, ...prefix] = opts.via === "bin" ? [process.execPath, BIN] : opts.via === "npm run" ? ["npm", "--prefix", ROOT, "run", "--silent", "ffjobs", "--"] : [process.execPath, CLI];
+  const [file, ...prefix] =
+    opts.via === "bin"
+      ? [process.execPath, BIN]
+      : opts.via === "npm run"
+        ? ["npm", "--prefix", ROOT, "run", "--silent", "ffjobs", "--"]
+        : [process.execPath, CLI];
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
     const child = spawn(file, [...prefix, ...args], {
       cwd: opts.cwd,
-      env: { ...process.env, FFJOBS_URL: local.stack.baseUrl, FFJOBS_API_KEY: local.stack.apiKey, FFJOBS_CONFIG: "/nonexistent", ...opts.env },
+      env: {
+        ...process.env,
+        FFJOBS_URL: local.stack.baseUrl,
+        FFJOBS_API_KEY: local.stack.apiKey,
+        FFJOBS_CONFIG: "/nonexistent",
+        ...opts.env,
+      },
     });
     let stdout = "";
     let stderr = "";
@@ -39,13 +59,32 @@ function ffjobs(args: string[], opts: { cwd?: string; env?: Record<string, strin
   });
 }
 
-
 describe("the ffjobs CLI, end to end with real files", () => {
   it("runs a transcode with a local input and two outputs, writing them where ffmpeg would", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
-    const r = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "small.mp4", "-frames:v", "1", "thumb.png"], { cwd: dir });
+    const r = await ffjobs(
+      [
+        "ffmpeg",
+        "-i",
+        fx.clip,
+        "-vf",
+        "scale=160:-2",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "small.mp4",
+        "-frames:v",
+        "1",
+        "thumb.png",
+      ],
+      { cwd: dir },
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(ffprobeJson(join(dir, "small.mp4")).streams.find((s: any) => s.codec_type === "video")).toMatchObject({ codec_name: "h264", width: 160 });
+    expect(ffprobeJson(join(dir, "small.mp4")).streams.find((s: any) => s.codec_type === "video")).toMatchObject({
+      codec_name: "h264",
+      width: 160,
+    });
     // As with ffmpeg, -vf applied to the first output only.
     expect(ffprobeJson(join(dir, "thumb.png")).streams[0]).toMatchObject({ codec_name: "png", width: 320 });
     // An existing output is kept unless -y says otherwise, as with ffmpeg.
@@ -58,16 +97,47 @@ describe("the ffjobs CLI, end to end with real files", () => {
   it("reads options it does not know as taking a value, sends -f null /dev/null nowhere, and brings an HLS output back whole", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
     // An option the service does not allow: the CLI still parses it with its value, and the service says no.
-    const refused = await ffjobs(["ffmpeg", "-i", fx.clip, "-c", "copy", "-vstats_file", "stats.log", "out.ts"], { cwd: dir });
+    const refused = await ffjobs(["ffmpeg", "-i", fx.clip, "-c", "copy", "-vstats_file", "stats.log", "out.ts"], {
+      cwd: dir,
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/-vstats_file is not allowed: writes a side file/);
     expect(existsSync(join(dir, "stats.log"))).toBe(false);
-    const bsf = await ffjobs(["ffmpeg", "-i", fx.clip, "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-bsf:a", "aac_adtstoasc", "annexb.ts"], { cwd: dir });
+    const bsf = await ffjobs(
+      ["ffmpeg", "-i", fx.clip, "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-bsf:a", "aac_adtstoasc", "annexb.ts"],
+      { cwd: dir },
+    );
     expect(bsf.code, bsf.stderr).toBe(0);
-    expect(ffprobeJson(join(dir, "annexb.ts")).streams.map((st: any) => st.codec_name).sort()).toEqual(["aac", "h264"]);
+    expect(
+      ffprobeJson(join(dir, "annexb.ts"))
+        .streams.map((st: any) => st.codec_name)
+        .sort(),
+    ).toEqual(["aac", "h264"]);
     const nullRun = await ffjobs(["ffmpeg", "-i", fx.clip, "-f", "null", "/dev/null"], { cwd: dir });
     expect(nullRun.code, nullRun.stderr).toBe(0);
-    const hls = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "video.m3u8"], { cwd: dir });
+    const hls = await ffjobs(
+      [
+        "ffmpeg",
+        "-i",
+        fx.clip,
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-g",
+        "25",
+        "-c:a",
+        "aac",
+        "-f",
+        "hls",
+        "-hls_time",
+        "1",
+        "-hls_playlist_type",
+        "vod",
+        "video.m3u8",
+      ],
+      { cwd: dir },
+    );
     expect(hls.code, hls.stderr).toBe(0);
     expect(Number(ffprobeJson(join(dir, "video.m3u8")).format.duration)).toBeCloseTo(3, 0);
   });
@@ -75,10 +145,16 @@ describe("the ffjobs CLI, end to end with real files", () => {
   it("resolves paths from the user's folder, through the package's bin and through npm run", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
     copyFileSync(fx.clip, join(dir, "holiday.mp4"));
-    const viaBin = await ffjobs(["ffmpeg", "-i", "holiday.mp4", "-frames:v", "1", "poster.png"], { cwd: dir, via: "bin" });
+    const viaBin = await ffjobs(["ffmpeg", "-i", "holiday.mp4", "-frames:v", "1", "poster.png"], {
+      cwd: dir,
+      via: "bin",
+    });
     expect(viaBin.code, viaBin.stderr).toBe(0);
     expect(ffprobeJson(join(dir, "poster.png")).streams[0]).toMatchObject({ codec_name: "png", width: 320 });
-    const viaNpm = await ffjobs(["ffmpeg", "-i", "holiday.mp4", "-frames:v", "1", "-vf", "scale=64:-2", "small.png"], { cwd: dir, via: "npm run" });
+    const viaNpm = await ffjobs(["ffmpeg", "-i", "holiday.mp4", "-frames:v", "1", "-vf", "scale=64:-2", "small.png"], {
+      cwd: dir,
+      via: "npm run",
+    });
     expect(viaNpm.code, viaNpm.stderr).toBe(0);
     expect(ffprobeJson(join(dir, "small.png")).streams[0]).toMatchObject({ width: 64 });
     expect(existsSync(join(ROOT, "small.png"))).toBe(false);
@@ -89,17 +165,65 @@ describe("the ffjobs CLI, end to end with real files", () => {
     copyFileSync(fx.subs, join(dir, "subs.srt"));
     const frames = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "fps=2,scale=64:-2", "img%03d.png"], { cwd: dir });
     expect(frames.code, frames.stderr).toBe(0);
-    const images = readdirSync(dir).filter((f) => f.startsWith("img")).sort();
-    expect(images.slice(0, 6)).toEqual(["img001.png", "img002.png", "img003.png", "img004.png", "img005.png", "img006.png"]);
+    const images = readdirSync(dir)
+      .filter((f) => f.startsWith("img"))
+      .sort();
+    expect(images.slice(0, 6)).toEqual([
+      "img001.png",
+      "img002.png",
+      "img003.png",
+      "img004.png",
+      "img005.png",
+      "img006.png",
+    ]);
     expect(ffprobeJson(join(dir, "img006.png")).streams[0]).toMatchObject({ codec_name: "png", width: 64 });
-    const subbed = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "subtitles=subs.srt:force_style='Fontsize=30'", "-c:v", "libx264", "-preset", "ultrafast", "subbed.mp4"], { cwd: dir });
+    const subbed = await ffjobs(
+      [
+        "ffmpeg",
+        "-i",
+        fx.clip,
+        "-vf",
+        "subtitles=subs.srt:force_style='Fontsize=30'",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "subbed.mp4",
+      ],
+      { cwd: dir },
+    );
     expect(subbed.code, subbed.stderr).toBe(0);
     // The subtitle is drawn: the first second differs from the same frame without it.
-    const plain = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "plain.mp4"], { cwd: dir });
+    const plain = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "plain.mp4"], {
+      cwd: dir,
+    });
     expect(plain.code).toBe(0);
     expect(frameHash(join(dir, "subbed.mp4"))).not.toBe(frameHash(join(dir, "plain.mp4")));
-    const parts = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac", "-f", "segment",
-      "-segment_time", "1", "-segment_list", "parts.m3u8", "-reset_timestamps", "1", "part%02d.ts"], { cwd: dir });
+    const parts = await ffjobs(
+      [
+        "ffmpeg",
+        "-i",
+        fx.clip,
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-g",
+        "25",
+        "-c:a",
+        "aac",
+        "-f",
+        "segment",
+        "-segment_time",
+        "1",
+        "-segment_list",
+        "parts.m3u8",
+        "-reset_timestamps",
+        "1",
+        "part%02d.ts",
+      ],
+      { cwd: dir },
+    );
     expect(parts.code, parts.stderr).toBe(0);
     expect(readdirSync(dir).filter((f) => /^part\d\d\.ts$/.test(f)).length).toBeGreaterThanOrEqual(3);
     expect(readFileSync(join(dir, "parts.m3u8"), "utf8")).toMatch(/part00\.ts/);
@@ -111,7 +235,10 @@ describe("the ffjobs CLI, end to end with real files", () => {
     execFileSync("ffmpeg", ["-v", "error", "-stream_loop", "3", "-i", fx.long, "-c", "copy", join(dir, "big.mp4")]);
     const size = statSync(join(dir, "big.mp4")).size;
     expect(size).toBeGreaterThan(100 * 1024 * 1024);
-    const r = await ffjobs(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "big.mp4"], { cwd: dir });
+    const r = await ffjobs(
+      ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "big.mp4"],
+      { cwd: dir },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(Number(r.stdout)).toBeCloseTo(480, 0);
     // Progress moves a 16 MiB part at a time (one PUT would report every chunk).
@@ -124,7 +251,9 @@ describe("the ffjobs CLI, end to end with real files", () => {
     const r = await ffjobs(["ffprobe", "-v", "error", "-print_format", "json", "-show_streams", fx.clip]);
     expect(r.code, r.stderr).toBe(0);
     const remote = JSON.parse(r.stdout);
-    expect(remote.streams.map((s: any) => s.codec_name)).toEqual(ffprobeJson(fx.clip).streams.map((s: any) => s.codec_name));
+    expect(remote.streams.map((s: any) => s.codec_name)).toEqual(
+      ffprobeJson(fx.clip).streams.map((s: any) => s.codec_name),
+    );
   });
 
   it("exits with the remote command's code and prints its stderr tail when it fails", async () => {
@@ -156,7 +285,10 @@ describe("the ffjobs CLI, end to end with real files", () => {
     expect(r).toMatchObject({ code: 1, stderr: expect.stringMatching(/set FFJOBS_URL and FFJOBS_API_KEY/) });
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
     writeFileSync(join(dir, "config.json"), JSON.stringify({ url: local.stack.baseUrl, apiKey: local.stack.apiKey }));
-    const preset = await ffjobs(["run", "thumbnail", "--param", "width=96", "-i", fx.clip, "-o", "t.jpg"], { cwd: dir, env: { FFJOBS_URL: "", FFJOBS_API_KEY: "", FFJOBS_CONFIG: join(dir, "config.json") } });
+    const preset = await ffjobs(["run", "thumbnail", "--param", "width=96", "-i", fx.clip, "-o", "t.jpg"], {
+      cwd: dir,
+      env: { FFJOBS_URL: "", FFJOBS_API_KEY: "", FFJOBS_CONFIG: join(dir, "config.json") },
+    });
     expect(preset.code, preset.stderr).toBe(0);
     expect(ffprobeJson(join(dir, "t.jpg")).streams[0]).toMatchObject({ width: 96 });
     const list = await ffjobs(["presets"]);

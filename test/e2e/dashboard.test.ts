@@ -24,7 +24,10 @@ let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 beforeAll(async () => {
   mkdirSync(artifacts, { recursive: true });
   receiver = await startWebhookReceiver();
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox"],
+  });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
 });
 afterAll(async () => {
@@ -37,7 +40,9 @@ async function accessibilityProblems(p: Page): Promise<string[]> {
   // Evaluated by the browser's debugger, not as a page script: the dashboard's CSP allows none inline.
   await p.evaluate(axeSource);
   const result = await p.evaluate(async () => (globalThis as any).axe.run({ resultTypes: ["violations"] }));
-  return (result.violations as { id: string; impact: string; help: string }[]).filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`);
+  return (result.violations as { id: string; impact: string; help: string }[])
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help}`);
 }
 
 /** The dashboard signed in with the stack's key (a test run alone has not been through the sign-in test). */
@@ -57,7 +62,9 @@ describe("the dashboard in a real browser", () => {
   it("is served with a strict CSP and may not be framed: an injected inline script does not run", async () => {
     for (const path of ["/dashboard/", "/dashboard/app.js"]) {
       const res = await fetch(`${local.stack.baseUrl}${path}`);
-      expect(res.headers.get("content-security-policy"), path).toMatch(/default-src 'none'; script-src 'self';.*frame-ancestors 'none'/);
+      expect(res.headers.get("content-security-policy"), path).toMatch(
+        /default-src 'none'; script-src 'self';.*frame-ancestors 'none'/,
+      );
       expect(res.headers.get("x-frame-options")).toBe("DENY");
       await res.body?.cancel();
     }
@@ -71,7 +78,6 @@ describe("the dashboard in a real browser", () => {
     })()`);
     expect(ran).toBe(false);
   });
-
 
   it("signs in, uploads a file, runs a preset job to 100 %, shows its output, and redelivers its webhook", async () => {
     await page.goto(`${local.stack.baseUrl}/dashboard/`);
@@ -106,37 +112,69 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("link", { name: "Webhooks" }).click();
     const redeliver = page.getByRole("button", { name: /^Redeliver job\.completed/ }).first();
     await redeliver.click();
-    await page.getByRole("button", { name: /^Redelivery of job\.completed .* queued$/ }).first().waitFor();
+    await page
+      .getByRole("button", { name: /^Redelivery of job\.completed .* queued$/ })
+      .first()
+      .waitFor();
     for (let i = 0; i < 100; i++) {
       const got = (await (await fetch(`${receiver.url}/_received/dashboard`)).json()) as unknown[];
       if (got.length >= 2) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(((await (await fetch(`${receiver.url}/_received/dashboard`)).json()) as unknown[]).length).toBeGreaterThanOrEqual(2);
+    expect(
+      ((await (await fetch(`${receiver.url}/_received/dashboard`)).json()) as unknown[]).length,
+    ).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: join(artifacts, "webhooks.png") });
   }, 120_000);
 
   it("runs a raw ffmpeg command on an uploaded file and plays its video output", async () => {
     await page.goto(`${local.stack.baseUrl}/dashboard/#/new`);
     await page.getByLabel("Kind of job").selectOption("raw");
-    await page.getByLabel(/^Arguments/).fill("-i {{input}} -t 1 -vf scale=160:-2 -c:v libx264 -preset ultrafast -an {{out}}");
+    await page
+      .getByLabel(/^Arguments/)
+      .fill("-i {{input}} -t 1 -vf scale=160:-2 -c:v libx264 -preset ultrafast -an {{out}}");
     await page.getByLabel("Output file name").fill("small.mp4");
     await page.getByLabel("Input file").setInputFiles(fx.clip);
     await page.getByRole("button", { name: "Upload and run" }).click();
     await page.locator("#job-status", { hasText: "completed" }).waitFor({ timeout: 60_000 });
     const video = page.locator("video");
     await video.waitFor();
-    expect(await video.evaluate((el: any) => new Promise((ok) => (el.readyState >= 1 ? ok(el.videoWidth) : el.addEventListener("loadedmetadata", () => ok(el.videoWidth)))))).toBe(160);
+    expect(
+      await video.evaluate(
+        (el: any) =>
+          new Promise((ok) =>
+            el.readyState >= 1 ? ok(el.videoWidth) : el.addEventListener("loadedmetadata", () => ok(el.videoWidth)),
+          ),
+      ),
+    ).toBe(160);
   }, 90_000);
 
   it("uploads a file over the multipart threshold in parts, with progress, and runs a job on it", async () => {
     // 34 raw 1080p frames in NUT: 101 MiB of real media, made in a moment (no encoding).
     const big = join(mkdtempSync(join(tmpdir(), "ffjobs-dashboard-")), "big-input.nut");
-    await promisify(execFile)("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=10", "-frames:v", "34", "-c:v", "rawvideo", "-pix_fmt", "yuv420p", "-f", "nut", big]);
+    await promisify(execFile)("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=1920x1080:rate=10",
+      "-frames:v",
+      "34",
+      "-c:v",
+      "rawvideo",
+      "-pix_fmt",
+      "yuv420p",
+      "-f",
+      "nut",
+      big,
+    ]);
     const size = statSync(big).size;
     expect(size).toBeGreaterThan(MULTIPART_THRESHOLD_BYTES);
     const puts: URL[] = [];
-    const onRequest = (r: { method: () => string; url: () => string }) => void (r.method() === "PUT" && puts.push(new URL(r.url())));
+    const onRequest = (r: { method: () => string; url: () => string }) =>
+      void (r.method() === "PUT" && puts.push(new URL(r.url())));
     page.on("request", onRequest);
     try {
       await page.setViewportSize({ width: 1200, height: 900 });
@@ -156,7 +194,10 @@ describe("the dashboard in a real browser", () => {
       await page.waitForURL(/#\/jobs\/[0-9a-f-]{36}$/, { timeout: 90_000 });
       await page.locator("#job-status", { hasText: "completed" }).waitFor({ timeout: 60_000 });
       const seen = (await page.evaluate("(clearInterval(window.__uploadTimer), window.__uploadProgress)")) as number[];
-      expect(seen.some((v) => v > 0 && v < 100), `progress seen: ${seen.join(",")}`).toBe(true);
+      expect(
+        seen.some((v) => v > 0 && v < 100),
+        `progress seen: ${seen.join(",")}`,
+      ).toBe(true);
       expect(seen).toEqual([...seen].sort((a, b) => a - b));
       const image = page.getByRole("img", { name: /^Output / });
       await image.waitFor();
@@ -176,11 +217,16 @@ describe("the dashboard in a real browser", () => {
 
   it("lists each job's command, run time and credits; a job page has its command line to copy, its phases and an HLS player", async () => {
     const job = await local.runToEnd({
-      mode: "preset", preset: "hls-ladder", params: { renditions: [144], segmentSeconds: 1 },
+      mode: "preset",
+      preset: "hls-ladder",
+      params: { renditions: [144], segmentSeconds: 1 },
       inputs: { video: { type: "url", url: `${local.media.url}/${fx.clip.split("/").pop()}` } },
     });
     expect(job.status, JSON.stringify(job)).toBe("completed");
-    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, permissions: ["clipboard-read", "clipboard-write"] });
+    const context = await browser.newContext({
+      viewport: { width: 1200, height: 900 },
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
     const tab = await context.newPage();
     try {
       await signedIn(tab);
@@ -203,17 +249,23 @@ describe("the dashboard in a real browser", () => {
       await tab.getByRole("button", { name: "Copied" }).waitFor();
       expect(await tab.evaluate("navigator.clipboard.readText()")).toBe(text);
       const phases = await tab.locator("ul.timings li").evaluateAll((lis) => lis.map((li: any) => li.title));
-      expect(phases).toEqual(["queued", "fetch", "run", "store", "finish"].map((p) => expect.stringMatching(new RegExp(`^${p}: \\d+ ms$`))));
+      expect(phases).toEqual(
+        ["queued", "fetch", "run", "store", "finish"].map((p) => expect.stringMatching(new RegExp(`^${p}: \\d+ ms$`))),
+      );
 
       const player = tab.locator("video[aria-label='Output hls']");
       await player.waitFor();
       await player.evaluate((v: any) => v.play());
       // Polled inside the page by a function (the dashboard's CSP forbids evaluating strings).
-      const played = await player.evaluate((v: any) => new Promise((ok) => {
-        const started = Date.now();
-        const check = () => (v.currentTime > 0.5 || Date.now() - started > 20_000 ? ok(v.currentTime) : setTimeout(check, 100));
-        check();
-      }));
+      const played = await player.evaluate(
+        (v: any) =>
+          new Promise((ok) => {
+            const started = Date.now();
+            const check = () =>
+              v.currentTime > 0.5 || Date.now() - started > 20_000 ? ok(v.currentTime) : setTimeout(check, 100);
+            check();
+          }),
+      );
       expect(played).toBeGreaterThan(0.5);
       expect(await accessibilityProblems(tab)).toEqual([]);
       await tab.screenshot({ path: join(artifacts, "job-hls.png"), fullPage: true });
@@ -225,9 +277,17 @@ describe("the dashboard in a real browser", () => {
   it("draws the operator's metrics from real jobs: jobs per hour by outcome, wait and run time, credits per day", async () => {
     const before = (await local.api.call("GET", "/v1/admin/metrics")).body as any;
     const clip = `${local.media.url}/${fx.clip.split("/").pop()}`;
-    const thumb = await local.runToEnd({ inputs: { v: { type: "url", url: clip } }, outputs: { t: { fileName: "t.jpg", contentType: "image/jpeg" } }, ffmpegArgs: ["-i", "{{v}}", "-frames:v", "1", "{{t}}"] });
+    const thumb = await local.runToEnd({
+      inputs: { v: { type: "url", url: clip } },
+      outputs: { t: { fileName: "t.jpg", contentType: "image/jpeg" } },
+      ffmpegArgs: ["-i", "{{v}}", "-frames:v", "1", "{{t}}"],
+    });
     expect(thumb.status, JSON.stringify(thumb)).toBe("completed");
-    const failed = await local.runToEnd({ binary: "ffprobe", inputs: { v: { type: "url", url: `${local.media.url}/no-such-file.mp4` } }, ffmpegArgs: ["{{v}}"] });
+    const failed = await local.runToEnd({
+      binary: "ffprobe",
+      inputs: { v: { type: "url", url: `${local.media.url}/no-such-file.mp4` } },
+      ffmpegArgs: ["{{v}}"],
+    });
     expect(failed.errorCode).toBe("INPUT_FETCH_FAILED");
     const res = await local.api.call("GET", "/v1/admin/metrics");
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -261,7 +321,12 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("link", { name: "7d" }).click();
     await page.waitForURL(/period=7d/);
     await expect.poll(() => page.locator("strong[aria-current=page]").innerText()).toBe("7d");
-    expect(await page.getByRole("img", { name: /^Jobs per hour by outcome/ }).locator("rect").count()).toBeGreaterThan(0);
+    expect(
+      await page
+        .getByRole("img", { name: /^Jobs per hour by outcome/ })
+        .locator("rect")
+        .count(),
+    ).toBeGreaterThan(0);
     await page.screenshot({ path: join(artifacts, "metrics-7d.png"), fullPage: true });
   }, 120_000);
 
@@ -274,7 +339,11 @@ describe("the dashboard in a real browser", () => {
     await page.locator("td.status-completed").first().waitFor();
     // The unfiltered list may still be on screen for a moment (other tests ran failing jobs).
     await expect.poll(() => page.locator("td.status-failed").count()).toBe(0);
-    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth + 1)).toBe(true);
+    expect(
+      await page.evaluate(
+        () => (globalThis as any).document.documentElement.scrollWidth <= (globalThis as any).innerWidth + 1,
+      ),
+    ).toBe(true);
     await page.screenshot({ path: join(artifacts, "jobs-phone.png"), fullPage: true });
     await page.getByRole("link", { name: "Presets" }).click();
     await page.getByText("hls-ladder").waitFor();

@@ -7,10 +7,23 @@ const { local } = useLocalStack();
 
 describe("GET /docs in a real browser", () => {
   it("renders every operation of /openapi.json, with its named schemas", async () => {
-    const doc = (await (await fetch(`${local.stack.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const doc = (await (await fetch(`${local.stack.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     // Headless Chromium runs the page's script (it fetches /openapi.json) and prints the DOM it built.
     // Not spawnSync: the page's own requests reach the stack while this waits.
-    const browser = await promisify(execFile)("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom", `${local.stack.baseUrl}/docs`], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+    const browser = await promisify(execFile)(
+      "chromium",
+      [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--virtual-time-budget=10000",
+        "--dump-dom",
+        `${local.stack.baseUrl}/docs`,
+      ],
+      { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+    );
     const dom = browser.stdout;
     for (const item of Object.values(doc.paths)) {
       for (const op of Object.values(item)) expect(dom).toContain(`id="${op.operationId}"`);

@@ -8,7 +8,15 @@ describe("files and deletion over HTTP, with real storage", () => {
   it("uploads, lists, runs a job on the upload, deletes the job (its outputs' URLs stop working), then the file", async () => {
     const slot = await local.api.call("POST", "/v1/files", { fileName: "clip.mp4" });
     expect(slot.body).toMatchObject({ contentType: "video/mp4", status: "pending" });
-    expect((await fetch(slot.body.upload.url, { method: "PUT", body: readFileSync(fx.clip), headers: slot.body.upload.headers })).status).toBe(200);
+    expect(
+      (
+        await fetch(slot.body.upload.url, {
+          method: "PUT",
+          body: readFileSync(fx.clip),
+          headers: slot.body.upload.headers,
+        })
+      ).status,
+    ).toBe(200);
     const listed = await local.api.call("GET", "/v1/files?origin=upload&limit=5");
     expect(listed.body.data.map((f: any) => f.id)).toContain(slot.body.id);
 
@@ -43,14 +51,23 @@ describe("files and deletion over HTTP, with real storage", () => {
     expect((await fetch(url, { method: "PUT", body: clip, headers })).status).toBe(200);
     // Before the record turned ready, and after: storage refuses to replace the bytes.
     expect((await fetch(url, { method: "PUT", body: "replaced", headers })).status).toBe(412);
-    expect((await local.api.call("GET", `/v1/files/${slot.body.id}`)).body).toMatchObject({ status: "ready", size: clip.length });
+    expect((await local.api.call("GET", `/v1/files/${slot.body.id}`)).body).toMatchObject({
+      status: "ready",
+      size: clip.length,
+    });
     expect((await fetch(url, { method: "PUT", body: "replaced", headers })).status).toBe(412);
     // The header is part of the signature: leaving it out does not get around it.
-    expect((await fetch(url, { method: "PUT", body: "replaced", headers: { "Content-Type": headers["Content-Type"] } })).status).toBe(403);
+    expect(
+      (await fetch(url, { method: "PUT", body: "replaced", headers: { "Content-Type": headers["Content-Type"] } }))
+        .status,
+    ).toBe(403);
     expect((await local.api.call("GET", `/v1/files/${slot.body.id}`)).body.size).toBe(clip.length);
 
     const deleted = await local.api.call("POST", "/v1/files", { fileName: "gone.mp4" });
     expect((await local.api.call("DELETE", `/v1/files/${deleted.body.id}`)).status).toBe(204);
-    expect((await fetch(deleted.body.upload.url, { method: "PUT", body: clip, headers: deleted.body.upload.headers })).status).toBe(412);
+    expect(
+      (await fetch(deleted.body.upload.url, { method: "PUT", body: clip, headers: deleted.body.upload.headers }))
+        .status,
+    ).toBe(412);
   });
 });

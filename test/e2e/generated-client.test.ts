@@ -22,17 +22,47 @@ describe("a client generated from the served OpenAPI document", () => {
     mkdirSync(work, { recursive: true });
     const doc = await (await fetch(`${local.stack.baseUrl}/openapi.json`)).text();
     writeFileSync(join(work, "openapi.json"), doc);
-    await run(process.execPath, [join(clients, "node_modules/openapi-typescript/bin/cli.js"), join(work, "openapi.json"), "-o", join(work, "schema.d.ts")]);
+    await run(process.execPath, [
+      join(clients, "node_modules/openapi-typescript/bin/cli.js"),
+      join(work, "openapi.json"),
+      "-o",
+      join(work, "schema.d.ts"),
+    ]);
     copyFileSync(join(clients, "program/use-the-api.ts"), join(work, "use-the-api.ts"));
-    const tsc = await run(process.execPath, [join(clients, "node_modules/typescript/bin/tsc"),
-      "--strict", "--noEmit", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext", "--lib", "es2022,dom",
-      "--allowImportingTsExtensions", "--types", "node", "--typeRoots", join(clients, "../../node_modules/@types"), join(work, "use-the-api.ts")]).catch((err) => err);
+    const tsc = await run(process.execPath, [
+      join(clients, "node_modules/typescript/bin/tsc"),
+      "--strict",
+      "--noEmit",
+      "--target",
+      "es2022",
+      "--module",
+      "nodenext",
+      "--moduleResolution",
+      "nodenext",
+      "--lib",
+      "es2022,dom",
+      "--allowImportingTsExtensions",
+      "--types",
+      "node",
+      "--typeRoots",
+      join(clients, "../../node_modules/@types"),
+      join(work, "use-the-api.ts"),
+    ]).catch((err) => err);
     expect(`${tsc.stdout ?? ""}${tsc.stderr ?? ""}`).toBe("");
 
-    const { stdout } = await run(process.execPath, [join(work, "use-the-api.ts"), local.stack.baseUrl, local.stack.apiKey, `${local.media.url}/${fx.clip.split("/").pop()}`]);
+    const { stdout } = await run(process.execPath, [
+      join(work, "use-the-api.ts"),
+      local.stack.baseUrl,
+      local.stack.apiKey,
+      `${local.media.url}/${fx.clip.split("/").pop()}`,
+    ]);
     const got = JSON.parse(stdout);
     expect(got.created).toEqual({ status: 200, jobStatus: "completed" });
-    expect(got.job).toMatchObject({ status: "completed", runtimeSeconds: expect.any(Number), metadata: { client: "openapi-fetch" } });
+    expect(got.job).toMatchObject({
+      status: "completed",
+      runtimeSeconds: expect.any(Number),
+      metadata: { client: "openapi-fetch" },
+    });
     expect(got.listedIds.length).toBeGreaterThanOrEqual(1);
     expect(got.resultExitCode).toBe(0);
     expect(got.conflict).toEqual({ httpStatus: 409, code: "JOB_ALREADY_FINISHED", status: "completed" });

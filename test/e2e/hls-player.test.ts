@@ -40,9 +40,15 @@ hls.attachMedia(video);
 beforeAll(async () => {
   copyFileSync(join(root, "node_modules/hls.js/dist/hls.min.js"), join(pageDir, "hls.min.js"));
   writeFileSync(join(pageDir, "player.js"), PLAYER);
-  writeFileSync(join(pageDir, "index.html"), '<!doctype html><video muted playsinline></video><script src="hls.min.js"></script><script src="player.js"></script>');
+  writeFileSync(
+    join(pageDir, "index.html"),
+    '<!doctype html><video muted playsinline></video><script src="hls.min.js"></script><script src="player.js"></script>',
+  );
   page = await startStaticServer(pageDir);
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--autoplay-policy=no-user-gesture-required"] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--autoplay-policy=no-user-gesture-required"],
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -53,7 +59,8 @@ afterAll(async () => {
 describe("an HLS ladder in a web player on another origin", () => {
   it("plays both renditions in hls.js from the master playlist URL", async () => {
     const job = await local.runToEnd({
-      mode: "preset", preset: "hls-ladder",
+      mode: "preset",
+      preset: "hls-ladder",
       inputs: { video: { type: "url", url: `${local.media.url}/${fx.clip.split("/").pop()}` } },
       params: { renditions: [144, 240], segmentSeconds: 1 },
     });
@@ -65,13 +72,23 @@ describe("an HLS ladder in a web player on another origin", () => {
     const failedRequests: string[] = [];
     tab.on("requestfailed", (r) => failedRequests.push(`${r.url()}: ${r.failure()?.errorText}`));
     await tab.goto(`${page.url}/index.html#${encodeURIComponent(master.href)}`);
-    await tab.waitForFunction("(window.__player.fragmentLevels.includes(1) && document.querySelector('video').currentTime > 1) || window.__player.errors.some((e) => e.endsWith(':fatal'))", null, { timeout: 30_000 });
-    const seen = (await tab.evaluate("window.__player")) as { levels: number[]; fragmentLevels: number[]; errors: string[] };
+    await tab.waitForFunction(
+      "(window.__player.fragmentLevels.includes(1) && document.querySelector('video').currentTime > 1) || window.__player.errors.some((e) => e.endsWith(':fatal'))",
+      null,
+      { timeout: 30_000 },
+    );
+    const seen = (await tab.evaluate("window.__player")) as {
+      levels: number[];
+      fragmentLevels: number[];
+      errors: string[];
+    };
     // No network error of any kind (a CORS refusal is one), nothing fatal. hls.js reports, and steps over
     // itself, the few milliseconds before a rendition's first frame (bufferSeekOverHole): not a failure.
     // Not "networkError:aborted" (hls.js's INTERNAL_ABORTED: its own call to abort a loader, as on a level
     // switch; CI saw it once): a refused or failed request has other details, and fails failedRequests too.
-    expect(seen.errors.filter((e) => (e.startsWith("networkError") && e !== "networkError:aborted") || e.endsWith(":fatal"))).toEqual([]);
+    expect(
+      seen.errors.filter((e) => (e.startsWith("networkError") && e !== "networkError:aborted") || e.endsWith(":fatal")),
+    ).toEqual([]);
     expect(failedRequests).toEqual([]);
     expect(seen.levels).toEqual([144, 240]);
     expect(new Set(seen.fragmentLevels)).toEqual(new Set([0, 1]));
@@ -81,14 +98,16 @@ describe("an HLS ladder in a web player on another origin", () => {
 
   it("answers a player's preflight and its ranged reads with CORS headers", async () => {
     const job = await local.runToEnd({
-      mode: "preset", preset: "hls-ladder",
+      mode: "preset",
+      preset: "hls-ladder",
       inputs: { video: { type: "url", url: `${local.media.url}/${fx.clip.split("/").pop()}` } },
       params: { renditions: [144], segmentSeconds: 1 },
     });
     const segment = job.outputs[0].files.find((f: { path: string }) => f.path.endsWith(".ts"));
     const origin = page.url;
     const preflight = await fetch(segment.downloadUrl, {
-      method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "range" },
+      method: "OPTIONS",
+      headers: { Origin: origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "range" },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
@@ -100,7 +119,9 @@ describe("an HLS ladder in a web player on another origin", () => {
     expect(ranged.headers.get("access-control-expose-headers")).toMatch(/content-range/);
     await ranged.body?.cancel();
     // A refused link carries the header too, so the player can read why instead of a bare CORS failure.
-    const refused = await fetch(segment.downloadUrl.replace(/\/[^/]+\/([^/]+)$/, "/0.AAAA/$1"), { headers: { Origin: origin } });
+    const refused = await fetch(segment.downloadUrl.replace(/\/[^/]+\/([^/]+)$/, "/0.AAAA/$1"), {
+      headers: { Origin: origin },
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get("access-control-allow-origin")).toBe("*");
   }, 120_000);

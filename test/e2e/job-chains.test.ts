@@ -11,7 +11,20 @@ describe("a chain of jobs", () => {
     const parent = await local.api.call("POST", "/v1/jobs", {
       inputs: { clip: { type: "url", url: `${local.media.url}/${fx.clip.split("/").pop()}` } },
       outputs: { small: { fileName: "small.mp4" } },
-      ffmpegArgs: ["-re", "-i", "{{clip}}", "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "{{small}}"],
+      ffmpegArgs: [
+        "-re",
+        "-i",
+        "{{clip}}",
+        "-vf",
+        "scale=160:-2",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-c:a",
+        "aac",
+        "{{small}}",
+      ],
     });
     expect(parent.status).toBe(202);
     const child = await local.api.call("POST", "/v1/jobs", {
@@ -22,11 +35,23 @@ describe("a chain of jobs", () => {
       dependsOn: [parent.body.id],
     });
     expect(child.status, JSON.stringify(child.body)).toBe(202);
-    const waiting = await local.api.waitUntil(child.body.id, (j: any) => j.queuedReason !== null || isFinished(j), 30_000);
-    expect(waiting.queuedReason).toMatch(new RegExp(`^waiting for job ${parent.body.id} \\((queued|running)\\) to complete$`));
+    const waiting = await local.api.waitUntil(
+      child.body.id,
+      (j: any) => j.queuedReason !== null || isFinished(j),
+      30_000,
+    );
+    expect(waiting.queuedReason).toMatch(
+      new RegExp(`^waiting for job ${parent.body.id} \\((queued|running)\\) to complete$`),
+    );
 
     const done = await local.api.waitUntil(child.body.id, isFinished, 60_000);
-    expect(done, JSON.stringify(done)).toMatchObject({ status: "completed", queuedReason: null, dependsOn: [parent.body.id], attempts: 1, inputs: { video: { type: "job", jobId: parent.body.id, output: "small" } } });
+    expect(done, JSON.stringify(done)).toMatchObject({
+      status: "completed",
+      queuedReason: null,
+      dependsOn: [parent.body.id],
+      attempts: 1,
+      inputs: { video: { type: "job", jobId: parent.body.id, output: "small" } },
+    });
     const first = (await local.api.call("GET", `/v1/jobs/${parent.body.id}`)).body;
     expect(first.status).toBe("completed");
     // The child started after its parent ended, within the chain's check interval (2 s) and some slack.

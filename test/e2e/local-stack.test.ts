@@ -37,17 +37,44 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
   it("uploads an asset, mixes it with a loopback URL input, transcodes, and serves a downloadable output", async () => {
     const slot = await call("POST", "/v1/files", { fileName: "clip.mp4", contentType: "video/mp4" });
     expect(slot.status).toBe(201);
-    const put = await fetch(slot.body.upload.url, { method: "PUT", body: readFileSync(fx.clip), headers: slot.body.upload.headers });
+    const put = await fetch(slot.body.upload.url, {
+      method: "PUT",
+      body: readFileSync(fx.clip),
+      headers: slot.body.upload.headers,
+    });
     expect(put.status).toBe(200);
-    expect((await call("GET", `/v1/files/${slot.body.id}`)).body).toMatchObject({ status: "ready", size: readFileSync(fx.clip).length });
+    expect((await call("GET", `/v1/files/${slot.body.id}`)).body).toMatchObject({
+      status: "ready",
+      size: readFileSync(fx.clip).length,
+    });
 
     const created = await call("POST", "/v1/jobs", {
       inputs: { video: { type: "asset", assetId: slot.body.id }, music: { type: "url", url: `${media.url}/tone.wav` } },
       outputs: { out: { fileName: "mixed.mp4" }, thumb: { fileName: "thumb.png" } },
       ffmpegArgs: [
-        "-i", "{{video}}", "-i", "{{music}}",
-        "-map", "0:v", "-map", "1:a", "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", "{{out}}",
-        "-map", "0:v", "-frames:v", "1", "{{thumb}}",
+        "-i",
+        "{{video}}",
+        "-i",
+        "{{music}}",
+        "-map",
+        "0:v",
+        "-map",
+        "1:a",
+        "-vf",
+        "scale=160:-2",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-c:a",
+        "aac",
+        "-shortest",
+        "{{out}}",
+        "-map",
+        "0:v",
+        "-frames:v",
+        "1",
+        "{{thumb}}",
       ],
     });
     expect(created.status).toBe(202);
@@ -56,19 +83,28 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
     expect(job.outputs.map((o: any) => o.label).sort()).toEqual(["out", "thumb"]);
     const out = job.outputs.find((o: any) => o.label === "out");
     expect(out).toMatchObject({ kind: "file", contentType: "video/mp4", jobId: job.id });
-    expect(out.metadata.streams.find((s: any) => s.type === "video")).toMatchObject({ codec: "h264", width: 160, height: 120 });
+    expect(out.metadata.streams.find((s: any) => s.type === "video")).toMatchObject({
+      codec: "h264",
+      width: 160,
+      height: 120,
+    });
 
     const download = await fetch(out.downloadUrl);
     expect(download.status).toBe(200);
     const path = join(tmpdir(), `ffjobs-e2e-${job.id}.mp4`);
     writeFileSync(path, Buffer.from(await download.arrayBuffer()));
-    const probed = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }));
+    const probed = JSON.parse(
+      execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }),
+    );
     expect(probed.streams.map((s: any) => s.codec_name).sort()).toEqual(["aac", "h264"]);
 
     // Served by the local stack's download route: an attachment, never a page of the API's origin.
     expect(download.headers.get("content-disposition")).toBe('attachment; filename="mixed.mp4"');
     expect(download.headers.get("x-content-type-options")).toBe("nosniff");
-    const tampered = out.downloadUrl.replace(/\/local-downloads\/(\d+)\./, (_m: string, e: string) => `/local-downloads/${Number(e) + 1}.`);
+    const tampered = out.downloadUrl.replace(
+      /\/local-downloads\/(\d+)\./,
+      (_m: string, e: string) => `/local-downloads/${Number(e) + 1}.`,
+    );
     expect((await fetch(tampered)).status).toBe(403);
     const otherKey = out.downloadUrl.replace(/\/mixed\.mp4/, "/other.mp4");
     expect((await fetch(otherKey)).status).toBe(403);
@@ -89,8 +125,21 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
 
   it("signs storage with credentials of its own run: the repository's constant ones are refused", async () => {
     const slot = await call("POST", "/v1/files", { fileName: "page.html", contentType: "text/html" });
-    expect((await fetch(slot.body.upload.url, { method: "PUT", body: "<script>parent.x=1</script>", headers: slot.body.upload.headers })).status).toBe(200);
-    const constant = new AwsClient({ accessKeyId: "local-dev-access-key", secretAccessKey: "local-dev-secret-key", service: "s3", region: "auto" });
+    expect(
+      (
+        await fetch(slot.body.upload.url, {
+          method: "PUT",
+          body: "<script>parent.x=1</script>",
+          headers: slot.body.upload.headers,
+        })
+      ).status,
+    ).toBe(200);
+    const constant = new AwsClient({
+      accessKeyId: "local-dev-access-key",
+      secretAccessKey: "local-dev-secret-key",
+      service: "s3",
+      region: "auto",
+    });
     const object = new URL(slot.body.upload.url);
     object.search = "";
     object.searchParams.set("X-Amz-Expires", "600");
@@ -99,15 +148,27 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
     // miniflare's own endpoints on this origin (second attack pass, F3): its public R2 reader would serve the
     // page inline with no credential, its explorer would run SQL on D1. The stack's front door refuses both.
     const key = `uploads/${slot.body.id}/page.html`;
-    for (const path of [`/cdn-cgi/local/r2/public/ffjobs-media/${key}`, `/cdn-cgi/local/%72%32/public/ffjobs-media/${key}`, "/cdn-cgi/local/explorer/api/r2/buckets",
-      "/cdn-cgi/local/explorer/api/d1/database/DB/raw", "/CDN-CGI/local/explorer/api/r2/buckets"]) {
-      const r = await fetch(`${stack.baseUrl}${path}`, { method: path.endsWith("/raw") ? "POST" : "GET", headers: { "content-type": "application/json" }, body: path.endsWith("/raw") ? JSON.stringify({ sql: "SELECT 1" }) : undefined });
+    for (const path of [
+      `/cdn-cgi/local/r2/public/ffjobs-media/${key}`,
+      `/cdn-cgi/local/%72%32/public/ffjobs-media/${key}`,
+      "/cdn-cgi/local/explorer/api/r2/buckets",
+      "/cdn-cgi/local/explorer/api/d1/database/DB/raw",
+      "/CDN-CGI/local/explorer/api/r2/buckets",
+    ]) {
+      const r = await fetch(`${stack.baseUrl}${path}`, {
+        method: path.endsWith("/raw") ? "POST" : "GET",
+        headers: { "content-type": "application/json" },
+        body: path.endsWith("/raw") ? JSON.stringify({ sql: "SELECT 1" }) : undefined,
+      });
       expect(r.status, path).toBe(404);
       expect(await r.text()).not.toContain("<script>");
     }
     // An upload URL is not a copy primitive (F1): with x-amz-copy-source it would copy another object into the slot.
     const other = await call("POST", "/v1/files", { fileName: "stolen.html", contentType: "text/html" });
-    const copied = await fetch(other.body.upload.url, { method: "PUT", headers: { "x-amz-copy-source": `/ffjobs-media/${key}` } });
+    const copied = await fetch(other.body.upload.url, {
+      method: "PUT",
+      headers: { "x-amz-copy-source": `/ffjobs-media/${key}` },
+    });
     expect(copied.status).toBe(403);
     expect((await call("GET", `/v1/files/${other.body.id}`)).body.size ?? null).toBeNull();
   });
@@ -167,16 +228,27 @@ describe("end to end over HTTP through the local stack (wrangler dev + runner + 
       received = await (await fetch(`${receiver.url}/_received/${box}`)).json();
     }
     expect(received).toHaveLength(1);
-    const event = new Webhook(secret).verify(received[0].body, received[0].headers) as { type: string; data: { id: string; status: string } };
+    const event = new Webhook(secret).verify(received[0].body, received[0].headers) as {
+      type: string;
+      data: { id: string; status: string };
+    };
     expect(event).toMatchObject({ type: "job.completed", data: { id: job.id, status: "completed" } });
     const log = (await call("GET", `/v1/webhooks/deliveries?jobId=${job.id}`)).body.data;
-    expect(log[0]).toMatchObject({ status: "succeeded", eventId: received[0].headers["webhook-id"], attempts: [{ httpStatus: 204 }] });
+    expect(log[0]).toMatchObject({
+      status: "succeeded",
+      eventId: received[0].headers["webhook-id"],
+      attempts: [{ httpStatus: 204 }],
+    });
   });
 
   it("creates and revokes API keys with the keys CLI", async () => {
     const root = resolve(import.meta.dirname, "../..");
     // Not spawnSync: a blocked event loop misses the server closing an idle connection, and the next request on it fails.
-    const keys = (...args: string[]) => promisify(execFile)(process.execPath, [join(root, "scripts/keys.ts"), ...args, "--local"], { cwd: root, env: stack.env });
+    const keys = (...args: string[]) =>
+      promisify(execFile)(process.execPath, [join(root, "scripts/keys.ts"), ...args, "--local"], {
+        cwd: root,
+        env: stack.env,
+      });
     const created = await keys("create", "--account", "e2e-keys");
     const key = created.stdout.trim().split("\n").pop()!;
     expect(key).toMatch(/^ffj_[A-Za-z0-9_-]{43}$/);

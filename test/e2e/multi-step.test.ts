@@ -12,10 +12,11 @@ async function run(body: unknown) {
   return { job, result };
 }
 
-
 describe("multi-step jobs, run for real", () => {
   it("two-pass x264: the first pass's log stays in the workspace for the second", async () => {
-    const encode = (pass: string, out: string[]) => ({ ffmpegArgs: ["-i", "{{video}}", "-c:v", "libx264", "-b:v", "150k", "-preset", "veryfast", "-pass", pass, ...out] });
+    const encode = (pass: string, out: string[]) => ({
+      ffmpegArgs: ["-i", "{{video}}", "-c:v", "libx264", "-b:v", "150k", "-preset", "veryfast", "-pass", pass, ...out],
+    });
     const { job, result } = await run({
       inputs: { video: video() },
       outputs: { out: { fileName: "two-pass.mp4" } },
@@ -39,7 +40,24 @@ describe("multi-step jobs, run for real", () => {
       outputs: { muxed: { fileName: "muxed.mp4" } },
       steps: [
         { ffmpegArgs: ["-filter_complex", "sine=frequency=330:duration=2[a]", "-map", "[a]", "{{tone}}"] },
-        { ffmpegArgs: ["-i", "{{video}}", "-i", "{{tone}}", "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-shortest", "{{muxed}}"] },
+        {
+          ffmpegArgs: [
+            "-i",
+            "{{video}}",
+            "-i",
+            "{{tone}}",
+            "-map",
+            "0:v",
+            "-map",
+            "1:a",
+            "-c:v",
+            "copy",
+            "-c:a",
+            "aac",
+            "-shortest",
+            "{{muxed}}",
+          ],
+        },
         { binary: "ffprobe", ffmpegArgs: ["-v", "error", "-print_format", "json", "-show_streams", "{{muxed}}"] },
       ],
     });

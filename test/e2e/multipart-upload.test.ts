@@ -16,10 +16,17 @@ beforeAll(() => {
 });
 
 /** Per-packet checksums of a file (ffmpeg's framemd5): the same media, byte for byte in its packets. */
-const framemd5 = (path: string) => execFileSync("ffmpeg", ["-v", "error", "-i", path, "-map", "0", "-c", "copy", "-f", "framemd5", "-"], { encoding: "utf8" }).replace(/^#.*\n/gm, "");
+const framemd5 = (path: string) =>
+  execFileSync("ffmpeg", ["-v", "error", "-i", path, "-map", "0", "-c", "copy", "-f", "framemd5", "-"], {
+    encoding: "utf8",
+  }).replace(/^#.*\n/gm, "");
 
 async function packetsOfUpload(assetId: string): Promise<string> {
-  const job = await local.runToEnd({ inputs: { in: { type: "asset", assetId } }, outputs: { sums: { fileName: "sums.txt" } }, ffmpegArgs: ["-i", "{{in}}", "-map", "0", "-c", "copy", "-f", "framemd5", "{{sums}}"] });
+  const job = await local.runToEnd({
+    inputs: { in: { type: "asset", assetId } },
+    outputs: { sums: { fileName: "sums.txt" } },
+    ffmpegArgs: ["-i", "{{in}}", "-map", "0", "-c", "copy", "-f", "framemd5", "{{sums}}"],
+  });
   expect(job.status, JSON.stringify(job)).toBe("completed");
   return (await (await fetch(job.outputs[0].downloadUrl)).text()).replace(/^#.*\n/gm, "");
 }
@@ -28,7 +35,11 @@ describe("uploads in parts", () => {
   it("uploads a file in 5 MiB parts with progress, completes it, and a job reads it whole and right", async () => {
     const size = statSync(fx.long).size;
     const seen: number[] = [];
-    const asset = await client.uploadFile(fx.long, { multipartThresholdBytes: 1, partSizeBytes: 5 * MiB, onProgress: (sent) => seen.push(sent) });
+    const asset = await client.uploadFile(fx.long, {
+      multipartThresholdBytes: 1,
+      partSizeBytes: 5 * MiB,
+      onProgress: (sent) => seen.push(sent),
+    });
     expect(asset).toMatchObject({ status: "ready", size, fileName: "long.mp4" });
     expect(seen.length).toBe(Math.ceil(size / (5 * MiB)));
     expect(seen.at(-1)).toBe(size);
@@ -54,35 +65,63 @@ describe("uploads in parts", () => {
 
   it("completes only with every part, once; keeps nothing that does not add up to the declared size; and says when there is nothing to complete", async () => {
     const bytes = readFileSync(fx.long).subarray(0, 11 * MiB);
-    const slot = await client.createFile({ fileName: "part.bin", size: bytes.length + 1, multipart: true, partSizeBytes: 5 * MiB });
+    const slot = await client.createFile({
+      fileName: "part.bin",
+      size: bytes.length + 1,
+      multipart: true,
+      partSizeBytes: 5 * MiB,
+    });
     expect(slot.upload).toEqual({ method: "multipart", partSizeBytes: 5 * MiB, partCount: 3, headers: {} });
     const { parts } = (await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1, 2, 3] })).body;
     const etags: { partNumber: number; etag: string }[] = [];
     for (const p of parts) {
-      const res = await fetch(p.url, { method: "PUT", body: bytes.subarray((p.partNumber - 1) * 5 * MiB, p.partNumber * 5 * MiB) });
+      const res = await fetch(p.url, {
+        method: "PUT",
+        body: bytes.subarray((p.partNumber - 1) * 5 * MiB, p.partNumber * 5 * MiB),
+      });
       expect(res.status).toBe(200);
       etags.push({ partNumber: p.partNumber, etag: res.headers.get("etag")! });
     }
     const past = await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [4] });
     expect(past).toMatchObject({ status: 400, body: { details: [{ message: "part 4 is past the last part (3)" }] } });
     const missing = await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: etags.slice(0, 2) });
-    expect(missing).toMatchObject({ status: 400, body: { details: [{ message: expect.stringMatching(/^part 3 is missing/) }] } });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { details: [{ message: expect.stringMatching(/^part 3 is missing/) }] },
+    });
     // One byte short of what the slot declared: storage assembles it, the service does not keep it.
     const short = await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: etags });
-    expect(short).toMatchObject({ status: 400, body: { details: [{ message: `the parts add up to ${bytes.length} bytes, but the upload declared ${bytes.length + 1}; the file was not kept: ask /parts for new URLs and send every part again` }] } });
+    expect(short).toMatchObject({
+      status: 400,
+      body: {
+        details: [
+          {
+            message: `the parts add up to ${bytes.length} bytes, but the upload declared ${bytes.length + 1}; the file was not kept: ask /parts for new URLs and send every part again`,
+          },
+        ],
+      },
+    });
     expect((await local.api.call("GET", `/v1/files/${slot.id}`)).body).toMatchObject({ status: "pending" });
     // The slot is not dead: fresh part URLs (a new upload behind them), the parts
     // sent again, this time adding up, and the file is ready.
     const whole = Buffer.concat([bytes, Buffer.from([7])]);
     const again = (await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1, 2, 3] })).body.parts;
-    expect(new URL(again[0].url).searchParams.get("uploadId")).not.toBe(new URL(parts[0].url).searchParams.get("uploadId"));
+    expect(new URL(again[0].url).searchParams.get("uploadId")).not.toBe(
+      new URL(parts[0].url).searchParams.get("uploadId"),
+    );
     const resent: { partNumber: number; etag: string }[] = [];
     for (const p of again) {
-      const res = await fetch(p.url, { method: "PUT", body: whole.subarray((p.partNumber - 1) * 5 * MiB, p.partNumber * 5 * MiB) });
+      const res = await fetch(p.url, {
+        method: "PUT",
+        body: whole.subarray((p.partNumber - 1) * 5 * MiB, p.partNumber * 5 * MiB),
+      });
       expect(res.status).toBe(200);
       resent.push({ partNumber: p.partNumber, etag: res.headers.get("etag")! });
     }
-    expect(await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: resent })).toMatchObject({ status: 200, body: { status: "ready", size: whole.length } });
+    expect(await local.api.call("POST", `/v1/files/${slot.id}/complete`, { parts: resent })).toMatchObject({
+      status: 200,
+      body: { status: "ready", size: whole.length },
+    });
 
     const single = await client.createFile({ fileName: "one.bin", size: 10 });
     const notParts = await local.api.call("POST", `/v1/files/${single.id}/parts`, { partNumbers: [1] });
@@ -92,11 +131,18 @@ describe("uploads in parts", () => {
   });
 
   it("aborts an upload in parts when its file is deleted", async () => {
-    const slot = await client.createFile({ fileName: "gone.bin", size: 6 * MiB, multipart: true, partSizeBytes: 5 * MiB });
+    const slot = await client.createFile({
+      fileName: "gone.bin",
+      size: 6 * MiB,
+      multipart: true,
+      partSizeBytes: 5 * MiB,
+    });
     const { parts } = (await local.api.call("POST", `/v1/files/${slot.id}/parts`, { partNumbers: [1] })).body;
     expect((await fetch(parts[0].url, { method: "PUT", body: new Uint8Array(5 * MiB) })).status).toBe(200);
     expect((await local.api.call("DELETE", `/v1/files/${slot.id}`)).status).toBe(204);
     // The upload is gone: its part URL no longer takes a part.
-    expect((await fetch(parts[0].url, { method: "PUT", body: new Uint8Array(5 * MiB) })).status).toBeGreaterThanOrEqual(400);
+    expect((await fetch(parts[0].url, { method: "PUT", body: new Uint8Array(5 * MiB) })).status).toBeGreaterThanOrEqual(
+      400,
+    );
   });
 });

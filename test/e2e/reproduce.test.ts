@@ -16,24 +16,53 @@ const { fx, local } = useLocalStack();
 const run = promisify(execFile);
 const CLI = resolve(import.meta.dirname, "../../cli/src/main.ts");
 /** Every decoded video frame's MD5: equal lists, equal pictures. */
-const frames = async (fileOrUrl: string) => (await run("ffmpeg", ["-v", "error", "-i", fileOrUrl, "-map", "0:v", "-f", "framemd5", "-"], { maxBuffer: 16 * 1024 * 1024 })).stdout.split("\n").filter((l) => l && !l.startsWith("#"));
+const frames = async (fileOrUrl: string) =>
+  (
+    await run("ffmpeg", ["-v", "error", "-i", fileOrUrl, "-map", "0:v", "-f", "framemd5", "-"], {
+      maxBuffer: 16 * 1024 * 1024,
+    })
+  ).stdout
+    .split("\n")
+    .filter((l) => l && !l.startsWith("#"));
 
 describe("a job run again from its command script", () => {
   it("makes the same output with a local ffmpeg as the job made", async () => {
     const client = createClient({ baseUrl: local.stack.baseUrl, apiKey: local.stack.apiKey });
     const logo = await client.uploadFile(fx.logo);
     const job = await local.runToEnd({
-      inputs: { video: { type: "url", url: `${local.media.url}/${fx.clip.split("/").pop()}` }, logo: { type: "asset", assetId: logo.id } },
+      inputs: {
+        video: { type: "url", url: `${local.media.url}/${fx.clip.split("/").pop()}` },
+        logo: { type: "asset", assetId: logo.id },
+      },
       outputs: { result: { fileName: "result.mkv" } },
       scratch: { middle: "middle.mkv" },
       steps: [
         { ffmpegArgs: ["-ss", "{{video@25%}}", "-i", "{{video}}", "-t", "1", "-an", "-c:v", "ffv1", "{{middle}}"] },
-        { ffmpegArgs: ["-i", "{{middle}}", "-i", "{{logo}}", "-filter_complex", "[0:v][1:v]overlay=10:10", "-c:v", "ffv1", "{{result}}"] },
+        {
+          ffmpegArgs: [
+            "-i",
+            "{{middle}}",
+            "-i",
+            "{{logo}}",
+            "-filter_complex",
+            "[0:v][1:v]overlay=10:10",
+            "-c:v",
+            "ffv1",
+            "{{result}}",
+          ],
+        },
       ],
     });
     expect(job.status, JSON.stringify(job)).toBe("completed");
 
-    const printed = await run(process.execPath, [CLI, "jobs", "command", job.id], { env: { ...process.env, FFJOBS_URL: local.stack.baseUrl, FFJOBS_API_KEY: local.stack.apiKey, FFJOBS_CONFIG: "/nonexistent" } });
+    const printed = await run(process.execPath, [CLI, "jobs", "command", job.id], {
+      env: {
+        ...process.env,
+        FFJOBS_URL: local.stack.baseUrl,
+        FFJOBS_API_KEY: local.stack.apiKey,
+        FFJOBS_CONFIG: "/nonexistent",
+      },
+    });
     const script = printed.stdout;
     expect(script).toMatch(/^#!\/bin\/sh\n/);
     expect(script).toContain(`ffjobs job ${job.id}`);
@@ -56,7 +85,11 @@ describe("a job run again from its command script", () => {
     expect(other.status).toBe(404);
     const client = createClient({ baseUrl: local.stack.baseUrl, apiKey: local.stack.apiKey });
     const logo = await client.uploadFile(fx.logo);
-    const job = await local.runToEnd({ binary: "ffprobe", inputs: { logo: { type: "asset", assetId: logo.id } }, ffmpegArgs: ["{{logo}}"] });
+    const job = await local.runToEnd({
+      binary: "ffprobe",
+      inputs: { logo: { type: "asset", assetId: logo.id } },
+      ffmpegArgs: ["{{logo}}"],
+    });
     await client.deleteFile(logo.id);
     const script = await client.getJobCommand(job.id);
     expect(script).toContain('input "logo" was an upload that no longer exists');

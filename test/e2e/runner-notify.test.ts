@@ -27,7 +27,11 @@ describe("runner notifications (push instead of poll)", () => {
   it("end a small job long before the next poll would have", async () => {
     const api = apiClient(stack.baseUrl, stack.apiKey);
     for (let i = 0; i < 3; i++) {
-      const created = await api.call("POST", "/v1/jobs", { binary: "ffprobe", input: [{ type: "url", url: `${media.url}/clip.mp4` }], ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"] });
+      const created = await api.call("POST", "/v1/jobs", {
+        binary: "ffprobe",
+        input: [{ type: "url", url: `${media.url}/clip.mp4` }],
+        ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"],
+      });
       const job = await api.waitUntil(created.body.id, isFinished, POLL_MS / 2, 20);
       expect(job.status).toBe("completed");
       expect(Date.parse(job.finishedAt) - Date.parse(job.createdAt)).toBeLessThan(POLL_MS / 3);

@@ -8,7 +8,10 @@ const root = resolve(import.meta.dirname, "../..");
 
 /** Runs `npm run smoke`'s script as a person would, and collects what it printed. */
 function smoke(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [resolve(root, "scripts/smoke.ts"), ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [resolve(root, "scripts/smoke.ts"), ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c));
   child.stderr.on("data", (c: Buffer) => (output += c));
@@ -22,7 +25,11 @@ function smoke(args: string[]): Promise<{ code: number | null; output: string }>
 async function makeUserKey(stack: DevStack): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { stdout } = await promisify(execFile)(process.execPath, [resolve(root, "scripts/keys.ts"), "create", "--account", "smoke-user", "--local"], { cwd: root, env: stack.env });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [resolve(root, "scripts/keys.ts"), "create", "--account", "smoke-user", "--local"],
+        { cwd: root, env: stack.env },
+      );
       return stdout.trim().split("\n").pop()!;
     } catch (err) {
       const said = `${(err as Error).message} ${(err as { stderr?: string }).stderr ?? ""}`;
@@ -43,7 +50,14 @@ describe("npm run smoke against a local stack", () => {
   it("uploads, runs an ffmpeg job and a URL-input ffprobe job, downloads the output and checks it", async () => {
     const { code, output } = await smoke(["--url", stack.baseUrl, "--key", stack.apiKey, "--wait-minutes", "2"]);
     expect(code, output).toBe(0);
-    for (const line of [/✓ the runner answers/, /✓ uploaded 16044 bytes/, /✓ ffmpeg job \S+ completed/, /✓ downloaded the output: the same 16000 bytes/, /✓ ffprobe job \S+ read a URL input \(pcm_s16le\)/, /smoke test passed/]) {
+    for (const line of [
+      /✓ the runner answers/,
+      /✓ uploaded 16044 bytes/,
+      /✓ ffmpeg job \S+ completed/,
+      /✓ downloaded the output: the same 16000 bytes/,
+      /✓ ffprobe job \S+ read a URL input \(pcm_s16le\)/,
+      /smoke test passed/,
+    ]) {
       expect(output).toMatch(line);
     }
   });
@@ -51,18 +65,38 @@ describe("npm run smoke against a local stack", () => {
   it("reports every platform check: as expected where the local stack can show it, not applicable where only a container behind the sidecar can", async () => {
     const { code, output } = await smoke(["--url", stack.baseUrl, "--key", stack.apiKey, "--wait-minutes", "2"]);
     expect(code, output).toBe(0);
-    const findings = output.split("\n").filter((l) => /^\s+(✓ expected|✗ NOT expected|- not applicable here)/.test(l)).map((l) => l.trim());
-    expect(findings.filter((l) => l.startsWith("✗")), output).toEqual([]);
+    const findings = output
+      .split("\n")
+      .filter((l) => /^\s+(✓ expected|✗ NOT expected|- not applicable here)/.test(l))
+      .map((l) => l.trim());
+    expect(
+      findings.filter((l) => l.startsWith("✗")),
+      output,
+    ).toEqual([]);
     expect(findings, output).toEqual([
       expect.stringMatching(/^✓ expected: job sandbox: bubblewrap starts/),
-      expect.stringMatching(/^- not applicable here: container DNS: the runner connects by itself here \(egress direct\)/),
-      expect.stringMatching(/^- not applicable here: direct connection from the container: http:\/\/example\.com\/ was not tried/),
+      expect.stringMatching(
+        /^- not applicable here: container DNS: the runner connects by itself here \(egress direct\)/,
+      ),
+      expect.stringMatching(
+        /^- not applicable here: direct connection from the container: http:\/\/example\.com\/ was not tried/,
+      ),
       expect.stringMatching(/^- not applicable here: HTTPS from the runner: https:\/\/example\.com\/ was not tried/),
-      expect.stringMatching(/^✓ expected: runner notification: the runner's notification reached the Worker \(the Worker answered HTTP 204/),
-      expect.stringMatching(/^✓ expected: HLS directory output: job \S+ wrote \d+ files; its playlist and seg_000\.ts \(\d+ bytes\) download/),
-      expect.stringMatching(/^✓ expected: output sent to a destination: job \S+'s runner sent 16000 bytes to 127\.0\.0\.1:\d+ \(SHA-256 and ETag recorded\), and storage kept them/),
-      expect.stringMatching(/^✓ expected: R2 refuses x-amz-copy-source on an upload URL: PUT with x-amz-copy-source answered HTTP 403 .*and the slot stayed empty; the same PUT without it stored its 12 bytes/),
-      expect.stringMatching(/^✓ expected: multipart upload completed: 2 parts \(5242880 \+ 1024 bytes\) sent and completed/),
+      expect.stringMatching(
+        /^✓ expected: runner notification: the runner's notification reached the Worker \(the Worker answered HTTP 204/,
+      ),
+      expect.stringMatching(
+        /^✓ expected: HLS directory output: job \S+ wrote \d+ files; its playlist and seg_000\.ts \(\d+ bytes\) download/,
+      ),
+      expect.stringMatching(
+        /^✓ expected: output sent to a destination: job \S+'s runner sent 16000 bytes to 127\.0\.0\.1:\d+ \(SHA-256 and ETag recorded\), and storage kept them/,
+      ),
+      expect.stringMatching(
+        /^✓ expected: R2 refuses x-amz-copy-source on an upload URL: PUT with x-amz-copy-source answered HTTP 403 .*and the slot stayed empty; the same PUT without it stored its 12 bytes/,
+      ),
+      expect.stringMatching(
+        /^✓ expected: multipart upload completed: 2 parts \(5242880 \+ 1024 bytes\) sent and completed/,
+      ),
     ]);
     expect(output).toMatch(/\(runner: RUNNER_MODE local, egress direct; report in \d+ ms\)/);
   });
@@ -78,7 +112,14 @@ describe("npm run smoke against a local stack", () => {
 
   it("fails at once, without waiting, when the key is refused", async () => {
     const started = Date.now();
-    const { code, output } = await smoke(["--url", stack.baseUrl, "--key", `ffj_${"A".repeat(43)}`, "--wait-minutes", "2"]);
+    const { code, output } = await smoke([
+      "--url",
+      stack.baseUrl,
+      "--key",
+      `ffj_${"A".repeat(43)}`,
+      "--wait-minutes",
+      "2",
+    ]);
     expect(code).toBe(1);
     expect(output).toMatch(/smoke test FAILED: the API key was refused \(401\)/);
     expect(Date.now() - started).toBeLessThan(15_000);
@@ -87,9 +128,20 @@ describe("npm run smoke against a local stack", () => {
   it("waits out a service that does not answer yet with a clear message, within its bound", async () => {
     // A loopback port nothing listens on: every try is a refused connection, as before a first deploy answers.
     const started = Date.now();
-    const { code, output } = await smoke(["--url", "http://127.0.0.1:9", "--key", stack.apiKey, "--wait-minutes", "0.1", "--retry-seconds", "2"]);
+    const { code, output } = await smoke([
+      "--url",
+      "http://127.0.0.1:9",
+      "--key",
+      stack.apiKey,
+      "--wait-minutes",
+      "0.1",
+      "--retry-seconds",
+      "2",
+    ]);
     expect(code).toBe(1);
-    expect(output).toMatch(/containers are still starting: Cloudflare notes that container requests can fail for several minutes after a first deploy/);
+    expect(output).toMatch(
+      /containers are still starting: Cloudflare notes that container requests can fail for several minutes after a first deploy/,
+    );
     expect(output).toMatch(/runner: not ready yet \(cannot connect: .*\); waited \d+ s of 6 s/);
     expect(output).toMatch(/smoke test FAILED: runner: the service was still not ready after \d+ s/);
     expect(Date.now() - started).toBeLessThan(20_000);

@@ -21,25 +21,81 @@ const execFileAsync = promisify(execFile);
 beforeAll(() => {
   const path = join(fx.dir, SOURCE);
   if (!existsSync(path)) {
-    execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30000/1001:duration=13", "-f", "lavfi", "-i", "sine=frequency=440:duration=13",
-      "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path]);
+    execFileSync("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=640x360:rate=30000/1001:duration=13",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=440:duration=13",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-g",
+      "60",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-shortest",
+      path,
+    ]);
   }
 });
 
-const command = ["-i", "{{video}}", "-vf", "scale=320:-2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", "{{out}}"];
+const command = [
+  "-i",
+  "{{video}}",
+  "-vf",
+  "scale=320:-2",
+  "-c:v",
+  "libx264",
+  "-preset",
+  "veryfast",
+  "-crf",
+  "23",
+  "-c:a",
+  "aac",
+  "-b:a",
+  "96k",
+  "-movflags",
+  "+faststart",
+  "{{out}}",
+];
 const body = (extra: Record<string, unknown> = {}) => ({
-  inputs: { video: { type: "url", url: `${local.media.url}/${SOURCE}` } }, outputs: { out: { fileName: "out.mp4" } }, ffmpegArgs: command, ...extra,
+  inputs: { video: { type: "url", url: `${local.media.url}/${SOURCE}` } },
+  outputs: { out: { fileName: "out.mp4" } },
+  ffmpegArgs: command,
+  ...extra,
 });
 
 function packets(url: string, stream: "v:0" | "a:0"): { pts: number; duration: number }[] {
-  const out = execFileSync("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time,duration_time", "-of", "json", url], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return (JSON.parse(out).packets as { pts_time: string; duration_time?: string }[]).map((p) => ({ pts: Number(p.pts_time), duration: Number(p.duration_time ?? 0) })).sort((a, b) => a.pts - b.pts);
+  const out = execFileSync(
+    "ffprobe",
+    ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time,duration_time", "-of", "json", url],
+    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  return (JSON.parse(out).packets as { pts_time: string; duration_time?: string }[])
+    .map((p) => ({ pts: Number(p.pts_time), duration: Number(p.duration_time ?? 0) }))
+    .sort((a, b) => a.pts - b.pts);
 }
 
 describe("split encodes, run for real", () => {
   it("cuts, encodes apart, joins: the same frames at the same times as the job run once, audio as long", async () => {
-    const [split, single] = await Promise.all([local.runToEnd(body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }), 180_000), local.runToEnd(body(), 180_000)]);
-    expect(split, JSON.stringify(split)).toMatchObject({ status: "completed", parallel: { segmentSeconds: 5, maxWorkers: 2 } });
+    const [split, single] = await Promise.all([
+      local.runToEnd(body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }), 180_000),
+      local.runToEnd(body(), 180_000),
+    ]);
+    expect(split, JSON.stringify(split)).toMatchObject({
+      status: "completed",
+      parallel: { segmentSeconds: 5, maxWorkers: 2 },
+    });
     expect(single.status).toBe("completed");
     const [a, b] = [split, single].map((j) => packets(j.outputs[0].downloadUrl, "v:0"));
     const frame = 1001 / 30000;
@@ -57,7 +113,10 @@ describe("split encodes, run for real", () => {
     // Billed for the tasks' run time added up; the phases meet.
     expect(split.runtimeSeconds).toBeGreaterThanOrEqual(2);
     const t = split.timings;
-    expect(t.queuedMs + t.fetchMs + t.runMs + t.storeMs + t.finishMs).toBeCloseTo(Date.parse(split.finishedAt) - Date.parse(split.createdAt), -2);
+    expect(t.queuedMs + t.fetchMs + t.runMs + t.storeMs + t.finishMs).toBeCloseTo(
+      Date.parse(split.finishedAt) - Date.parse(split.createdAt),
+      -2,
+    );
     expect(split.inputReads.video.bytesRead).toBeGreaterThan(0);
   });
 });
@@ -67,9 +126,25 @@ describe("split encodes, run for real", () => {
  * spawnSync: a blocked event loop misses the server closing an idle connection, and the next request fails.
  */
 async function stored(key: string): Promise<boolean> {
-  const args = ["r2", "object", "get", `ffjobs-media/${key}`, "--local", "--persist-to", local.stack.stateDir, "--pipe"];
-  return execFileAsync(join(root, "node_modules/.bin/wrangler"), args, { cwd: root, env: { ...local.stack.env, CI: "true" }, encoding: "buffer", maxBuffer: 64 * 1024 * 1024 })
-    .then(({ stdout }) => stdout.length > 0, () => false);
+  const args = [
+    "r2",
+    "object",
+    "get",
+    `ffjobs-media/${key}`,
+    "--local",
+    "--persist-to",
+    local.stack.stateDir,
+    "--pipe",
+  ];
+  return execFileAsync(join(root, "node_modules/.bin/wrangler"), args, {
+    cwd: root,
+    env: { ...local.stack.env, CI: "true" },
+    encoding: "buffer",
+    maxBuffer: 64 * 1024 * 1024,
+  }).then(
+    ({ stdout }) => stdout.length > 0,
+    () => false,
+  );
 }
 
 describe("split encodes: what users meet", () => {
@@ -78,7 +153,10 @@ describe("split encodes: what users meet", () => {
     expect(job.status, JSON.stringify(job)).toBe("completed");
     const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
     expect(tasks.map((t: any) => [t.name, t.kind, t.status, t.attempts])).toEqual([
-      ["audio", "audio", "completed", 1], ["segment-0", "segment", "completed", 1], ["segment-1", "segment", "completed", 1], ["join", "join", "completed", 1],
+      ["audio", "audio", "completed", 1],
+      ["segment-0", "segment", "completed", 1],
+      ["segment-1", "segment", "completed", 1],
+      ["join", "join", "completed", 1],
     ]);
     expect(tasks[1]).toMatchObject({ startSeconds: 0, endSeconds: 5 });
     expect(tasks[2]).toMatchObject({ startSeconds: 5, endSeconds: null });
@@ -89,26 +167,39 @@ describe("split encodes: what users meet", () => {
     const joinStart = Date.parse(tasks[3].startedAt);
     for (const t of tasks.slice(0, 3)) expect(Date.parse(t.finishedAt)).toBeLessThanOrEqual(joinStart);
     expect(await stored(`outputs/${job.id}/out/out.mp4`)).toBe(true);
-    for (const file of ["segment-0.ts", "segment-1.ts", "audio.m4a"]) expect(await stored(`work/${job.id}/${file}`), file).toBe(false);
+    for (const file of ["segment-0.ts", "segment-1.ts", "audio.m4a"])
+      expect(await stored(`work/${job.id}/${file}`), file).toBe(false);
   });
 
   it("refuses a job that cannot be split with a 400 that says why, where", async () => {
-    const notFrameByFrame = await local.api.call("POST", "/v1/jobs", { ...body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }), ffmpegArgs: ["-i", "{{video}}", "-vf", "minterpolate", "-c:v", "libx264", "{{out}}"] });
+    const notFrameByFrame = await local.api.call("POST", "/v1/jobs", {
+      ...body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }),
+      ffmpegArgs: ["-i", "{{video}}", "-vf", "minterpolate", "-c:v", "libx264", "{{out}}"],
+    });
     expect(notFrameByFrame.status).toBe(400);
     expect(JSON.stringify(notFrameByFrame.body)).toMatch(/filter \\"minterpolate\\" uses other frames/);
     const twoOutputs = await local.api.call("POST", "/v1/jobs", {
-      ...body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }), outputs: { out: { fileName: "out.mp4" }, thumb: { fileName: "t.jpg" } },
+      ...body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }),
+      outputs: { out: { fileName: "out.mp4" }, thumb: { fileName: "t.jpg" } },
       ffmpegArgs: ["-i", "{{video}}", "-c:v", "libx264", "{{out}}", "-frames:v", "1", "{{thumb}}"],
     });
     expect(twoOutputs.status).toBe(400);
-    expect(twoOutputs.body.details).toContainEqual(expect.objectContaining({ path: ["parallel"], message: expect.stringMatching(/one file output/) }));
+    expect(twoOutputs.body.details).toContainEqual(
+      expect.objectContaining({ path: ["parallel"], message: expect.stringMatching(/one file output/) }),
+    );
     const tooSmall = await local.api.call("POST", "/v1/jobs", body({ parallel: { segmentSeconds: 1, maxWorkers: 2 } }));
     expect(tooSmall.status).toBe(400);
   });
 
   it("fails with the segment that failed and why, stopping the rest", async () => {
     // A crop larger than the frame fails in every segment: the first to report names itself.
-    const job = await local.runToEnd({ ...body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }), ffmpegArgs: ["-i", "{{video}}", "-vf", "crop=4000:4000", "-c:v", "libx264", "-an", "{{out}}"] }, 180_000);
+    const job = await local.runToEnd(
+      {
+        ...body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }),
+        ffmpegArgs: ["-i", "{{video}}", "-vf", "crop=4000:4000", "-c:v", "libx264", "-an", "{{out}}"],
+      },
+      180_000,
+    );
     expect(job, JSON.stringify(job)).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED", outputs: [] });
     expect(job.errorMessage).toMatch(/^segment [01] \([0-9.]+-([0-9.]+ s|end)\): .*(crop|Invalid|too big)/i);
     const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
@@ -117,26 +208,58 @@ describe("split encodes: what users meet", () => {
   });
 
   it("splits a preset that can be (web-mp4), running the command it plans for the input", async () => {
-    const job = await local.runToEnd({ mode: "preset", preset: "web-mp4", params: { height: 240 }, inputs: { video: { type: "url", url: `${local.media.url}/${SOURCE}` } }, parallel: { segmentSeconds: 5, maxWorkers: 2 } }, 180_000);
-    expect(job, JSON.stringify(job)).toMatchObject({ status: "completed", preset: "web-mp4", parallel: { segmentSeconds: 5, maxWorkers: 2 } });
+    const job = await local.runToEnd(
+      {
+        mode: "preset",
+        preset: "web-mp4",
+        params: { height: 240 },
+        inputs: { video: { type: "url", url: `${local.media.url}/${SOURCE}` } },
+        parallel: { segmentSeconds: 5, maxWorkers: 2 },
+      },
+      180_000,
+    );
+    expect(job, JSON.stringify(job)).toMatchObject({
+      status: "completed",
+      preset: "web-mp4",
+      parallel: { segmentSeconds: 5, maxWorkers: 2 },
+    });
     const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
     expect(tasks.map((t: any) => t.name)).toEqual(["audio", "segment-0", "segment-1", "join"]);
     expect(job.plannedArgs).toEqual(expect.arrayContaining(["libx264", "+faststart"]));
     const probe = ffprobeJson(job.outputs[0].downloadUrl);
-    expect(probe.streams.map((s) => [s.codec_name, s.height ?? null])).toEqual([["h264", 240], ["aac", null]]);
+    expect(probe.streams.map((s) => [s.codec_name, s.height ?? null])).toEqual([
+      ["h264", 240],
+      ["aac", null],
+    ]);
     // Other presets are refused where they ask for it.
-    const webm = await local.api.call("POST", "/v1/jobs", { mode: "preset", preset: "webm", inputs: { video: { type: "url", url: `${local.media.url}/${SOURCE}` } }, parallel: { segmentSeconds: 5, maxWorkers: 2 } });
+    const webm = await local.api.call("POST", "/v1/jobs", {
+      mode: "preset",
+      preset: "webm",
+      inputs: { video: { type: "url", url: `${local.media.url}/${SOURCE}` } },
+      parallel: { segmentSeconds: 5, maxWorkers: 2 },
+    });
     expect(webm.status).toBe(400);
-    expect(webm.body.details[0]).toMatchObject({ path: ["parallel"], message: expect.stringMatching(/preset webm cannot be split/) });
+    expect(webm.body.details[0]).toMatchObject({
+      path: ["parallel"],
+      message: expect.stringMatching(/preset webm cannot be split/),
+    });
   });
 
   it("runs an input it cannot cut (MPEG-TS) as one command, and says why", async () => {
     const ts = join(fx.dir, "split-source.ts");
     if (!existsSync(ts)) execFileSync("ffmpeg", ["-v", "error", "-y", "-i", join(fx.dir, SOURCE), "-c", "copy", ts]);
-    const job = await local.runToEnd({ ...body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }), inputs: { video: { type: "url", url: `${local.media.url}/split-source.ts` } } }, 180_000);
+    const job = await local.runToEnd(
+      {
+        ...body({ parallel: { segmentSeconds: 5, maxWorkers: 2 } }),
+        inputs: { video: { type: "url", url: `${local.media.url}/split-source.ts` } },
+      },
+      180_000,
+    );
     expect(job.status, JSON.stringify(job)).toBe("completed");
     const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
-    expect(tasks).toEqual([expect.objectContaining({ kind: "whole", status: "completed", reason: expect.stringMatching(/MPEG-TS/) })]);
+    expect(tasks).toEqual([
+      expect.objectContaining({ kind: "whole", status: "completed", reason: expect.stringMatching(/MPEG-TS/) }),
+    ]);
     expect(ffprobeJson(job.outputs[0].downloadUrl).streams.map((s) => s.codec_name)).toEqual(["h264", "aac"]);
   });
 
@@ -146,26 +269,40 @@ describe("split encodes: what users meet", () => {
     if (!existsSync(mkv)) execFileSync("ffmpeg", ["-v", "error", "-y", "-i", join(fx.dir, SOURCE), "-c", "copy", mkv]);
     withClaimedDuration(mkv, join(fx.dir, "claims-40s.mkv"), 40);
     withClaimedDuration(mkv, join(fx.dir, "claims-1e12s.mkv"), 1e12);
-    const lying = (file: string) => ({ ...body({ parallel: { segmentSeconds: 5, maxWorkers: 4 } }), inputs: { video: { type: "url", url: `${local.media.url}/${file}` } } });
+    const lying = (file: string) => ({
+      ...body({ parallel: { segmentSeconds: 5, maxWorkers: 4 } }),
+      inputs: { video: { type: "url", url: `${local.media.url}/${file}` } },
+    });
     const [short, absurd, single] = await Promise.all([
-      local.runToEnd(lying("claims-40s.mkv"), 180_000), local.runToEnd(lying("claims-1e12s.mkv"), 180_000), local.runToEnd(body(), 180_000),
+      local.runToEnd(lying("claims-40s.mkv"), 180_000),
+      local.runToEnd(lying("claims-1e12s.mkv"), 180_000),
+      local.runToEnd(body(), 180_000),
     ]);
     const frames = (job: any) => packets(job.outputs[0].downloadUrl, "v:0").length;
     for (const job of [short, absurd]) {
       expect(job.status, JSON.stringify(job)).toBe("completed");
       expect(Math.abs(frames(job) - frames(single))).toBeLessThanOrEqual(1);
       const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
-      expect(tasks.map((t: any) => t.name), job.id).toEqual(["audio", "segment-0", "segment-1", "join"]);
+      expect(
+        tasks.map((t: any) => t.name),
+        job.id,
+      ).toEqual(["audio", "segment-0", "segment-1", "join"]);
       // Billed about what one run costs, not for segments of a length the file does not have.
       expect(job.runtimeSeconds).toBeLessThanOrEqual(single.runtimeSeconds + 4);
     }
   });
 
   it("stops every task at the job's time limit, which covers the whole", async () => {
-    const job = await local.runToEnd({
-      inputs: { video: { type: "url", url: `${local.media.url}/long.mp4` } }, outputs: { out: { fileName: "out.mp4" } },
-      ffmpegArgs: ["-i", "{{video}}", "-c:v", "libx264", "-preset", "slow", "{{out}}"], parallel: { segmentSeconds: 20, maxWorkers: 2 }, timeoutSeconds: 4,
-    }, 120_000);
+    const job = await local.runToEnd(
+      {
+        inputs: { video: { type: "url", url: `${local.media.url}/long.mp4` } },
+        outputs: { out: { fileName: "out.mp4" } },
+        ffmpegArgs: ["-i", "{{video}}", "-c:v", "libx264", "-preset", "slow", "{{out}}"],
+        parallel: { segmentSeconds: 20, maxWorkers: 2 },
+        timeoutSeconds: 4,
+      },
+      120_000,
+    );
     expect(job, JSON.stringify(job)).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT", outputs: [] });
     expect(job.runtimeSeconds).toBeGreaterThanOrEqual(3);
     const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
@@ -175,7 +312,12 @@ describe("split encodes: what users meet", () => {
 
   it("cancels a running split job: its tasks stop, what ran is billed, its work files go", async () => {
     const slow = ["-i", "{{video}}", "-c:v", "libx264", "-preset", "medium", "{{out}}"];
-    const created = await local.api.call("POST", "/v1/jobs", { inputs: { video: { type: "url", url: `${local.media.url}/long.mp4` } }, outputs: { out: { fileName: "out.mp4" } }, ffmpegArgs: slow, parallel: { segmentSeconds: 10, maxWorkers: 2 } });
+    const created = await local.api.call("POST", "/v1/jobs", {
+      inputs: { video: { type: "url", url: `${local.media.url}/long.mp4` } },
+      outputs: { out: { fileName: "out.mp4" } },
+      ffmpegArgs: slow,
+      parallel: { segmentSeconds: 10, maxWorkers: 2 },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const id = created.body.id;
     // Until a segment has finished (its work file stored) while others run.
@@ -186,7 +328,8 @@ describe("split encodes: what users meet", () => {
     while (Date.now() < deadline && !tasks.some((t) => t.kind === "segment" && t.status === "completed")) {
       const job = (await local.api.call("GET", `/v1/jobs/${id}`)).body;
       tasks = (await local.api.call("GET", `/v1/jobs/${id}/tasks`)).body.data;
-      if (!tasks.some((t) => t.kind === "segment" && t.status === "completed")) percentBeforeAnySegment = Math.max(percentBeforeAnySegment, job.progress?.percent ?? 0);
+      if (!tasks.some((t) => t.kind === "segment" && t.status === "completed"))
+        percentBeforeAnySegment = Math.max(percentBeforeAnySegment, job.progress?.percent ?? 0);
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(percentBeforeAnySegment).toBeGreaterThan(0);
@@ -200,7 +343,9 @@ describe("split encodes: what users meet", () => {
     expect(canceled.body.runtimeSeconds).toBeGreaterThanOrEqual(1);
     const after = (await local.api.call("GET", `/v1/jobs/${id}/tasks`)).body.data;
     expect(after.some((t: any) => t.status === "running")).toBe(false);
-    expect(after.filter((t: any) => t.status === "failed").every((t: any) => /stopped/.test(t.errorMessage))).toBe(true);
+    expect(after.filter((t: any) => t.status === "failed").every((t: any) => /stopped/.test(t.errorMessage))).toBe(
+      true,
+    );
     // Only a finished segment had a work file (a task stores its file as it ends).
     const finished = after.filter((t: any) => t.kind === "segment" && t.status === "completed");
     expect(finished.length).toBeGreaterThanOrEqual(1);

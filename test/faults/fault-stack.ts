@@ -19,7 +19,12 @@ export const INITIAL_CREDITS = 100_000;
  */
 export async function startFaultStack(mediaHost: string, reuse?: { env: NodeJS.ProcessEnv; accountKey: string }) {
   const env: Record<string, string> = reuse
-    ? { PORT: reuse.env.PORT!, RUNNER_PORT: reuse.env.RUNNER_PORT!, FFJOBS_STATE_DIR: reuse.env.FFJOBS_STATE_DIR!, DEV_API_KEY: reuse.env.DEV_API_KEY! }
+    ? {
+        PORT: reuse.env.PORT!,
+        RUNNER_PORT: reuse.env.RUNNER_PORT!,
+        FFJOBS_STATE_DIR: reuse.env.FFJOBS_STATE_DIR!,
+        DEV_API_KEY: reuse.env.DEV_API_KEY!,
+      }
     : { RUNNER_PORT: String(await freePort()) };
   const stack = await startDevStack({
     ...env,
@@ -31,7 +36,12 @@ export async function startFaultStack(mediaHost: string, reuse?: { env: NodeJS.P
     RUNNER_WORK_DIR: join(tmpdir(), `ffjobs-faults-${env.RUNNER_PORT}`),
   });
   const accountKey = reuse?.accountKey ?? (await createLimitedAccount(stack));
-  return { stack, accountKey, api: apiClient(stack.baseUrl, accountKey), workDir: join(tmpdir(), `ffjobs-faults-${env.RUNNER_PORT}`) };
+  return {
+    stack,
+    accountKey,
+    api: apiClient(stack.baseUrl, accountKey),
+    workDir: join(tmpdir(), `ffjobs-faults-${env.RUNNER_PORT}`),
+  };
 }
 
 /**
@@ -54,22 +64,45 @@ async function whileBusy<T>(write: () => Promise<T>): Promise<T> {
 /** The account, made with its credits (idempotent: an attempt that got as far as a key leaves one more, unused). */
 async function createLimitedAccount(stack: DevStack): Promise<string> {
   return whileBusy(async () => {
-    const { stdout } = await execFileAsync(process.execPath, [join(root, "scripts/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"], { cwd: root, env: stack.env, encoding: "utf8" });
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [join(root, "scripts/keys.ts"), "create", "--account", "faults", "--credits", String(INITIAL_CREDITS), "--local"],
+      { cwd: root, env: stack.env, encoding: "utf8" },
+    );
     return stdout.trim().split("\n").pop()!;
   });
 }
 
 /** One statement on the stack's local D1, as an operator's `wrangler d1 execute` would run it. */
 export async function executeLocalD1(stack: DevStack, sql: string): Promise<void> {
-  await whileBusy(() => execFileAsync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--command", sql], { cwd: root, env: stack.env }));
+  await whileBusy(() =>
+    execFileAsync(
+      join(root, "node_modules/.bin/wrangler"),
+      ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--command", sql],
+      { cwd: root, env: stack.env },
+    ),
+  );
 }
 
 /** The account's balance, read from the stack's local D1 (not spawnSync: see execFileAsync in faults.test.ts). */
 export async function balanceOf(stack: DevStack): Promise<number> {
   // The running stack holds the same SQLite file: a read can meet it busy, so it is tried again.
   for (let attempt = 1; ; attempt++) {
-    const r = await execFileAsync(join(root, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--persist-to", stack.stateDir, "--json", "--command", "SELECT credit_balance AS b FROM accounts WHERE name = 'faults'"], { cwd: root, env: { ...stack.env, CI: "true" } })
-      .catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? "", stderr: err.stderr ?? "" }));
+    const r = await execFileAsync(
+      join(root, "node_modules/.bin/wrangler"),
+      [
+        "d1",
+        "execute",
+        "DB",
+        "--local",
+        "--persist-to",
+        stack.stateDir,
+        "--json",
+        "--command",
+        "SELECT credit_balance AS b FROM accounts WHERE name = 'faults'",
+      ],
+      { cwd: root, env: { ...stack.env, CI: "true" } },
+    ).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? "", stderr: err.stderr ?? "" }));
     const rows = (() => {
       try {
         return JSON.parse(r.stdout)[0]?.results as { b: number }[] | undefined;
@@ -112,7 +145,9 @@ export async function allFinished(api: ReturnType<typeof apiClient>, ids: string
 
 /** What a fault must not leave: ffmpeg processes or job folders of this stack's runner. */
 export function leftovers(workDir: string): { processes: string[]; folders: string[] } {
-  const ps = spawnSync("pgrep", ["-af", workDir], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.includes("ffmpeg") || l.includes("bwrap"));
+  const ps = spawnSync("pgrep", ["-af", workDir], { encoding: "utf8" })
+    .stdout.split("\n")
+    .filter((l) => l.includes("ffmpeg") || l.includes("bwrap"));
   const folders = existsSync(workDir) ? readdirSync(workDir).filter((n) => /^[0-9a-f-]{36}$/.test(n)) : [];
   return { processes: ps, folders };
 }

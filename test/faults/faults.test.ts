@@ -5,7 +5,18 @@ import { isFinished } from "../support/api-client.ts";
 import type { DevStack } from "../support/dev-stack.ts";
 import { mediaFixtures } from "../support/media-fixtures.ts";
 import { startStaticServer } from "../support/static-server.ts";
-import { INITIAL_CREDITS, CAPACITY, allFinished, balanceOf, executeLocalD1, leftovers, mostConcurrentRuns, runnerPid, runsOf, startFaultStack } from "./fault-stack.ts";
+import {
+  INITIAL_CREDITS,
+  CAPACITY,
+  allFinished,
+  balanceOf,
+  executeLocalD1,
+  leftovers,
+  mostConcurrentRuns,
+  runnerPid,
+  runsOf,
+  startFaultStack,
+} from "./fault-stack.ts";
 
 /*
  * Faults injected into the real local stack (wrangler dev + runner + host ffmpeg, one runner slot):
@@ -23,8 +34,14 @@ let media: Awaited<ReturnType<typeof startStaticServer>>;
 let s: Awaited<ReturnType<typeof startFaultStack>>;
 const stack = (): DevStack => s.stack;
 
-const longJob = () => ({ inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } }, ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"] });
-const quickJob = () => ({ inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+const longJob = () => ({
+  inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } },
+  ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"],
+});
+const quickJob = () => ({
+  inputs: { a: { type: "url", url: `${media.url}/clip.mp4` } },
+  ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"],
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function create(body: unknown): Promise<string> {
@@ -33,10 +50,13 @@ async function create(body: unknown): Promise<string> {
   return res.body.id;
 }
 
-const runningWithProgress = (id: string) => s.api.waitUntil(id, (j) => isFinished(j) || (j.status === "running" && j.progress !== null), 30_000, 100);
+const runningWithProgress = (id: string) =>
+  s.api.waitUntil(id, (j) => isFinished(j) || (j.status === "running" && j.progress !== null), 30_000, 100);
 
 async function expectNoLeftovers() {
-  await expect.poll(() => leftovers(s.workDir), { timeout: 15_000, interval: 250 }).toEqual({ processes: [], folders: [] });
+  await expect
+    .poll(() => leftovers(s.workDir), { timeout: 15_000, interval: 250 })
+    .toEqual({ processes: [], folders: [] });
 }
 
 beforeAll(async () => {
@@ -61,11 +81,20 @@ describe("fault injection against the real local stack", () => {
 
   it("a runner killed mid-split: the segments it held run again alone, the finished ones are kept, the output is whole", async () => {
     const id = await create({
-      inputs: { a: { type: "url", url: `${media.url}/long.mp4` } }, outputs: { out: { fileName: "out.mp4" } },
-      ffmpegArgs: ["-i", "{{a}}", "-c:v", "libx264", "-preset", "veryfast", "{{out}}"], parallel: { segmentSeconds: 30, maxWorkers: 2 },
+      inputs: { a: { type: "url", url: `${media.url}/long.mp4` } },
+      outputs: { out: { fileName: "out.mp4" } },
+      ffmpegArgs: ["-i", "{{a}}", "-c:v", "libx264", "-preset", "veryfast", "{{out}}"],
+      parallel: { segmentSeconds: 30, maxWorkers: 2 },
     });
-    const tasks = async () => (await s.api.call("GET", `/v1/jobs/${id}/tasks`)).body.data as { name: string; status: string; attempts: number }[];
-    await expect.poll(async () => (await tasks()).some((t) => t.status === "completed"), { timeout: 60_000, interval: 100 }).toBe(true);
+    const tasks = async () =>
+      (await s.api.call("GET", `/v1/jobs/${id}/tasks`)).body.data as {
+        name: string;
+        status: string;
+        attempts: number;
+      }[];
+    await expect
+      .poll(async () => (await tasks()).some((t) => t.status === "completed"), { timeout: 60_000, interval: 100 })
+      .toBe(true);
     const before = await tasks();
     process.kill(runnerPid(stack()), "SIGKILL");
     const [job] = await allFinished(s.api, [id], 120_000);
@@ -77,7 +106,20 @@ describe("fault injection against the real local stack", () => {
       if (t.status === "running") expect(now.attempts, t.name).toBe(2);
     }
     expect(before.some((t) => t.status === "running")).toBe(true);
-    const probe = JSON.parse((await execFileAsync("ffprobe", ["-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "json", job.outputs[0].downloadUrl])).stdout);
+    const probe = JSON.parse(
+      (
+        await execFileAsync("ffprobe", [
+          "-v",
+          "error",
+          "-count_packets",
+          "-show_entries",
+          "stream=nb_read_packets",
+          "-of",
+          "json",
+          job.outputs[0].downloadUrl,
+        ])
+      ).stdout,
+    );
     expect(Number(probe.streams[0].nb_read_packets)).toBe(120 * 30);
     await expectNoLeftovers();
   });
@@ -102,7 +144,13 @@ describe("fault injection against the real local stack", () => {
 
   it("a lost queue message: the sweeper finds the job and it runs", async () => {
     const id = crypto.randomUUID();
-    const spec = { binary: "ffprobe", args: ["-v", "error", "-show_format", "{{m}}"], inputs: { m: { type: "url", url: `${media.url}/clip.mp4` } }, outputs: {}, webhookUrl: null };
+    const spec = {
+      binary: "ffprobe",
+      args: ["-v", "error", "-show_format", "{{m}}"],
+      inputs: { m: { type: "url", url: `${media.url}/clip.mp4` } },
+      outputs: {},
+      webhookUrl: null,
+    };
     const now = new Date().toISOString();
     const sql = `INSERT INTO jobs (id, account_id, binary, mode, status, request_json, created_at, updated_at)
       SELECT '${id}', id, 'ffprobe', 'raw', 'queued', '${JSON.stringify(spec)}', '${now}', '${now}' FROM accounts WHERE name = 'faults'`;
@@ -128,7 +176,9 @@ describe("fault injection against the real local stack", () => {
     const jobs = await allFinished(s.api, ids, 1000);
     expect(jobs.map((j) => j.status)).toEqual(ids.map(() => "completed"));
     const waited = jobs.slice(CAPACITY);
-    expect(waited.map((j) => j.id)).toEqual([...waited].sort((a, b) => a.startedAt.localeCompare(b.startedAt)).map((j) => j.id));
+    expect(waited.map((j) => j.id)).toEqual(
+      [...waited].sort((a, b) => a.startedAt.localeCompare(b.startedAt)).map((j) => j.id),
+    );
     for (const id of ids) expect(runsOf(stack(), id)).toBe(1);
   });
 
@@ -170,7 +220,9 @@ describe("fault injection against the real local stack", () => {
   it("charged every job exactly what it reports, once", async () => {
     const all: { creditsCharged: number }[] = [];
     for (let cursor: string | null = null; ; ) {
-      const page: { data: { creditsCharged: number }[]; nextCursor: string | null } = (await s.api.call("GET", `/v1/jobs?limit=100${cursor ? `&cursor=${cursor}` : ""}`)).body;
+      const page: { data: { creditsCharged: number }[]; nextCursor: string | null } = (
+        await s.api.call("GET", `/v1/jobs?limit=100${cursor ? `&cursor=${cursor}` : ""}`)
+      ).body;
       all.push(...page.data);
       cursor = page.nextCursor;
       if (!cursor) break;

@@ -14,7 +14,11 @@ const CANARY = `canary-${crypto.randomUUID()}`;
 const MAX_OUTPUT_BYTES = 300_000;
 const workDir = join(tmpdir(), `ffjobs-attack-${process.pid}`);
 // The canary stands for any secret in the runner's environment: nothing ffmpeg produces may contain it.
-const { h, fx, input, output } = useRunnerHarness({ FFJOBS_CANARY_SECRET: CANARY, RUNNER_WORK_DIR: workDir, RUNNER_MAX_OUTPUT_BYTES: String(MAX_OUTPUT_BYTES) });
+const { h, fx, input, output } = useRunnerHarness({
+  FFJOBS_CANARY_SECRET: CANARY,
+  RUNNER_WORK_DIR: workDir,
+  RUNNER_MAX_OUTPUT_BYTES: String(MAX_OUTPUT_BYTES),
+});
 
 async function run(over: Parameters<typeof jobRequest>[0]) {
   const req = jobRequest(over);
@@ -31,47 +35,80 @@ function expectNoLeak(outcome: { stdout: string; stderrTail: string; errorMessag
 
 describe("contained by the runner (policy, injected options, limits)", () => {
   it("an HLS playlist disguised as an MP4 upload cannot pull local files", async () => {
-    const outcome = await run({ args: ["-i", "{{in}}", "-c", "copy", "{{out}}"], inputs: [input("in", "playlist.mp4")], outputs: [output("out", "o.mp4")] });
+    const outcome = await run({
+      args: ["-i", "{{in}}", "-c", "copy", "{{out}}"],
+      inputs: [input("in", "playlist.mp4")],
+      outputs: [output("out", "o.mp4")],
+    });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED" });
     expect(outcome.stderrTail).toMatch(/not on whitelist/i);
     expectNoLeak(outcome);
   });
 
   it("a DASH manifest disguised as an MP4 upload cannot pull local files", async () => {
-    const outcome = await run({ binary: "ffprobe", args: ["-show_format", "{{in}}"], inputs: [input("in", "manifest.mp4")] });
+    const outcome = await run({
+      binary: "ffprobe",
+      args: ["-show_format", "{{in}}"],
+      inputs: [input("in", "manifest.mp4")],
+    });
     expect(outcome.status).toBe("failed");
     expect(outcome.stdout).not.toContain("format_name=dash");
     expectNoLeak(outcome);
   });
 
   it("a decompression-bomb PNG is refused by the pixel limit", async () => {
-    const outcome = await run({ args: ["-i", "{{in}}", "-vf", "scale=64:64", "{{out}}"], inputs: [input("in", "bomb.png")], outputs: [output("out", "small.png")] });
+    const outcome = await run({
+      args: ["-i", "{{in}}", "-vf", "scale=64:64", "{{out}}"],
+      inputs: [input("in", "bomb.png")],
+      outputs: [output("out", "small.png")],
+    });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED" });
     expect(outcome.errorMessage).toMatch(/max pixel count/);
   });
 
   it("an unbounded generated stream is refused; an hour-long one is cut at the output size limit", async () => {
-    const endless = await run({ args: ["-filter_complex", "testsrc2=s=640x480:r=30", "-c:v", "rawvideo", "-f", "rawvideo", "{{out}}"], outputs: [output("out", "huge.raw")] });
+    const endless = await run({
+      args: ["-filter_complex", "testsrc2=s=640x480:r=30", "-c:v", "rawvideo", "-f", "rawvideo", "{{out}}"],
+      outputs: [output("out", "huge.raw")],
+    });
     expect(endless).toMatchObject({ status: "failed", errorCode: "ARGUMENTS_REFUSED", runtimeMs: 0 });
-    const outcome = await run({ args: ["-filter_complex", "testsrc2=s=640x480:r=30:d=3600", "-c:v", "rawvideo", "-f", "rawvideo", "{{out}}"], outputs: [output("out", "huge.raw")] });
+    const outcome = await run({
+      args: ["-filter_complex", "testsrc2=s=640x480:r=30:d=3600", "-c:v", "rawvideo", "-f", "rawvideo", "{{out}}"],
+      outputs: [output("out", "huge.raw")],
+    });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "LIMIT_EXCEEDED" });
     expect(outcome.errorMessage).toMatch(/300000-byte limit/);
   });
 
   it("an hour-long stream with no output is stopped by the time limit", async () => {
-    const outcome = await run({ timeoutMs: 1500, args: ["-filter_complex", "testsrc2=s=1280x720:r=30:d=3600", "-f", "null", "-"] });
+    const outcome = await run({
+      timeoutMs: 1500,
+      args: ["-filter_complex", "testsrc2=s=1280x720:r=30:d=3600", "-f", "null", "-"],
+    });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT" });
   });
 
   it("re-checks the argument policy itself: a command that skipped the API is refused, nothing runs", async () => {
-    for (const args of [["-i", "/etc/passwd", "{{out}}"], ["-i", "{{in}}", "-vf", "movie=/etc/passwd", "{{out}}"], ["-f", "data", "-i", "{{in}}", "{{out}}"]]) {
+    for (const args of [
+      ["-i", "/etc/passwd", "{{out}}"],
+      ["-i", "{{in}}", "-vf", "movie=/etc/passwd", "{{out}}"],
+      ["-f", "data", "-i", "{{in}}", "{{out}}"],
+    ]) {
       const outcome = await run({ args, inputs: [input("in", "clip.mp4")], outputs: [output("out", "o.bin")] });
-      expect(outcome, JSON.stringify(args)).toMatchObject({ status: "failed", errorCode: "ARGUMENTS_REFUSED", runtimeMs: 0 });
+      expect(outcome, JSON.stringify(args)).toMatchObject({
+        status: "failed",
+        errorCode: "ARGUMENTS_REFUSED",
+        runtimeMs: 0,
+      });
     }
   });
 
   it("failure messages and stderr carry neither runner paths nor environment", async () => {
-    const outcome = await run({ args: ["-i", "{{in}}", "-c:v", "nope", "{{out}}"], inputs: [input("in", "clip.mp4")], outputs: [output("out", "o.mp4")] });
+    const outcome = await run({
+      args: ["-i", "{{in}}", "-c:v", "nope", "{{out}}"],
+      inputs: [input("in", "clip.mp4")],
+      outputs: [output("out", "o.mp4")],
+    });
     expect(outcome.errorCode).toBe("PROCESS_FAILED");
     expect(outcome.stderrTail).toContain("/job/in/in.mp4");
     expectNoLeak(outcome);
@@ -80,7 +117,13 @@ describe("contained by the runner (policy, injected options, limits)", () => {
 
 describe("the sandbox itself (as if the policy had a hole)", () => {
   const jobDir = join(tmpdir(), `ffjobs-sandbox-${process.pid}`);
-  const limits = { cpuSeconds: 30, addressSpaceBytes: 4 * 1024 ** 3, fileSizeBytes: 50_000_000, openFiles: 256, processes: 512 };
+  const limits = {
+    cpuSeconds: 30,
+    addressSpaceBytes: 4 * 1024 ** 3,
+    fileSizeBytes: 50_000_000,
+    openFiles: 256,
+    processes: 512,
+  };
   beforeAll(() => {
     mkdirSync(join(jobDir, "in"), { recursive: true });
     mkdirSync(join(jobDir, "out"), { recursive: true });
@@ -90,8 +133,22 @@ describe("the sandbox itself (as if the policy had a hole)", () => {
   afterAll(() => rmSync(jobDir, { recursive: true, force: true }));
 
   const sandboxed = async (argv: string[]) => {
-    const cmd = sandboxedCommand("ffmpeg", ["-hide_banner", "-nostdin", "-y", ...argv], jobDir, limits, "/usr/bin/bwrap");
-    return runProcess({ file: cmd.file, args: cmd.args, cwd: jobDir, env: { FFJOBS_CANARY_SECRET: CANARY }, timeoutMs: 20_000, maxStdoutBytes: 65536, maxStderrBytes: 65536 }).done;
+    const cmd = sandboxedCommand(
+      "ffmpeg",
+      ["-hide_banner", "-nostdin", "-y", ...argv],
+      jobDir,
+      limits,
+      "/usr/bin/bwrap",
+    );
+    return runProcess({
+      file: cmd.file,
+      args: cmd.args,
+      cwd: jobDir,
+      env: { FFJOBS_CANARY_SECRET: CANARY },
+      timeoutMs: 20_000,
+      maxStdoutBytes: 65536,
+      maxStderrBytes: 65536,
+    }).done;
   };
 
   it("has no network: ffmpeg cannot reach a loopback server", async () => {
@@ -100,7 +157,11 @@ describe("the sandbox itself (as if the policy had a hole)", () => {
     server.on("connection", () => connections++);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const port = (server.address() as { port: number }).port;
-    for (const target of [`http://127.0.0.1:${port}/x.mp4`, `tcp://127.0.0.1:${port}`, `http://localhost:${port}/x.mp4`]) {
+    for (const target of [
+      `http://127.0.0.1:${port}/x.mp4`,
+      `tcp://127.0.0.1:${port}`,
+      `http://localhost:${port}/x.mp4`,
+    ]) {
       const r = await sandboxed(["-i", target, "-t", "1", "-f", "null", "-"]);
       expect(r.exitCode, target).not.toBe(0);
     }
@@ -109,9 +170,26 @@ describe("the sandbox itself (as if the policy had a hole)", () => {
   });
 
   it("sees no host files and an empty environment", async () => {
-    expect((await sandboxed(["-f", "data", "-i", "/etc/passwd", "-map", "0", "-c", "copy", "-f", "data", "/job/out/passwd"])).exitCode).not.toBe(0);
-    const env = await sandboxed(["-f", "data", "-i", "/proc/self/environ", "-map", "0", "-c", "copy", "-f", "data", "/job/out/environ"]);
-    const leaked = existsSync(join(jobDir, "out", "environ")) ? readFileSync(join(jobDir, "out", "environ"), "utf8") : "";
+    expect(
+      (await sandboxed(["-f", "data", "-i", "/etc/passwd", "-map", "0", "-c", "copy", "-f", "data", "/job/out/passwd"]))
+        .exitCode,
+    ).not.toBe(0);
+    const env = await sandboxed([
+      "-f",
+      "data",
+      "-i",
+      "/proc/self/environ",
+      "-map",
+      "0",
+      "-c",
+      "copy",
+      "-f",
+      "data",
+      "/job/out/environ",
+    ]);
+    const leaked = existsSync(join(jobDir, "out", "environ"))
+      ? readFileSync(join(jobDir, "out", "environ"), "utf8")
+      : "";
     expect(env.exitCode).toBe(0);
     expect(leaked).not.toContain(CANARY);
     expect(leaked).not.toMatch(/R2_|SECRET|KEY=/);
@@ -141,7 +219,11 @@ describe("fails closed", () => {
     try {
       expect(await (await fetch(`${broken.url}/healthz`)).json()).toMatchObject({ ok: false, sandbox: "unavailable" });
       expect(broken.logs()).toMatch(/refusing every job/);
-      const req = jobRequest({ binary: "ffprobe", args: ["-show_format", "{{in}}"], inputs: [input("in", "clip.mp4")] });
+      const req = jobRequest({
+        binary: "ffprobe",
+        args: ["-show_format", "{{in}}"],
+        inputs: [input("in", "clip.mp4")],
+      });
       const brokenApi = runnerApi(broken);
       await brokenApi.submit(req);
       const done = await brokenApi.waitFor(req.jobId, (s) => s.state === "finished");

@@ -1,6 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { ALLOWED_FILTERS, FILE_OPTIONS, NOT_FILE_OPTIONS, SOURCE_DURATION_OPTIONS } from "../../src/jobs/policy/filter-tables.ts";
+import {
+  ALLOWED_FILTERS,
+  FILE_OPTIONS,
+  NOT_FILE_OPTIONS,
+  SOURCE_DURATION_OPTIONS,
+} from "../../src/jobs/policy/filter-tables.ts";
 
 /**
  * The filter allowlist against the installed ffmpeg (the same build the runner image gets): an
@@ -20,7 +25,11 @@ const optionsOf = (name: string) => described.get(name) ?? described.set(name, d
 /** A filter's options as `ffmpeg -h filter=NAME` lists them. */
 function describeFilter(name: string) {
   const help = execFileSync("ffmpeg", ["-hide_banner", "-h", `filter=${name}`], { encoding: "utf8" });
-  const options = [...help.matchAll(/^ {2,4}([a-z_0-9]+) +<(\w+)> +\S+ *(.*)$/gm)].map((m) => ({ name: m[1], type: m[2], description: m[3] }));
+  const options = [...help.matchAll(/^ {2,4}([a-z_0-9]+) +<(\w+)> +\S+ *(.*)$/gm)].map((m) => ({
+    name: m[1],
+    type: m[2],
+    description: m[3],
+  }));
   return { options, isSource: /\(source filter\)/.test(help) };
 }
 
@@ -39,9 +48,17 @@ describe("the filter allowlist, against the installed ffmpeg", () => {
     for (const filter of ALLOWED_FILTERS) {
       const { options } = optionsOf(filter);
       const rule = FILE_OPTIONS[filter] ?? {};
-      const classified = new Set([...(rule.placeholderOnly ?? []), ...(rule.refused ?? []), ...(NOT_FILE_OPTIONS[filter] ?? [])]);
+      const classified = new Set([
+        ...(rule.placeholderOnly ?? []),
+        ...(rule.refused ?? []),
+        ...(NOT_FILE_OPTIONS[filter] ?? []),
+      ]);
       for (const o of options) {
-        if (["string", "dictionary"].includes(o.type) && LOOKS_LIKE_A_FILE.test(`${o.name} ${o.description}`) && !classified.has(o.name)) {
+        if (
+          ["string", "dictionary"].includes(o.type) &&
+          LOOKS_LIKE_A_FILE.test(`${o.name} ${o.description}`) &&
+          !classified.has(o.name)
+        ) {
           unclassified.push(`${filter}.${o.name} (${o.description})`);
         }
       }

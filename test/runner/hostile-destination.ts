@@ -68,7 +68,10 @@ export async function startHostileDestination() {
       if (req.method === "PUT") return void res.writeHead(200, { etag: '"part"' }).end();
       res.writeHead(200, { "content-type": "application/xml" });
       res.write('<?xml version="1.0" encoding="UTF-8"?>\n');
-      if (mode === "multipart-error") res.write("<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>");
+      if (mode === "multipart-error")
+        res.write(
+          "<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>",
+        );
       return trickle(req.socket, () => res.write(" "));
     }
     res.writeHead(404).end();
@@ -88,13 +91,20 @@ export async function startHostileDestination() {
      */
     heldByRunner: () => {
       const port = Number(new URL(url).port);
-      const held = new Set(readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1).map((l) => l.trim().split(/\s+/))
-        .filter((f) => f.length > 3 && f[3] === "01" && parseInt(f[2].split(":")[1], 16) === port).map((f) => parseInt(f[1].split(":")[1], 16)));
+      const held = new Set(
+        readFileSync("/proc/net/tcp", "utf8")
+          .split("\n")
+          .slice(1)
+          .map((l) => l.trim().split(/\s+/))
+          .filter((f) => f.length > 3 && f[3] === "01" && parseInt(f[2].split(":")[1], 16) === port)
+          .map((f) => parseInt(f[1].split(":")[1], 16)),
+      );
       return [...sockets].filter((s) => held.has(s.remotePort ?? -1)).map((s) => modes.get(s) ?? "(no request)");
     },
-    close: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

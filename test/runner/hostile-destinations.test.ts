@@ -25,7 +25,12 @@ afterAll(() => dest?.close());
 /** A one-second tone (about 90 KB), or two minutes of stereo (about 21 MB), sent to `path` on the hostile destination. */
 function toneTo(path: string, over: Partial<RunnerJobRequest> = {}, seconds = 1, parts = false): RunnerJobRequest {
   const url = `${dest.url}${path}`;
-  const destination = parts ? { headers: {}, parts: { urls: [`${url}?partNumber=1`], partSizeBytes: 64 * 1024 * 1024, completeUrl: `${url}?uploadId=1` } } : { headers: {} };
+  const destination = parts
+    ? {
+        headers: {},
+        parts: { urls: [`${url}?partNumber=1`], partSizeBytes: 64 * 1024 * 1024, completeUrl: `${url}?uploadId=1` },
+      }
+    : { headers: {} };
   return jobRequest({
     args: ["-filter_complex", `sine=d=${seconds}`, "-ac", "2", "{{out}}"],
     outputs: [{ name: "out", fileName: "tone.wav", contentType: "audio/wav", uploadUrl: url, destination }],
@@ -44,7 +49,9 @@ describe("a hostile destination cannot hold a runner slot", () => {
   it("one that takes the body and never answers fails the job once it has been silent for the idle limit", async () => {
     const { outcome, tookMs } = await run(toneTo("/silent/tone.wav"));
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "failed", errorCode: "OUTPUT_UPLOAD_FAILED" });
-    expect(outcome.errorMessage).toMatch(/could not be sent to its destination: 127\.0\.0\.1:\d+: it took and answered nothing for 3 s/);
+    expect(outcome.errorMessage).toMatch(
+      /could not be sent to its destination: 127\.0\.0\.1:\d+: it took and answered nothing for 3 s/,
+    );
     expect(tookMs).toBeLessThan(8_000);
   });
 
@@ -64,7 +71,10 @@ describe("a hostile destination cannot hold a runner slot", () => {
 
   it("one that takes the body slower than the minimum throughput fails the job after a window", async () => {
     const { outcome, tookMs } = await run(toneTo("/slow-reader/tone.wav", {}, 120));
-    expect(outcome, JSON.stringify(outcome.errorMessage)).toMatchObject({ status: "failed", errorCode: "OUTPUT_UPLOAD_FAILED" });
+    expect(outcome, JSON.stringify(outcome.errorMessage)).toMatchObject({
+      status: "failed",
+      errorCode: "OUTPUT_UPLOAD_FAILED",
+    });
     expect(outcome.errorMessage).toMatch(/took the upload slower than 1024 KiB\/s over 1 s/);
     expect(tookMs).toBeLessThan(12_000);
   });

@@ -46,8 +46,14 @@ async function runWhile(req: ReturnType<typeof jobRequest>, path: string, plant:
 describe("outputs are never read through links the job planted", () => {
   it("a file output swapped for a link to a secret fails the job, OUTPUT_MISSING, and the secret is stored nowhere", async () => {
     const uploadUrl = `${h.storage.url}/${crypto.randomUUID()}/o.mkv`;
-    const req = jobRequest({ args: slowCopy("{{out}}"), inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mkv", contentType: "video/x-matroska", uploadUrl }] });
-    const outcome = await runWhile(req, "out/out.mkv", () => swapForLink(join(workDir, req.jobId, "out/out.mkv"), join(secretDir, "shadow")));
+    const req = jobRequest({
+      args: slowCopy("{{out}}"),
+      inputs: [input("in", "clip.mp4")],
+      outputs: [{ name: "out", fileName: "o.mkv", contentType: "video/x-matroska", uploadUrl }],
+    });
+    const outcome = await runWhile(req, "out/out.mkv", () =>
+      swapForLink(join(workDir, req.jobId, "out/out.mkv"), join(secretDir, "shadow")),
+    );
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "failed", errorCode: "OUTPUT_MISSING" });
     expect(outcome.errorMessage).toMatch(/symbolic link/);
     expect(outcome.errorMessage).not.toContain(secretDir);
@@ -57,15 +63,27 @@ describe("outputs are never read through links the job planted", () => {
 
   it("the same for an output sent to the client's own storage", async () => {
     const uploadUrl = `${h.storage.url}/${crypto.randomUUID()}/o.mkv`;
-    const req = jobRequest({ args: slowCopy("{{out}}"), inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mkv", contentType: "video/x-matroska", uploadUrl, destination: { headers: {} } }] });
-    const outcome = await runWhile(req, "out/out.mkv", () => swapForLink(join(workDir, req.jobId, "out/out.mkv"), join(secretDir, "shadow")));
+    const req = jobRequest({
+      args: slowCopy("{{out}}"),
+      inputs: [input("in", "clip.mp4")],
+      outputs: [
+        { name: "out", fileName: "o.mkv", contentType: "video/x-matroska", uploadUrl, destination: { headers: {} } },
+      ],
+    });
+    const outcome = await runWhile(req, "out/out.mkv", () =>
+      swapForLink(join(workDir, req.jobId, "out/out.mkv"), join(secretDir, "shadow")),
+    );
     expect(outcome).toMatchObject({ status: "failed", errorCode: "OUTPUT_MISSING" });
     expect(storedSecret()).toBe(false);
   });
 
   it("a FIFO in an output's place fails the job at once instead of hanging the runner on its open", async () => {
     const uploadUrl = `${h.storage.url}/${crypto.randomUUID()}/o.mkv`;
-    const req = jobRequest({ args: slowCopy("{{out}}"), inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mkv", contentType: "video/x-matroska", uploadUrl }] });
+    const req = jobRequest({
+      args: slowCopy("{{out}}"),
+      inputs: [input("in", "clip.mp4")],
+      outputs: [{ name: "out", fileName: "o.mkv", contentType: "video/x-matroska", uploadUrl }],
+    });
     const outcome = await runWhile(req, "out/out.mkv", () => {
       const path = join(workDir, req.jobId, "out/out.mkv");
       execFileSync("mkfifo", [`${path}.fifo`]);
@@ -80,7 +98,16 @@ describe("outputs are never read through links the job planted", () => {
     const req = jobRequest({
       args: ["-re", "-i", "{{in}}", "-map", "0", "-c", "copy", "-f", "segment", "-segment_time", "1", "{{segs}}"],
       inputs: [input("in", "clip.mp4")],
-      outputs: [{ name: "segs", fileName: "seg_%03d.ts", contentType: "video/mp2t", uploadUrl: `${h.storage.url}${prefix}`, kind: "directory", uploadToken: "tok" }],
+      outputs: [
+        {
+          name: "segs",
+          fileName: "seg_%03d.ts",
+          contentType: "video/mp2t",
+          uploadUrl: `${h.storage.url}${prefix}`,
+          kind: "directory",
+          uploadToken: "tok",
+        },
+      ],
     });
     const outcome = await runWhile(req, "out/segs/seg_000.ts", () => {
       const dir = join(workDir, req.jobId, "out/segs");
@@ -96,12 +123,39 @@ describe("outputs are never read through links the job planted", () => {
   it("a file inside a directory output swapped for a link fails the job, and none of the secret is stored", async () => {
     const prefix = `/${crypto.randomUUID()}/`;
     const req = jobRequest({
-      args: ["-re", "-i", "{{in}}", "-an", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-f", "segment", "-segment_time", "1", "{{segs}}"],
+      args: [
+        "-re",
+        "-i",
+        "{{in}}",
+        "-an",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-g",
+        "25",
+        "-f",
+        "segment",
+        "-segment_time",
+        "1",
+        "{{segs}}",
+      ],
       inputs: [input("in", "clip.mp4")],
-      outputs: [{ name: "segs", fileName: "seg_%03d.ts", contentType: "video/mp2t", uploadUrl: `${h.storage.url}${prefix}`, kind: "directory", uploadToken: "tok" }],
+      outputs: [
+        {
+          name: "segs",
+          fileName: "seg_%03d.ts",
+          contentType: "video/mp2t",
+          uploadUrl: `${h.storage.url}${prefix}`,
+          kind: "directory",
+          uploadToken: "tok",
+        },
+      ],
     });
     // The first segment is finished once the second one is being written.
-    const outcome = await runWhile(req, "out/segs/seg_001.ts", () => swapForLink(join(workDir, req.jobId, "out/segs/seg_000.ts"), join(secretDir, "shadow")));
+    const outcome = await runWhile(req, "out/segs/seg_001.ts", () =>
+      swapForLink(join(workDir, req.jobId, "out/segs/seg_000.ts"), join(secretDir, "shadow")),
+    );
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "failed", errorCode: "OUTPUT_MISSING" });
     expect(storedSecret()).toBe(false);
   });

@@ -7,7 +7,15 @@ import { expandPresetJob, presetForRunner } from "../../src/presets/expand-prese
 import { toJobSpec } from "../../src/jobs/request/job-request.ts";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
-import { audioOf, inputShape, problemsWithAudio, problemsWithDuration, problemsWithVideo, videoOf, type InputShape } from "../support/preset-expectations.ts";
+import {
+  audioOf,
+  inputShape,
+  problemsWithAudio,
+  problemsWithDuration,
+  problemsWithVideo,
+  videoOf,
+  type InputShape,
+} from "../support/preset-expectations.ts";
 import { variedMedia } from "../support/varied-media.ts";
 import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
@@ -24,61 +32,121 @@ const MATRIX = process.env.FFJOBS_PRESET_MATRIX;
 const FULL = MATRIX === "full";
 const { h, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "2" }, dir);
 
-type Check = (o: { outcome: RunnerOutcome; files: Map<string, string>; shape: InputShape; shapes: InputShape[] }) => string[];
-type PresetCase = { params?: Record<string, unknown>; needs: "video" | "audio" | "either"; check: Check; inputs?: (file: string) => Record<string, string> | string[] };
+type Check = (o: {
+  outcome: RunnerOutcome;
+  files: Map<string, string>;
+  shape: InputShape;
+  shapes: InputShape[];
+}) => string[];
+type PresetCase = {
+  params?: Record<string, unknown>;
+  needs: "video" | "audio" | "either";
+  check: Check;
+  inputs?: (file: string) => Record<string, string> | string[];
+};
 
 const probeOf = (files: Map<string, string>, name: string) => ffprobeJson(files.get(name)!);
-const webVideo = (codec: string, audioCodec: string, output: string): Check => ({ files, shape }) => {
-  const p = probeOf(files, output);
-  return [
-    ...problemsWithVideo(videoOf(p), { codec, maxHeight: 360, input: shape }),
-    ...problemsWithAudio(audioOf(p), { codec: audioCodec, maxChannels: 2, input: shape, rate: audioCodec === "opus" ? 48000 : undefined }),
-    ...problemsWithDuration(p, shape.durationSeconds),
-  ];
-};
-const still = (output: string, width: number): Check => ({ files, shape }) => {
-  const v = videoOf(probeOf(files, output));
-  const h2 = Number(v?.height);
-  const wantHeight = (width * shape.displayHeight) / shape.displayWidth;
-  return Number(v?.width) !== width || Math.abs(h2 - wantHeight) > 2 ? [`picture ${v?.width}x${v?.height}, wanted ${width}x${Math.round(wantHeight)} (the input's display aspect)`] : [];
-};
-const audioOnly = (output: string, codec: string, maxChannels: number): Check => ({ files, shape }) => {
-  const p = probeOf(files, output);
-  return [...(videoOf(p) ? ["carries a picture"] : []), ...problemsWithAudio(audioOf(p), { codec, maxChannels, input: shape, rate: codec === "opus" ? 48000 : undefined })];
-};
+const webVideo =
+  (codec: string, audioCodec: string, output: string): Check =>
+  ({ files, shape }) => {
+    const p = probeOf(files, output);
+    return [
+      ...problemsWithVideo(videoOf(p), { codec, maxHeight: 360, input: shape }),
+      ...problemsWithAudio(audioOf(p), {
+        codec: audioCodec,
+        maxChannels: 2,
+        input: shape,
+        rate: audioCodec === "opus" ? 48000 : undefined,
+      }),
+      ...problemsWithDuration(p, shape.durationSeconds),
+    ];
+  };
+const still =
+  (output: string, width: number): Check =>
+  ({ files, shape }) => {
+    const v = videoOf(probeOf(files, output));
+    const h2 = Number(v?.height);
+    const wantHeight = (width * shape.displayHeight) / shape.displayWidth;
+    return Number(v?.width) !== width || Math.abs(h2 - wantHeight) > 2
+      ? [`picture ${v?.width}x${v?.height}, wanted ${width}x${Math.round(wantHeight)} (the input's display aspect)`]
+      : [];
+  };
+const audioOnly =
+  (output: string, codec: string, maxChannels: number): Check =>
+  ({ files, shape }) => {
+    const p = probeOf(files, output);
+    return [
+      ...(videoOf(p) ? ["carries a picture"] : []),
+      ...problemsWithAudio(audioOf(p), {
+        codec,
+        maxChannels,
+        input: shape,
+        rate: codec === "opus" ? 48000 : undefined,
+      }),
+    ];
+  };
 
 const PRESETS: Record<string, PresetCase> = {
-  probe: { needs: "either", check: ({ outcome }) => (JSON.parse(outcome.stdout).streams?.length ? [] : ["no streams in the probe"]) },
+  probe: {
+    needs: "either",
+    check: ({ outcome }) => (JSON.parse(outcome.stdout).streams?.length ? [] : ["no streams in the probe"]),
+  },
   thumbnail: { params: { percent: 50 }, needs: "video", check: still("thumbnail", 320) },
   "contact-sheet": { params: { columns: 2, rows: 2, everyFrames: 10 }, needs: "video", check: still("sheet", 480) },
   "web-mp4": { params: { height: 360 }, needs: "video", check: webVideo("h264", "aac", "mp4") },
   webm: { params: { height: 360 }, needs: "video", check: webVideo("vp9", "opus", "webm") },
-  gif: { params: { duration: 1, width: 160 }, needs: "video", check: (o) => [...still("gif", 160)(o), ...problemsWithDuration(probeOf(o.files, "gif"), Math.min(1, o.shape.durationSeconds), 0.2)] },
+  gif: {
+    params: { duration: 1, width: 160 },
+    needs: "video",
+    check: (o) => [
+      ...still("gif", 160)(o),
+      ...problemsWithDuration(probeOf(o.files, "gif"), Math.min(1, o.shape.durationSeconds), 0.2),
+    ],
+  },
   trim: {
-    params: { start: 0.5, duration: 1 }, needs: "either",
+    params: { start: 0.5, duration: 1 },
+    needs: "either",
     check: ({ files, shape }) => {
       const p = probeOf(files, "clip");
       const d = Number(p.format.duration);
       // A copied cut starts at the key frame before `start` (0 s here): up to 1.5 s.
-      return [...(d < 0.9 || d > 1.8 ? [`lasts ${d} s, wanted 1 to 1.5 s`] : []), ...(shape.video && !videoOf(p) ? ["lost its video"] : []), ...(shape.audio && !audioOf(p) ? ["lost its audio"] : [])];
+      return [
+        ...(d < 0.9 || d > 1.8 ? [`lasts ${d} s, wanted 1 to 1.5 s`] : []),
+        ...(shape.video && !videoOf(p) ? ["lost its video"] : []),
+        ...(shape.audio && !audioOf(p) ? ["lost its audio"] : []),
+      ];
     },
   },
   watermark: {
-    needs: "video", inputs: (file) => ({ video: file, logo }),
+    needs: "video",
+    inputs: (file) => ({ video: file, logo }),
     check: ({ files, shape }) => {
       const p = probeOf(files, "watermarked");
-      return [...problemsWithVideo(videoOf(p), { codec: "h264", input: shape }), ...problemsWithDuration(p, shape.durationSeconds), ...(shape.audio && !audioOf(p) ? ["lost its audio"] : [])];
+      return [
+        ...problemsWithVideo(videoOf(p), { codec: "h264", input: shape }),
+        ...problemsWithDuration(p, shape.durationSeconds),
+        ...(shape.audio && !audioOf(p) ? ["lost its audio"] : []),
+      ];
     },
   },
   concat: {
-    needs: "either", inputs: (file) => [file, "h264-moov-at-end.mp4"],
+    needs: "either",
+    inputs: (file) => [file, "h264-moov-at-end.mp4"],
     check: ({ files, shapes }) => {
       const p = probeOf(files, "joined");
       const total = shapes.reduce((n, s) => n + s.durationSeconds, 0);
       const first = shapes.find((s) => s.video)!;
       return [
-        ...problemsWithVideo(videoOf(p), { codec: "h264", input: { ...first, displayHeight: Math.max(...shapes.map((s) => s.displayHeight)) } }),
-        ...problemsWithAudio(audioOf(p), { codec: "aac", maxChannels: 2, input: { ...first, audio: true, audioRate: 48000 }, rate: 48000 }),
+        ...problemsWithVideo(videoOf(p), {
+          codec: "h264",
+          input: { ...first, displayHeight: Math.max(...shapes.map((s) => s.displayHeight)) },
+        }),
+        ...problemsWithAudio(audioOf(p), {
+          codec: "aac",
+          maxChannels: 2,
+          input: { ...first, audio: true, audioRate: 48000 },
+          rate: 48000,
+        }),
         ...problemsWithDuration(p, total, 0.5),
       ];
     },
@@ -90,19 +158,34 @@ const PRESETS: Record<string, PresetCase> = {
     needs: "audio",
     check: ({ files, shape }) => {
       const p = probeOf(files, "normalized");
-      return [...problemsWithAudio(audioOf(p), { codec: "aac", maxChannels: 8, input: shape }), ...(shape.video && !videoOf(p) ? ["lost its video"] : []), ...problemsWithDuration(p, shape.durationSeconds)];
+      return [
+        ...problemsWithAudio(audioOf(p), { codec: "aac", maxChannels: 8, input: shape }),
+        ...(shape.video && !videoOf(p) ? ["lost its video"] : []),
+        ...problemsWithDuration(p, shape.durationSeconds),
+      ];
     },
   },
-  waveform: { params: { width: 320, height: 64 }, needs: "audio", check: ({ files }) => { const v = videoOf(probeOf(files, "picture")); return v?.width === 320 && v?.height === 64 ? [] : [`picture ${v?.width}x${v?.height}`]; } },
+  waveform: {
+    params: { width: 320, height: 64 },
+    needs: "audio",
+    check: ({ files }) => {
+      const v = videoOf(probeOf(files, "picture"));
+      return v?.width === 320 && v?.height === 64 ? [] : [`picture ${v?.width}x${v?.height}`];
+    },
+  },
   "hls-ladder": {
-    params: { renditions: [144, 240, 720], segmentSeconds: 1 }, needs: "video",
+    params: { renditions: [144, 240, 720], segmentSeconds: 1 },
+    needs: "video",
     check: ({ files, shape }) => {
       const variants = [...files.keys()].filter((k) => /^hls\/stream_\d+\.m3u8$/.test(k));
       if (!variants.length) return ["no variant playlists"];
       return variants.flatMap((k) => {
         const p = probeOf(files, k);
         const v = videoOf(p);
-        return [...problemsWithVideo(v, { codec: "h264", input: shape }), ...problemsWithAudio(audioOf(p), { codec: "aac", maxChannels: 2, input: shape }).map((m) => `${k}: ${m}`)];
+        return [
+          ...problemsWithVideo(v, { codec: "h264", input: shape }),
+          ...problemsWithAudio(audioOf(p), { codec: "aac", maxChannels: 2, input: shape }).map((m) => `${k}: ${m}`),
+        ];
       });
     },
   },
@@ -112,26 +195,61 @@ const PRESETS: Record<string, PresetCase> = {
 const KINDS = Object.keys(media);
 function slice(k: number): string[] {
   if (FULL) return KINDS;
-  const awkward = ["phone-rotated-odd.mp4", "audio.mp3", "cover-art.flac", "interlaced.ts", "prores-pcm.mov", "video-only.mp4", "multitrack.mkv", "full-range-444.mp4", "surround-96k.wav", "start-offset.ts", "vfr.mp4", "silent-ntsc.mov", "hevc-10bit.mp4", "tiny-16x16.mp4", "av1.mkv", "vp9-opus.webm"];
+  const awkward = [
+    "phone-rotated-odd.mp4",
+    "audio.mp3",
+    "cover-art.flac",
+    "interlaced.ts",
+    "prores-pcm.mov",
+    "video-only.mp4",
+    "multitrack.mkv",
+    "full-range-444.mp4",
+    "surround-96k.wav",
+    "start-offset.ts",
+    "vfr.mp4",
+    "silent-ntsc.mov",
+    "hevc-10bit.mp4",
+    "tiny-16x16.mp4",
+    "av1.mkv",
+    "vp9-opus.webm",
+  ];
   const chosen = [awkward[k % awkward.length], awkward[(k + 5) % awkward.length]];
   return MATRIX === "rest" ? KINDS.filter((kind) => !chosen.includes(kind)) : chosen;
 }
 
 async function runPreset(preset: string, c: PresetCase, file: string) {
-  const given = c.inputs?.(file) ?? { [preset === "probe" ? "video" : ["audio-mp3", "audio-aac", "audio-opus", "loudnorm", "waveform"].includes(preset) ? "media" : "video"]: file };
+  const given = c.inputs?.(file) ?? {
+    [preset === "probe"
+      ? "video"
+      : ["audio-mp3", "audio-aac", "audio-opus", "loudnorm", "waveform"].includes(preset)
+        ? "media"
+        : "video"]: file,
+  };
   const url = (f: string) => ({ type: "url" as const, url: `${h.media.url}/${f}` });
-  const body = { mode: "preset", preset, params: c.params ?? {}, ...(Array.isArray(given) ? { input: given.map(url) } : { inputs: Object.fromEntries(Object.entries(given).map(([n, f]) => [n, url(f)])) }) } as PresetJobRequest;
+  const body = {
+    mode: "preset",
+    preset,
+    params: c.params ?? {},
+    ...(Array.isArray(given)
+      ? { input: given.map(url) }
+      : { inputs: Object.fromEntries(Object.entries(given).map(([n, f]) => [n, url(f)])) }),
+  } as PresetJobRequest;
   const expanded = expandPresetJob(body);
   if ("issues" in expanded) throw new Error(JSON.stringify(expanded.issues));
   const spec = toJobSpec(expanded.request);
   const fileOf = (name: string) => (Array.isArray(given) ? given[Number(name.slice(5))] : given[name]);
   const prefix = `/${crypto.randomUUID()}`;
   const req = jobRequest({
-    binary: spec.binary, args: spec.args, timeoutMs: 120_000,
+    binary: spec.binary,
+    args: spec.args,
+    timeoutMs: 120_000,
     ...presetForRunner({ mode: "preset", preset, params: expanded.params, inputs: spec.inputs }),
     inputs: Object.keys(spec.inputs).map((name) => input(name, fileOf(name))),
     outputs: Object.entries(spec.outputs).map(([name, o]) => ({
-      name, fileName: o.fileName, contentType: o.contentType, uploadUrl: `${h.storage.url}${prefix}/${name}${o.kind === "directory" ? "/" : ""}`,
+      name,
+      fileName: o.fileName,
+      contentType: o.contentType,
+      uploadUrl: `${h.storage.url}${prefix}/${name}${o.kind === "directory" ? "/" : ""}`,
       ...(o.kind === "directory" ? { kind: "directory" as const, uploadToken: "tok", maxFiles: 1000 } : {}),
     })),
   });
@@ -147,7 +265,11 @@ async function runPreset(preset: string, c: PresetCase, file: string) {
     writeFileSync(join(local, rel), v.body);
     files.set(rel, join(local, rel));
   }
-  return { outcome, files, shapes: (Array.isArray(given) ? given : [given.video ?? given.media]).map((f) => inputShape(join(dir, f))) };
+  return {
+    outcome,
+    files,
+    shapes: (Array.isArray(given) ? given : [given.video ?? given.media]).map((f) => inputShape(join(dir, f))),
+  };
 }
 
 describe(`every preset on the kinds of media people send (${FULL ? "full matrix" : MATRIX === "rest" ? "all but the slice" : "slice; FFJOBS_PRESET_MATRIX=full for all"})`, () => {
@@ -158,12 +280,18 @@ describe(`every preset on the kinds of media people send (${FULL ? "full matrix"
       it(`${preset} on ${file} (${kind.what})${lacks ? `: refused, no ${c.needs}` : ""}`, async () => {
         const { outcome, files, shapes } = await runPreset(preset, c, file);
         if (lacks) {
-          expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "failed", errorCode: c.needs === "audio" ? "INPUT_HAS_NO_AUDIO" : "INPUT_HAS_NO_VIDEO" });
+          expect(outcome, JSON.stringify(outcome)).toMatchObject({
+            status: "failed",
+            errorCode: c.needs === "audio" ? "INPUT_HAS_NO_AUDIO" : "INPUT_HAS_NO_VIDEO",
+          });
           expect(outcome.errorMessage).toContain(`Preset ${preset}`);
           expect(outcome.runtimeMs).toBe(0);
           return;
         }
-        expect(outcome.status, `${outcome.errorCode}: ${outcome.errorMessage}\n${outcome.stderrTail.slice(-800)}\n${outcome.plannedArgs?.join(" ")}`).toBe("completed");
+        expect(
+          outcome.status,
+          `${outcome.errorCode}: ${outcome.errorMessage}\n${outcome.stderrTail.slice(-800)}\n${outcome.plannedArgs?.join(" ")}`,
+        ).toBe("completed");
         if (preset !== "probe") expect(outcome.plannedArgs?.length).toBeGreaterThan(0);
         expect(c.check({ outcome, files, shape: shapes[0], shapes }), outcome.plannedArgs?.join(" ")).toEqual([]);
       }, 180_000);

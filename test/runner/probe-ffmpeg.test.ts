@@ -15,10 +15,23 @@ import { jobRequest } from "./runner-api.ts";
  * command made: they run in the job's sandbox, under the job's input options.
  */
 const fx = mediaFixtures();
-const settings = { ...readSettings({ RUNNER_WORK_DIR: mkdtempSync(join(tmpdir(), "ffjobs-prober-")), RUNNER_CONTROL_SECRET: "x".repeat(32) }), isolation: "namespaces" as const };
+const settings = {
+  ...readSettings({
+    RUNNER_WORK_DIR: mkdtempSync(join(tmpdir(), "ffjobs-prober-")),
+    RUNNER_CONTROL_SECRET: "x".repeat(32),
+  }),
+  isolation: "namespaces" as const,
+};
 
 async function folderWith(files: Record<string, (path: string) => void>) {
-  const req = jobRequest({ inputs: Object.keys(files).map((name) => ({ name, url: `http://x/${name}.mp4`, fileName: `${name}.mp4`, trusted: false })) });
+  const req = jobRequest({
+    inputs: Object.keys(files).map((name) => ({
+      name,
+      url: `http://x/${name}.mp4`,
+      fileName: `${name}.mp4`,
+      trusted: false,
+    })),
+  });
   const folder = await createJobFolder(settings.workDir, req, settings.isolation);
   for (const [name, write] of Object.entries(files)) write(folder.hostPath(name)!);
   return folder;
@@ -35,7 +48,9 @@ describe("the runner's own probes", () => {
   it("see nothing outside the job's folder, even through a link a job could leave", async () => {
     const folder = await folderWith({ link: (p) => symlinkSync(fx.clip, p) });
     // Outside the sandbox the link leads to a real file...
-    expect(execFileSync("ffprobe", ["-v", "error", "-show_format", folder.hostPath("link")!], { encoding: "utf8" })).toContain("duration=");
+    expect(
+      execFileSync("ffprobe", ["-v", "error", "-show_format", folder.hostPath("link")!], { encoding: "utf8" }),
+    ).toContain("duration=");
     // ...inside, there is nothing there.
     expect(await createProber(folder, settings)("link")).toBeNull();
   });

@@ -44,7 +44,12 @@ describe("a dry run's probe of an input", () => {
     const res = await h.api.fetch("/probe", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ probeId: crypto.randomUUID(), inputs: [{ name: "a", url, fileName: "a.mp4", trusted: false }], allowedPrivateHosts: ["127.0.0.1"], timeoutMs: 60_000 }),
+      body: JSON.stringify({
+        probeId: crypto.randomUUID(),
+        inputs: [{ name: "a", url, fileName: "a.mp4", trusted: false }],
+        allowedPrivateHosts: ["127.0.0.1"],
+        timeoutMs: 60_000,
+      }),
     });
     const body = (await res.json()) as { inputs: Record<string, { ok: boolean; durationSeconds?: number }> };
     expect(body.inputs.a, JSON.stringify(body)).toMatchObject({ ok: true });
@@ -65,10 +70,24 @@ describe("a dry run's probe of an input", () => {
       const res = await h.api.fetch("/probe", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ probeId: crypto.randomUUID(), inputs: [{ name: "a", url, fileName: "long.mp4", trusted: false }, { name: "b", url: `${h.media.url}/status/404`, fileName: "b.mp4", trusted: false }], allowedPrivateHosts: ["127.0.0.1"], timeoutMs: 60_000 }),
+        body: JSON.stringify({
+          probeId: crypto.randomUUID(),
+          inputs: [
+            { name: "a", url, fileName: "long.mp4", trusted: false },
+            { name: "b", url: `${h.media.url}/status/404`, fileName: "b.mp4", trusted: false },
+          ],
+          allowedPrivateHosts: ["127.0.0.1"],
+          timeoutMs: 60_000,
+        }),
       });
-      const body = (await res.json()) as { inputs: Record<string, { ok: boolean; durationSeconds?: number; error?: string; metadata?: { size: number } }> };
-      expect(body.inputs.a, JSON.stringify(body)).toMatchObject({ ok: true, durationSeconds: 120, metadata: { size: statSync(fx.long).size } });
+      const body = (await res.json()) as {
+        inputs: Record<string, { ok: boolean; durationSeconds?: number; error?: string; metadata?: { size: number } }>;
+      };
+      expect(body.inputs.a, JSON.stringify(body)).toMatchObject({
+        ok: true,
+        durationSeconds: 120,
+        metadata: { size: statSync(fx.long).size },
+      });
       // One input's failure is that input's alone.
       expect(body.inputs.b).toEqual({ ok: false, error: "could not be fetched: HTTP 404" });
     };
@@ -77,7 +96,9 @@ describe("a dry run's probe of an input", () => {
     let bare = 0;
     let probed = 0;
     for (let i = 0; i < 5; i++) {
-      bare += await sentDuring(() => execFileAsync("ffprobe", ["-v", "error", "-show_format", "-show_streams", "-of", "json", url]));
+      bare += await sentDuring(() =>
+        execFileAsync("ffprobe", ["-v", "error", "-show_format", "-show_streams", "-of", "json", url]),
+      );
       probed += await sentDuring(probe);
     }
     expect(probed, `runner ${probed} bytes, bare ffprobe ${bare}`).toBeLessThan(bare * 1.5);

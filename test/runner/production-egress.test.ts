@@ -43,7 +43,16 @@ async function runJob(api: ReturnType<typeof runnerApi>, inputUrl: string, withO
   const req = jobRequest({
     args: ["-i", "{{in}}", ...(withOutput ? ["-c:a", "pcm_s16le", "{{out}}"] : ["-f", "null", "-"])],
     inputs: [{ name: "in", url: inputUrl, fileName: "tone.wav", trusted: false }],
-    outputs: withOutput ? [{ name: "out", fileName: "out.wav", contentType: "audio/wav", uploadUrl: `${interceptorUrl}/upload/${crypto.randomUUID()}` }] : [],
+    outputs: withOutput
+      ? [
+          {
+            name: "out",
+            fileName: "out.wav",
+            contentType: "audio/wav",
+            uploadUrl: `${interceptorUrl}/upload/${crypto.randomUUID()}`,
+          },
+        ]
+      : [],
   });
   await api.submit(req);
   return (await api.waitFor(req.jobId, (s) => s.state === "finished")).outcome!;
@@ -75,7 +84,9 @@ afterAll(() => {
 
 describe("the runner behind production's egress", () => {
   it("trusts the interception CA (by default at Cloudflare's path): https inputs and uploads work", async () => {
-    expect(readSettings({ RUNNER_CONTROL_SECRET: "x".repeat(32) }).extraCaFile).toBe("/etc/cloudflare/certs/cloudflare-containers-ca.crt");
+    expect(readSettings({ RUNNER_CONTROL_SECRET: "x".repeat(32) }).extraCaFile).toBe(
+      "/etc/cloudflare/certs/cloudflare-containers-ca.crt",
+    );
     const api = await runner({ RUNNER_EXTRA_CA_FILE: ca.caFile });
     const outcome = await runJob(api, `${interceptorUrl}/tone.wav`);
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "completed", errorCode: null });
@@ -107,11 +118,18 @@ describe("the runner behind production's egress", () => {
     const api = await runner({});
     const outcome = await runJob(api, `${refuserUrl}/elsewhere.wav`, false);
     expect(outcome.errorCode).toBe("INPUT_FETCH_FAILED");
-    expect(outcome.errorMessage).toMatch(/the service's egress refused GET 127\.0\.0\.1:\d+ is not one of this job's inputs or outputs/);
+    expect(outcome.errorMessage).toMatch(
+      /the service's egress refused GET 127\.0\.0\.1:\d+ is not one of this job's inputs or outputs/,
+    );
   });
 
   it("behind Cloudflare's sidecar, refuses an https input named by IP address before connecting (no SNI to route it by)", async () => {
-    const failure = await safeDownload("https://93.184.216.34/clip.mp4", join(ca.dir, "never"), { allowedPrivateHosts: [], maxBytes: 1024, timeoutMs: 1000, viaCloudflareSidecar: true }).catch((e) => e);
+    const failure = await safeDownload("https://93.184.216.34/clip.mp4", join(ca.dir, "never"), {
+      allowedPrivateHosts: [],
+      maxBytes: 1024,
+      timeoutMs: 1000,
+      viaCloudflareSidecar: true,
+    }).catch((e) => e);
     expect(failure).toBeInstanceOf(FetchFailure);
     expect(failure.message).toMatch(/https inputs need a host name, not an IP address/);
   });

@@ -58,7 +58,12 @@ function virtualOrigin(req: Request): Response {
       at += n;
     },
   });
-  const headers = { "content-range": `bytes ${first}-${last}/${OBJECT_BYTES}`, "content-length": String(last - first + 1), etag: '"v1"', "accept-ranges": "bytes" };
+  const headers = {
+    "content-range": `bytes ${first}-${last}/${OBJECT_BYTES}`,
+    "content-length": String(last - first + 1),
+    etag: '"v1"',
+    "accept-ranges": "bytes",
+  };
   return new Response(body, { status: 206, headers });
 }
 
@@ -66,8 +71,12 @@ function virtualOrigin(req: Request): Response {
 const countingDoh = (async (input: URL | RequestInfo) => {
   counts.dohRequests++;
   const url = new URL(String(input));
-  const [type, data] = url.searchParams.get("type") === "A" ? [1, "93.184.215.14"] : [28, "2606:2800:21f:cb07:6820:80da:af6b:8b2c"];
-  return Response.json({ Status: 0, Answer: [{ name: `${url.searchParams.get("name")}.`, type, TTL: DOH_TTL_SECONDS, data }] });
+  const [type, data] =
+    url.searchParams.get("type") === "A" ? [1, "93.184.215.14"] : [28, "2606:2800:21f:cb07:6820:80da:af6b:8b2c"];
+  return Response.json({
+    Status: 0,
+    Answer: [{ name: `${url.searchParams.get("name")}.`, type, TTL: DOH_TTL_SECONDS, data }],
+  });
 }) as typeof fetch;
 
 let egress: http.Server;
@@ -80,14 +89,23 @@ beforeAll(async () => {
   egress = http.createServer((req, res) => {
     counts.invocations++;
     const url = `http://${req.headers.host}${req.url}`;
-    const scope: EgressScope = { jobId: JOB_ID, allow: [{ method: "GET", url: inputUrl, external: true }], namedHosts: ["localhost"] };
+    const scope: EgressScope = {
+      jobId: JOB_ID,
+      allow: [{ method: "GET", url: inputUrl, external: true }],
+      namedHosts: ["localhost"],
+    };
     const ctx = { containerId: "container-1", params: scope };
     const counted: Resolver = (host) => {
       counts.resolutions++;
       return dohResolver("https://resolver.test/dns-query", countingDoh)(host);
     };
     const request = new Request(url, { method: req.method, headers: req.headers as Record<string, string> });
-    serveJobEgress(request, ctx.params, { fetch: async (r) => virtualOrigin(r), resolve: jobResolver(ctx, counted, cache), allowedPrivateHosts: [], internal: () => null })
+    serveJobEgress(request, ctx.params, {
+      fetch: async (r) => virtualOrigin(r),
+      resolve: jobResolver(ctx, counted, cache),
+      allowedPrivateHosts: [],
+      internal: () => null,
+    })
       .then(async (answer) => {
         res.writeHead(answer.status, Object.fromEntries(answer.headers));
         if (!answer.body) return void res.end();
@@ -99,11 +117,18 @@ beforeAll(async () => {
   const { port } = egress.address() as { port: number };
   // A host name, as production's are: the Worker resolves it (the runner reaches the stand-in on loopback).
   inputUrl = `http://localhost:${port}/big.bin`;
-  inputs = await startInputServer([{ name: "big", url: inputUrl, trusted: false, path: "/in/big.bin", copyPath: join(workDir, "big.bin") }], {
-    fetch: { allowedPrivateHosts: ["localhost"] },
-    maxInputBytes: 2 * OBJECT_BYTES, maxCopiedInputBytes: 1024, maxReadBytes: 2 * OBJECT_BYTES, originIdleMs: 30_000,
-    deadline: Date.now() + 600_000, canceled: new AbortController().signal,
-  });
+  inputs = await startInputServer(
+    [{ name: "big", url: inputUrl, trusted: false, path: "/in/big.bin", copyPath: join(workDir, "big.bin") }],
+    {
+      fetch: { allowedPrivateHosts: ["localhost"] },
+      maxInputBytes: 2 * OBJECT_BYTES,
+      maxCopiedInputBytes: 1024,
+      maxReadBytes: 2 * OBJECT_BYTES,
+      originIdleMs: 30_000,
+      deadline: Date.now() + 600_000,
+      canceled: new AbortController().signal,
+    },
+  );
 });
 afterAll(async () => {
   await inputs?.close();
@@ -114,7 +139,10 @@ afterAll(async () => {
 /** ffmpeg's read of the whole input: one request from byte 0 to the input server's socket. */
 async function readWhole(): Promise<{ bytes: number; misplaced: number }> {
   const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
-    http.get({ socketPath: inputs.socketPath, path: "/in/big.bin", headers: { range: "bytes=0-" } }, resolve).on("error", reject));
+    http
+      .get({ socketPath: inputs.socketPath, path: "/in/big.bin", headers: { range: "bytes=0-" } }, resolve)
+      .on("error", reject),
+  );
   let misplaced = 0;
   for await (const chunk of res as AsyncIterable<Buffer>) {
     if (chunk[0] !== consumedBytes % PATTERN_PERIOD) misplaced++;
@@ -144,8 +172,10 @@ describe("a multi-GiB input read by range through production's egress", () => {
     const readSeconds = OBJECT_BYTES / NOMINAL_BYTES_PER_SECOND;
     const ttlPeriods = Math.floor(readSeconds / DOH_TTL_SECONDS) + 1;
     const hosts = 1;
-    console.log(`${OBJECT_BYTES / GIB} GiB by range: ${windows.length} windows = ${counts.invocations} egress invocations, ${full} of ${MAX_WINDOW_BYTES / 2 ** 20} MiB; ` +
-      `${counts.resolutions} resolutions = ${counts.dohRequests} DoH requests over ${readSeconds.toFixed(1)} virtual s at TTL ${DOH_TTL_SECONDS} s (uncached: ${2 * counts.invocations})`);
+    console.log(
+      `${OBJECT_BYTES / GIB} GiB by range: ${windows.length} windows = ${counts.invocations} egress invocations, ${full} of ${MAX_WINDOW_BYTES / 2 ** 20} MiB; ` +
+        `${counts.resolutions} resolutions = ${counts.dohRequests} DoH requests over ${readSeconds.toFixed(1)} virtual s at TTL ${DOH_TTL_SECONDS} s (uncached: ${2 * counts.invocations})`,
+    );
     expect(counts.resolutions).toBe(hosts * ttlPeriods);
     expect(counts.dohRequests).toBe(2 * counts.resolutions);
     expect(cache.stats().entries).toBe(1);

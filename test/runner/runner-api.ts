@@ -7,14 +7,20 @@ export function runnerApi(runner: { url: string; secret: string }) {
   const auth = { [RUNNER_SECRET_HEADER]: runner.secret };
   return {
     async submit(req: RunnerJobRequest): Promise<Response> {
-      return fetch(`${base}/jobs`, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: JSON.stringify(req) });
+      return fetch(`${base}/jobs`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...auth },
+        body: JSON.stringify(req),
+      });
     },
     async status(jobId: string): Promise<RunnerJobStatus | null> {
       const r = await fetch(`${base}/jobs/${jobId}`, { headers: auth });
       return r.status === 404 ? null : ((await r.json()) as RunnerJobStatus);
     },
     async cancel(jobId: string): Promise<RunnerJobStatus> {
-      return (await fetch(`${base}/jobs/${jobId}/cancel`, { method: "POST", headers: auth })).json() as Promise<RunnerJobStatus>;
+      return (
+        await fetch(`${base}/jobs/${jobId}/cancel`, { method: "POST", headers: auth })
+      ).json() as Promise<RunnerJobStatus>;
     },
     /** Any other call, authorized. */
     fetch(path: string, init: RequestInit = {}): Promise<Response> {
@@ -33,6 +39,17 @@ export function runnerApi(runner: { url: string; secret: string }) {
 }
 
 export function jobRequest(over: Partial<RunnerJobRequest>): RunnerJobRequest {
-  return { jobId: crypto.randomUUID(), binary: "ffmpeg", args: [], inputs: [], outputs: [], timeoutMs: 30_000, allowedPrivateHosts: ["127.0.0.1"],
-    createdAt: new Date().toISOString(), leaseMs: 60_000, notifyUrl: null, ...over };
+  return {
+    jobId: crypto.randomUUID(),
+    binary: "ffmpeg",
+    args: [],
+    inputs: [],
+    outputs: [],
+    timeoutMs: 30_000,
+    allowedPrivateHosts: ["127.0.0.1"],
+    createdAt: new Date().toISOString(),
+    leaseMs: 60_000,
+    notifyUrl: null,
+    ...over,
+  };
 }

@@ -38,7 +38,10 @@ export function useRunnerHarness(runnerEnv: Record<string, string> = {}, mediaDi
     input: (name: string, file: string) => ({ name, url: `${h.media.url}/${file}`, fileName: file, trusted: false }),
     /** A declared output uploaded to the receiver under a fresh path. */
     output: (name: string, fileName: string, contentType = "application/octet-stream") => ({
-      name, fileName, contentType, uploadUrl: `${h.storage.url}/${crypto.randomUUID()}/${fileName}`,
+      name,
+      fileName,
+      contentType,
+      uploadUrl: `${h.storage.url}/${crypto.randomUUID()}/${fileName}`,
     }),
   };
 }

@@ -25,7 +25,13 @@ describe("the runner image's file set", () => {
     // The image's CMD, from the image's file set alone (no node_modules anywhere above it).
     const child = spawn(process.execPath, ["container/src/main.ts"], {
       cwd: app,
-      env: { PATH: process.env.PATH, RUNNER_HOST: "127.0.0.1", RUNNER_PORT: "0", RUNNER_WORK_DIR: join(app, "work"), RUNNER_CONTROL_SECRET: "s".repeat(32) },
+      env: {
+        PATH: process.env.PATH,
+        RUNNER_HOST: "127.0.0.1",
+        RUNNER_PORT: "0",
+        RUNNER_WORK_DIR: join(app, "work"),
+        RUNNER_CONTROL_SECRET: "s".repeat(32),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

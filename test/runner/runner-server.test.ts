@@ -13,14 +13,33 @@ const { h, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "1", RUNNER_WORK_DIR
 
 describe("runner server (real ffmpeg)", () => {
   it("reports health and its concurrency", async () => {
-    expect(await (await fetch(`${h.runner.url}/healthz`)).json()).toEqual({ ok: true, active: 0, concurrency: 1, sandbox: "namespaces" });
+    expect(await (await fetch(`${h.runner.url}/healthz`)).json()).toEqual({
+      ok: true,
+      active: 0,
+      concurrency: 1,
+      sandbox: "namespaces",
+    });
   });
 
   it("transcodes, uploads the declared output with its type, probes it, and cleans the job folder", async () => {
     const req = jobRequest({
-      args: ["-i", "{{src}}", "-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "{{out}}"],
+      args: [
+        "-i",
+        "{{src}}",
+        "-vf",
+        "scale=160:-2",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-c:a",
+        "aac",
+        "{{out}}",
+      ],
       inputs: [input("src", "clip.mp4")],
-      outputs: [{ name: "out", fileName: "small.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/small.mp4` }],
+      outputs: [
+        { name: "out", fileName: "small.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/small.mp4` },
+      ],
     });
     expect((await h.api.submit(req)).status).toBe(202);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
@@ -30,14 +49,24 @@ describe("runner server (real ffmpeg)", () => {
     expect(stored.contentType).toBe("video/mp4");
     const path = join(tmpdir(), `ffjobs-out-${req.jobId}.mp4`);
     writeFileSync(path, stored.body);
-    const probed = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }));
+    const probed = JSON.parse(
+      execFileSync("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", path], { encoding: "utf8" }),
+    );
     expect(probed.streams.find((s: { codec_type: string }) => s.codec_type === "video").width).toBe(160);
-    expect(done.outcome!.outputs[0]).toMatchObject({ name: "out", size: stored.body.length, metadata: { streams: expect.any(Array) } });
+    expect(done.outcome!.outputs[0]).toMatchObject({
+      name: "out",
+      size: stored.body.length,
+      metadata: { streams: expect.any(Array) },
+    });
     expect(readdirSync(workDir)).not.toContain(req.jobId);
   });
 
   it("returns ffprobe's JSON on stdout with service paths hidden", async () => {
-    const req = jobRequest({ binary: "ffprobe", args: ["-v", "error", "-print_format", "json", "-show_format", "{{in}}"], inputs: [input("in", "clip.mp4")] });
+    const req = jobRequest({
+      binary: "ffprobe",
+      args: ["-v", "error", "-print_format", "json", "-show_format", "{{in}}"],
+      inputs: [input("in", "clip.mp4")],
+    });
     await h.api.submit(req);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     const probe = JSON.parse(done.outcome!.stdout);
@@ -46,7 +75,11 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("turns a non-zero exit into PROCESS_FAILED with ffmpeg's reason", async () => {
-    const req = jobRequest({ args: ["-i", "{{in}}", "-c:v", "no_such_codec", "{{out}}"], inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/o.mp4` }] });
+    const req = jobRequest({
+      args: ["-i", "{{in}}", "-c:v", "no_such_codec", "{{out}}"],
+      inputs: [input("in", "clip.mp4")],
+      outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/o.mp4` }],
+    });
     await h.api.submit(req);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "PROCESS_FAILED" });
@@ -56,7 +89,11 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("reports OUTPUT_MISSING when the command wrote no declared output", async () => {
-    const req = jobRequest({ args: ["-i", "{{in}}", "-f", "null", "{{out}}"], inputs: [input("in", "clip.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/never.mp4` }] });
+    const req = jobRequest({
+      args: ["-i", "{{in}}", "-f", "null", "{{out}}"],
+      inputs: [input("in", "clip.mp4")],
+      outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/never.mp4` }],
+    });
     await h.api.submit(req);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "OUTPUT_MISSING", exitCode: 0 });
@@ -64,14 +101,22 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("reports OUTPUT_UPLOAD_FAILED when storage refuses the output", async () => {
-    const req = jobRequest({ args: ["-i", "{{in}}", "-t", "1", "{{out}}"], inputs: [input("in", "tone.wav")], outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: `${h.storage.url}/fail` }] });
+    const req = jobRequest({
+      args: ["-i", "{{in}}", "-t", "1", "{{out}}"],
+      inputs: [input("in", "tone.wav")],
+      outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: `${h.storage.url}/fail` }],
+    });
     await h.api.submit(req);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "OUTPUT_UPLOAD_FAILED" });
   });
 
   it("cancels a job while it stores its outputs: the upload stops and the job ends canceled, charged for its run", async () => {
-    const req = jobRequest({ args: ["-i", "{{in}}", "-t", "1", "{{out}}"], inputs: [input("in", "tone.wav")], outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: `${h.storage.url}/slow/o.wav` }] });
+    const req = jobRequest({
+      args: ["-i", "{{in}}", "-t", "1", "{{out}}"],
+      inputs: [input("in", "tone.wav")],
+      outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: `${h.storage.url}/slow/o.wav` }],
+    });
     await h.api.submit(req);
     await h.api.waitFor(req.jobId, (s) => s.state === "uploading");
     const started = Date.now();
@@ -82,7 +127,11 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("fails inputs that answer an HTTP error with INPUT_FETCH_FAILED", async () => {
-    const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [{ name: "in", url: `${h.media.url}/status/404`, fileName: "x", trusted: false }] });
+    const req = jobRequest({
+      binary: "ffprobe",
+      args: ["{{in}}"],
+      inputs: [{ name: "in", url: `${h.media.url}/status/404`, fileName: "x", trusted: false }],
+    });
     await h.api.submit(req);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED", runtimeMs: 0 });
@@ -91,9 +140,22 @@ describe("runner server (real ffmpeg)", () => {
 
   it("refuses loopback inputs in every spelling unless the host is allowed", async () => {
     const port = new URL(h.media.url).port;
-    const spellings = [`127.0.0.1:${port}`, `127.1:${port}`, `2130706433:${port}`, `0x7f000001:${port}`, `[::1]:${port}`, `[::ffff:127.0.0.1]:${port}`, `localhost:${port}`];
+    const spellings = [
+      `127.0.0.1:${port}`,
+      `127.1:${port}`,
+      `2130706433:${port}`,
+      `0x7f000001:${port}`,
+      `[::1]:${port}`,
+      `[::ffff:127.0.0.1]:${port}`,
+      `localhost:${port}`,
+    ];
     for (const hostPort of spellings) {
-      const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], allowedPrivateHosts: [], inputs: [{ name: "in", url: `http://${hostPort}/clip.mp4`, fileName: "clip.mp4", trusted: false }] });
+      const req = jobRequest({
+        binary: "ffprobe",
+        args: ["{{in}}"],
+        allowedPrivateHosts: [],
+        inputs: [{ name: "in", url: `http://${hostPort}/clip.mp4`, fileName: "clip.mp4", trusted: false }],
+      });
       await h.api.submit(req);
       const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
       expect(done.outcome?.errorCode, hostPort).toBe("INPUT_FETCH_FAILED");
@@ -103,14 +165,30 @@ describe("runner server (real ffmpeg)", () => {
 
   it("re-checks every redirect hop", async () => {
     const port = new URL(h.media.url).port;
-    const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], allowedPrivateHosts: ["127.0.0.1"], inputs: [{ name: "in", url: `${h.media.url}/redirect?to=${encodeURIComponent(`http://127.0.0.2:${port}/clip.mp4`)}`, fileName: "x", trusted: false }] });
+    const req = jobRequest({
+      binary: "ffprobe",
+      args: ["{{in}}"],
+      allowedPrivateHosts: ["127.0.0.1"],
+      inputs: [
+        {
+          name: "in",
+          url: `${h.media.url}/redirect?to=${encodeURIComponent(`http://127.0.0.2:${port}/clip.mp4`)}`,
+          fileName: "x",
+          trusted: false,
+        },
+      ],
+    });
     await h.api.submit(req);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome?.errorMessage).toMatch(/not publicly routable/);
   });
 
   it("runs a job id once even when submitted twice", async () => {
-    const req = jobRequest({ binary: "ffprobe", args: ["-v", "error", "-show_format", "{{in}}"], inputs: [input("in", "clip.mp4")] });
+    const req = jobRequest({
+      binary: "ffprobe",
+      args: ["-v", "error", "-show_format", "{{in}}"],
+      inputs: [input("in", "clip.mp4")],
+    });
     const first = (await (await h.api.submit(req)).json()) as { jobId: string };
     const second = (await (await h.api.submit({ ...req, args: ["-version"] })).json()) as { jobId: string };
     expect(second.jobId).toBe(first.jobId);
@@ -119,7 +197,13 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("cancels a running job by killing its process group and reports the time it ran", async () => {
-    const req = jobRequest({ args: ["-re", "-i", "{{in}}", "-c:v", "libx264", "-preset", "veryslow", "{{out}}"], inputs: [input("in", "long.mp4")], outputs: [{ name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/canceled.mp4` }] });
+    const req = jobRequest({
+      args: ["-re", "-i", "{{in}}", "-c:v", "libx264", "-preset", "veryslow", "{{out}}"],
+      inputs: [input("in", "long.mp4")],
+      outputs: [
+        { name: "out", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: `${h.storage.url}/canceled.mp4` },
+      ],
+    });
     await h.api.submit(req);
     await h.api.waitFor(req.jobId, (s) => s.state === "running" && s.progress !== null);
     await new Promise((r) => setTimeout(r, 1200));
@@ -132,7 +216,11 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("cancels a job while it is still downloading an input, without waiting for the download", async () => {
-    const req = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [{ name: "in", url: `${h.media.url}/trickle`, fileName: "x.mp4", trusted: false }] });
+    const req = jobRequest({
+      binary: "ffprobe",
+      args: ["{{in}}"],
+      inputs: [{ name: "in", url: `${h.media.url}/trickle`, fileName: "x.mp4", trusted: false }],
+    });
     await h.api.submit(req);
     await h.api.waitFor(req.jobId, (s) => s.state === "fetching");
     const started = Date.now();
@@ -142,14 +230,21 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("enforces the wall clock with JOB_TIMEOUT", async () => {
-    const req = jobRequest({ timeoutMs: 1500, args: ["-re", "-i", "{{in}}", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
+    const req = jobRequest({
+      timeoutMs: 1500,
+      args: ["-re", "-i", "{{in}}", "-f", "null", "-"],
+      inputs: [input("in", "long.mp4")],
+    });
     await h.api.submit(req);
     const done = await h.api.waitFor(req.jobId, (s) => s.state === "finished");
     expect(done.outcome).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT" });
   });
 
   it("runs at most RUNNER_CONCURRENCY jobs; the rest wait", async () => {
-    const slow = jobRequest({ args: ["-re", "-i", "{{in}}", "-t", "3", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
+    const slow = jobRequest({
+      args: ["-re", "-i", "{{in}}", "-t", "3", "-f", "null", "-"],
+      inputs: [input("in", "long.mp4")],
+    });
     const next = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [input("in", "clip.mp4")] });
     await h.api.submit(slow);
     await h.api.waitFor(slow.jobId, (s) => s.state === "running");
@@ -160,7 +255,10 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("cancels a job waiting for a slot at once, and reports when a job got its slot", async () => {
-    const slow = jobRequest({ args: ["-re", "-i", "{{in}}", "-t", "3", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
+    const slow = jobRequest({
+      args: ["-re", "-i", "{{in}}", "-t", "3", "-f", "null", "-"],
+      inputs: [input("in", "long.mp4")],
+    });
     const waiting = jobRequest({ binary: "ffprobe", args: ["{{in}}"], inputs: [input("in", "clip.mp4")] });
     await h.api.submit(slow);
     const running = await h.api.waitFor(slow.jobId, (s) => s.state === "running");
@@ -175,7 +273,11 @@ describe("runner server (real ffmpeg)", () => {
   });
 
   it("cancels a job its coordinator stopped asking about (lease expired)", async () => {
-    const req = jobRequest({ leaseMs: 1500, args: ["-re", "-i", "{{in}}", "-f", "null", "-"], inputs: [input("in", "long.mp4")] });
+    const req = jobRequest({
+      leaseMs: 1500,
+      args: ["-re", "-i", "{{in}}", "-f", "null", "-"],
+      inputs: [input("in", "long.mp4")],
+    });
     await h.api.submit(req);
     await new Promise((r) => setTimeout(r, 3500));
     const status = await h.api.status(req.jobId);
@@ -186,9 +288,18 @@ describe("runner server (real ffmpeg)", () => {
 
   it("answers only its coordinator: every call but /healthz needs the secret they share", async () => {
     const wrong = { "x-ffjobs-runner-secret": "0".repeat(64) };
-    for (const [method, path] of [["POST", "/jobs"], ["GET", `/jobs/${crypto.randomUUID()}`], ["POST", "/probe"], ["GET", "/capabilities"]]) {
+    for (const [method, path] of [
+      ["POST", "/jobs"],
+      ["GET", `/jobs/${crypto.randomUUID()}`],
+      ["POST", "/probe"],
+      ["GET", "/capabilities"],
+    ]) {
       for (const headers of [{}, wrong]) {
-        const res = await fetch(`${h.runner.url}${path}`, { method, headers, body: method === "POST" ? JSON.stringify(jobRequest({})) : undefined });
+        const res = await fetch(`${h.runner.url}${path}`, {
+          method,
+          headers,
+          body: method === "POST" ? JSON.stringify(jobRequest({})) : undefined,
+        });
         expect(res.status, `${method} ${path}`).toBe(401);
       }
     }
@@ -200,13 +311,18 @@ describe("runner server (real ffmpeg)", () => {
     const runner = await startRunner(await freePort(), { RUNNER_DRAIN_ON_SIGTERM: "on" });
     const api = runnerApi(runner);
     const exited = new Promise<number | null>((r) => runner.child.once("exit", (code) => r(code)));
-    const running = jobRequest({ args: ["-re", "-i", "{{in}}", "-t", "1.5", "-f", "null", "-"], inputs: [input("in", "clip.mp4")] });
+    const running = jobRequest({
+      args: ["-re", "-i", "{{in}}", "-t", "1.5", "-f", "null", "-"],
+      inputs: [input("in", "clip.mp4")],
+    });
     await api.submit(running);
     await api.waitFor(running.jobId, (st) => st.state === "running");
     runner.child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 200));
     expect((await api.submit(jobRequest({ args: ["-version"] }))).status).toBe(503);
-    expect((await api.waitFor(running.jobId, (st) => st.state === "finished")).outcome).toMatchObject({ status: "completed" });
+    expect((await api.waitFor(running.jobId, (st) => st.state === "finished")).outcome).toMatchObject({
+      status: "completed",
+    });
     expect(runner.child.exitCode).toBeNull();
     await api.fetch(`/jobs/${running.jobId}`, { method: "DELETE" });
     expect(await exited).toBe(0);

@@ -21,40 +21,106 @@ const ffmpeg = (args: string[]) => run("ffmpeg", ["-v", "error", "-y", ...args],
 let dir: string;
 
 /** The job: as a client sends it, and as splitShape reads it. */
-const command = ["-i", "{{video}}", "-vf", "scale=320:-2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "aac", "-b:a", "96k", "-movflags", "+faststart", "{{out}}"];
-const spec: JobSpec = { binary: "ffmpeg", args: command, inputs: { video: { type: "url", url: "https://media.example.com/v.mp4" } }, outputs: { out: { fileName: "out.mp4", contentType: "video/mp4" } }, webhookUrl: null };
+const command = [
+  "-i",
+  "{{video}}",
+  "-vf",
+  "scale=320:-2",
+  "-c:v",
+  "libx264",
+  "-preset",
+  "veryfast",
+  "-crf",
+  "23",
+  "-c:a",
+  "aac",
+  "-b:a",
+  "96k",
+  "-movflags",
+  "+faststart",
+  "{{out}}",
+];
+const spec: JobSpec = {
+  binary: "ffmpeg",
+  args: command,
+  inputs: { video: { type: "url", url: "https://media.example.com/v.mp4" } },
+  outputs: { out: { fileName: "out.mp4", contentType: "video/mp4" } },
+  webhookUrl: null,
+};
 const shape = splitShape(spec);
 if (!("shape" in shape)) throw new Error(`the test's command is not eligible: ${JSON.stringify(shape.issues)}`);
 const { encoding } = shape.shape;
 
 type Packet = { pts: number; duration: number };
 function videoPackets(file: string): Packet[] {
-  const out = execFileSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time", "-of", "json", file], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return (JSON.parse(out).packets as { pts_time: string; duration_time?: string }[]).map((p) => ({ pts: Number(p.pts_time), duration: Number(p.duration_time ?? 0) })).sort((a, b) => a.pts - b.pts);
+  const out = execFileSync(
+    "ffprobe",
+    ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time", "-of", "json", file],
+    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  return (JSON.parse(out).packets as { pts_time: string; duration_time?: string }[])
+    .map((p) => ({ pts: Number(p.pts_time), duration: Number(p.duration_time ?? 0) }))
+    .sort((a, b) => a.pts - b.pts);
 }
 /** From a stream's first timestamp to its last frame's end (a packet without a duration: the stream's usual interval). */
 function streamSeconds(file: string, stream: "v:0" | "a:0"): number {
-  const out = execFileSync("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time,duration_time", "-of", "json", file], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const packets = (JSON.parse(out).packets as { pts_time: string; duration_time?: string }[]).map((p) => ({ pts: Number(p.pts_time), duration: Number(p.duration_time) })).sort((a, b) => a.pts - b.pts);
-  const intervals = packets.slice(1).map((p, i) => p.pts - packets[i].pts).sort((a, b) => a - b);
+  const out = execFileSync(
+    "ffprobe",
+    ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time,duration_time", "-of", "json", file],
+    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  const packets = (JSON.parse(out).packets as { pts_time: string; duration_time?: string }[])
+    .map((p) => ({ pts: Number(p.pts_time), duration: Number(p.duration_time) }))
+    .sort((a, b) => a.pts - b.pts);
+  const intervals = packets
+    .slice(1)
+    .map((p, i) => p.pts - packets[i].pts)
+    .sort((a, b) => a - b);
   const usual = intervals[Math.floor(intervals.length / 2)];
   const last = packets.at(-1)!;
   return last.pts + (last.duration > 0 ? last.duration : usual) - packets[0].pts;
 }
-const frameRate = (file: string) => execFileSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate", "-of", "csv=p=0", file], { encoding: "utf8" }).trim();
-const formatStart = (file: string) => Number(execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", file], { encoding: "utf8" }).trim());
+const frameRate = (file: string) =>
+  execFileSync(
+    "ffprobe",
+    ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate", "-of", "csv=p=0", file],
+    { encoding: "utf8" },
+  ).trim();
+const formatStart = (file: string) =>
+  Number(
+    execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", file], {
+      encoding: "utf8",
+    }).trim(),
+  );
 
 /** The split encode of `input`, as the coordinator will run it: segments two at a time, the audio, the join. */
-async function splitEncode(input: string, segmentSeconds: number, name: string): Promise<{ output: string; joins: number }> {
+async function splitEncode(
+  input: string,
+  segmentSeconds: number,
+  name: string,
+): Promise<{ output: string; joins: number }> {
   const packets = videoPackets(input);
   const start = packets[0].pts;
   const last = packets.at(-1)!;
-  const segments = planSegments({ startSeconds: start, lengthSeconds: last.pts + last.duration - start }, segmentSeconds);
+  const segments = planSegments(
+    { startSeconds: start, lengthSeconds: last.pts + last.duration - start },
+    segmentSeconds,
+  );
   const files = segments.map((s) => join(dir, `${name}-seg-${s.index}.ts`));
   const queue = [...segments];
-  await Promise.all([0, 1].map(async () => {
-    for (let s = queue.shift(); s; s = queue.shift()) await ffmpeg(segmentArgs(s, encoding, { input, output: files[s.index], formatStartSeconds: formatStart(input), constantRate: constantRateOf(encoding.muxer, frameRate(input)) }));
-  }));
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let s = queue.shift(); s; s = queue.shift())
+        await ffmpeg(
+          segmentArgs(s, encoding, {
+            input,
+            output: files[s.index],
+            formatStartSeconds: formatStart(input),
+            constantRate: constantRateOf(encoding.muxer, frameRate(input)),
+          }),
+        );
+    }),
+  );
   const audio = join(dir, `${name}-audio.mp4`);
   await ffmpeg(audioArgs(encoding, { input, output: audio })!);
   const output = join(dir, `${name}-split.mp4`);
@@ -72,27 +138,93 @@ async function singleEncode(input: string, name: string): Promise<string> {
 /** Per-frame SSIM of `encoded` against the input scaled the same way. */
 function ssimPerFrame(encoded: string, input: string): number[] {
   const stats = join(dir, `ssim-${Math.random().toString(36).slice(2)}.log`);
-  execFileSync("ffmpeg", ["-v", "error", "-i", encoded, "-i", input, "-lavfi", `[1:v]${encoding.videoFilters},setpts=PTS-STARTPTS[ref];[0:v]setpts=PTS-STARTPTS[enc];[enc][ref]ssim=stats_file=${stats}`, "-f", "null", "-"]);
-  return execFileSync("cat", [stats], { encoding: "utf8" }).trim().split("\n").map((l) => Number(/All:([0-9.]+)/.exec(l)![1]));
+  execFileSync("ffmpeg", [
+    "-v",
+    "error",
+    "-i",
+    encoded,
+    "-i",
+    input,
+    "-lavfi",
+    `[1:v]${encoding.videoFilters},setpts=PTS-STARTPTS[ref];[0:v]setpts=PTS-STARTPTS[enc];[enc][ref]ssim=stats_file=${stats}`,
+    "-f",
+    "null",
+    "-",
+  ]);
+  return execFileSync("cat", [stats], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((l) => Number(/All:([0-9.]+)/.exec(l)![1]));
 }
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "split-plan-"));
-  const make = (name: string, args: string[]) => execFileSync("ffmpeg", ["-v", "error", "-y", ...args, join(dir, name)]);
-  const source = ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30000/1001:duration=20", "-f", "lavfi", "-i", "sine=frequency=440:duration=20"];
+  const make = (name: string, args: string[]) =>
+    execFileSync("ffmpeg", ["-v", "error", "-y", ...args, join(dir, name)]);
+  const source = [
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc2=size=640x360:rate=30000/1001:duration=20",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:duration=20",
+  ];
   make("cfr.mp4", [...source, "-c:v", "libx264", "-preset", "ultrafast", "-g", "90", "-c:a", "aac", "-shortest"]);
-  make("vfr.mp4", ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=20", "-f", "lavfi", "-i", "sine=frequency=300:duration=20",
-    "-vf", "select='lt(mod(n\\,7)\\,4)+gt(n\\,400)'", "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"]);
+  make("vfr.mp4", [
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc2=size=640x360:rate=30:duration=20",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=300:duration=20",
+    "-vf",
+    "select='lt(mod(n\\,7)\\,4)+gt(n\\,400)'",
+    "-fps_mode",
+    "vfr",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-c:a",
+    "aac",
+  ]);
   make("offset.mkv", ["-i", join(dir, "cfr.mp4"), "-c", "copy", "-output_ts_offset", "5"]);
-  make("sparse.mp4", ["-i", join(dir, "cfr.mp4"), "-c:v", "libx264", "-preset", "ultrafast", "-g", "600", "-keyint_min", "600", "-sc_threshold", "0", "-c:a", "copy"]);
+  make("sparse.mp4", [
+    "-i",
+    join(dir, "cfr.mp4"),
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-g",
+    "600",
+    "-keyint_min",
+    "600",
+    "-sc_threshold",
+    "0",
+    "-c:a",
+    "copy",
+  ]);
 }, 120_000);
 afterAll(() => (process.env.KEEP_SPLIT ? undefined : rmSync(dir, { recursive: true, force: true })));
 
 describe("a split encode's commands, run with the real ffmpeg", () => {
-  for (const [name, input, segmentSeconds] of [["a constant 30000/1001 frame rate", "cfr.mp4", 5], ["a variable frame rate", "vfr.mp4", 3], ["a start at 5 s", "offset.mkv", 4], ["one keyframe in 20 s", "sparse.mp4", 6]] as const) {
+  for (const [name, input, segmentSeconds] of [
+    ["a constant 30000/1001 frame rate", "cfr.mp4", 5],
+    ["a variable frame rate", "vfr.mp4", 3],
+    ["a start at 5 s", "offset.mkv", 4],
+    ["one keyframe in 20 s", "sparse.mp4", 6],
+  ] as const) {
     it(`give the frames of one encode at its timestamps, in sync and as good at the joins: ${name}`, async () => {
       const source = join(dir, input);
-      const [{ output, joins }, single] = await Promise.all([splitEncode(source, segmentSeconds, input), singleEncode(source, input)]);
+      const [{ output, joins }, single] = await Promise.all([
+        splitEncode(source, segmentSeconds, input),
+        singleEncode(source, input),
+      ]);
       expect(joins).toBeGreaterThanOrEqual(2);
       const split = videoPackets(output);
       // The same frames at the same times, relative to the first: nothing lost, repeated or moved at a join.
@@ -105,11 +237,15 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
       expect(Math.max(...moved)).toBeLessThanOrEqual(0.0011);
       // The audio as long as the video, within a frame (it is one encode of the whole input).
       const frame = whole[1].pts - whole[0].pts;
-      expect(Math.abs(streamSeconds(output, "a:0") - streamSeconds(output, "v:0"))).toBeLessThanOrEqual(Math.abs(streamSeconds(single, "a:0") - streamSeconds(single, "v:0")) + frame + 0.001);
+      expect(Math.abs(streamSeconds(output, "a:0") - streamSeconds(output, "v:0"))).toBeLessThanOrEqual(
+        Math.abs(streamSeconds(single, "a:0") - streamSeconds(single, "v:0")) + frame + 0.001,
+      );
       // Quality at the joins no worse than elsewhere: SSIM against the source, the two frames each side.
       const ssim = ssimPerFrame(output, source);
       const startPts = split[0].pts;
-      const joinFrames = Array.from({ length: joins }, (_, k) => split.findIndex((p) => p.pts - startPts >= (k + 1) * segmentSeconds - 1e-6));
+      const joinFrames = Array.from({ length: joins }, (_, k) =>
+        split.findIndex((p) => p.pts - startPts >= (k + 1) * segmentSeconds - 1e-6),
+      );
       const near = joinFrames.flatMap((f) => [f - 2, f - 1, f, f + 1]).map((i) => ssim[i]);
       const away = ssim.filter((_, i) => joinFrames.every((f) => Math.abs(i - f) > 10));
       const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;

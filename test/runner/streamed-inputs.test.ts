@@ -24,7 +24,10 @@ describe("streamed inputs (real sandboxed ffmpeg, ranges from a loopback origin)
     const args = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "{{in}}"];
     const before = h.media.sentBytes();
     const done = await run({ binary: "ffprobe", args, inputs: [at("/long.mp4")] });
-    expect(done, done.errorMessage ?? "").toMatchObject({ status: "completed", stdout: expect.stringMatching(/^120\.0/) });
+    expect(done, done.errorMessage ?? "").toMatchObject({
+      status: "completed",
+      stdout: expect.stringMatching(/^120\.0/),
+    });
     const origin = h.media.sentBytes() - before;
     expect(origin).toBeLessThan(longBytes / 8);
     // What the runner took from the origin: no less than it gave ffmpeg, no more than the origin sent.
@@ -36,8 +39,15 @@ describe("streamed inputs (real sandboxed ffmpeg, ranges from a loopback origin)
 
   it("seeks into the middle for one frame (-ss before -i) without reading the rest, and shows the paths ffmpeg was given as /job paths", async () => {
     const before = h.media.sentBytes();
-    const done = await run({ args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"], inputs: [at("/long.mp4")], outputs: [output("out", "frame.png", "image/png")] });
-    expect(done, done.errorMessage ?? "").toMatchObject({ status: "completed", outputs: [{ name: "out", metadata: { streams: [{ codec: "png" }] } }] });
+    const done = await run({
+      args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"],
+      inputs: [at("/long.mp4")],
+      outputs: [output("out", "frame.png", "image/png")],
+    });
+    expect(done, done.errorMessage ?? "").toMatchObject({
+      status: "completed",
+      outputs: [{ name: "out", metadata: { streams: [{ codec: "png" }] } }],
+    });
     expect(h.media.sentBytes() - before).toBeLessThan(longBytes / 3);
     expect(done.stderrTail).not.toContain("127.0.0.1");
     // Three reads at least: the start, the index at the end, the frame in the middle.
@@ -46,28 +56,43 @@ describe("streamed inputs (real sandboxed ffmpeg, ranges from a loopback origin)
 
   it("reads one input in two steps of a job", async () => {
     const done = await run({
-      steps: [{ binary: "ffprobe", args: ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "{{in}}"] }, { binary: "ffmpeg", args: ["-ss", "100", "-i", "{{in}}", "-t", "2", "-c", "copy", "{{out}}"] }],
-      inputs: [at("/long.mp4")], outputs: [output("out", "cut.mp4", "video/mp4")],
+      steps: [
+        { binary: "ffprobe", args: ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", "{{in}}"] },
+        { binary: "ffmpeg", args: ["-ss", "100", "-i", "{{in}}", "-t", "2", "-c", "copy", "{{out}}"] },
+      ],
+      inputs: [at("/long.mp4")],
+      outputs: [output("out", "cut.mp4", "video/mp4")],
     });
     expect(done, done.errorMessage ?? "").toMatchObject({ status: "completed" });
     expect(done.outputs[0].metadata).toMatchObject({ durationSeconds: expect.closeTo(2, 0) });
   });
 
   it("copies an input whose origin does not serve ranges, and still seeks in it", async () => {
-    const done = await run({ args: ["-ss", "2", "-i", "{{in}}", "-frames:v", "1", "{{out}}"], inputs: [{ ...at("/noranges/clip.mp4"), fileName: "clip.mp4" }], outputs: [output("out", "f.png", "image/png")] });
+    const done = await run({
+      args: ["-ss", "2", "-i", "{{in}}", "-frames:v", "1", "{{out}}"],
+      inputs: [{ ...at("/noranges/clip.mp4"), fileName: "clip.mp4" }],
+      outputs: [output("out", "f.png", "image/png")],
+    });
     expect(done, done.errorMessage ?? "").toMatchObject({ status: "completed" });
     expect(done.inputReads!.in).toMatchObject({ copied: true, originBytes: statSync(fx.clip).size });
   });
 
   it("fails INPUT_CHANGED when the origin answers a later range for a different file, and stores nothing", async () => {
-    const done = await run({ args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"], inputs: [at("/changes-after/1/long.mp4")], outputs: [output("out", "frame.png", "image/png")] });
+    const done = await run({
+      args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"],
+      inputs: [at("/changes-after/1/long.mp4")],
+      outputs: [output("out", "frame.png", "image/png")],
+    });
     expect(done).toMatchObject({ status: "failed", errorCode: "INPUT_CHANGED", outputs: [] });
     expect(done.errorMessage).toMatch(/^Input "in" changed while the job read it \(its ETag went from "v1" to "v2"\)/);
   });
 
   it("names the step in which a multi-step job's input changed", async () => {
     const done = await run({
-      steps: [{ binary: "ffprobe", args: ["-v", "error", "-show_format", "{{in}}"] }, { binary: "ffmpeg", args: ["-i", "{{in}}", "-t", "1", "-f", "null", "-"] }],
+      steps: [
+        { binary: "ffprobe", args: ["-v", "error", "-show_format", "{{in}}"] },
+        { binary: "ffmpeg", args: ["-i", "{{in}}", "-t", "1", "-f", "null", "-"] },
+      ],
       // A path of its own: the origin counts requests per path, and an earlier test used /changes-after/1/.
       inputs: [at("/changes-after/2/long.mp4")],
     });
@@ -84,14 +109,23 @@ describe("streamed inputs (real sandboxed ffmpeg, ranges from a loopback origin)
   });
 
   it("refuses a redirect to a private address on a later range, as on the first", async () => {
-    const done = await run({ args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"], inputs: [at("/redirect-after/1/long.mp4?to=http://169.254.169.254/latest/meta-data")], outputs: [output("out", "frame.png", "image/png")] });
+    const done = await run({
+      args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"],
+      inputs: [at("/redirect-after/1/long.mp4?to=http://169.254.169.254/latest/meta-data")],
+      outputs: [output("out", "frame.png", "image/png")],
+    });
     expect(done).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED", outputs: [] });
     expect(done.errorMessage).toBe('Input "in" could not be fetched: the address is not publicly routable');
   });
 
   it("fails at once, before running anything, on an input that answers an HTTP error", async () => {
     const done = await run({ args: ["-i", "{{in}}", "-f", "null", "-"], inputs: [at("/status/403")] });
-    expect(done).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED", runtimeMs: 0, errorMessage: 'Input "in" could not be fetched: HTTP 403' });
+    expect(done).toMatchObject({
+      status: "failed",
+      errorCode: "INPUT_FETCH_FAILED",
+      runtimeMs: 0,
+      errorMessage: 'Input "in" could not be fetched: HTTP 403',
+    });
   });
 });
 
@@ -99,9 +133,17 @@ describe("the job's cap on bytes read from origins", () => {
   const { h } = useRunnerHarness({ RUNNER_MAX_READ_BYTES: String(4 * 1024 * 1024) });
 
   it("stops a job that reads more than RUNNER_MAX_READ_BYTES with LIMIT_EXCEEDED", async () => {
-    const req = jobRequest({ timeoutMs: 60_000, args: ["-i", "{{in}}", "-f", "null", "-"], inputs: [{ name: "in", url: `${h.media.url}/long.mp4`, fileName: "long.mp4", trusted: false }] });
+    const req = jobRequest({
+      timeoutMs: 60_000,
+      args: ["-i", "{{in}}", "-f", "null", "-"],
+      inputs: [{ name: "in", url: `${h.media.url}/long.mp4`, fileName: "long.mp4", trusted: false }],
+    });
     await h.api.submit(req);
     const done = (await h.api.waitFor(req.jobId, (s) => s.state === "finished", 60_000)).outcome!;
-    expect(done).toMatchObject({ status: "failed", errorCode: "LIMIT_EXCEEDED", errorMessage: "The job read more than 4194304 bytes from its inputs' origins and was stopped" });
+    expect(done).toMatchObject({
+      status: "failed",
+      errorCode: "LIMIT_EXCEEDED",
+      errorMessage: "The job read more than 4194304 bytes from its inputs' origins and was stopped",
+    });
   });
 });

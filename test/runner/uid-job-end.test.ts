@@ -19,13 +19,21 @@ import { jobRequest } from "./runner-api.ts";
  */
 const asRoot = process.getuid?.() === 0 && existsSync("/usr/bin/setpriv") && existsSync("/usr/bin/python3");
 const workDir = mkdtempSync(join(tmpdir(), "ffjobs-uid-end-"));
-const settings = { ...readSettings({ RUNNER_WORK_DIR: workDir, RUNNER_CONTROL_SECRET: "x".repeat(32) }), isolation: "uid" as const };
+const settings = {
+  ...readSettings({ RUNNER_WORK_DIR: workDir, RUNNER_CONTROL_SECRET: "x".repeat(32) }),
+  isolation: "uid" as const,
+};
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 /** Starts, as the job's uid, a sleeper in a session of its own whose parent has already exited (setsid, then a double fork); its pid. */
 async function plantEscapee(uid: number): Promise<number> {
-  const script = "import os, sys, time\nif os.fork() == 0:\n os.setsid()\n if os.fork() == 0:\n  print(os.getpid(), flush=True)\n  os.close(1)\n  time.sleep(300)\n os._exit(0)\nos._exit(0)";
-  const planter = spawn("/usr/bin/setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "/usr/bin/python3", "-I", "-c", script], { stdio: ["ignore", "pipe", "ignore"] });
+  const script =
+    "import os, sys, time\nif os.fork() == 0:\n os.setsid()\n if os.fork() == 0:\n  print(os.getpid(), flush=True)\n  os.close(1)\n  time.sleep(300)\n os._exit(0)\nos._exit(0)";
+  const planter = spawn(
+    "/usr/bin/setpriv",
+    [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "/usr/bin/python3", "-I", "-c", script],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
   let out = "";
   planter.stdout.on("data", (c: Buffer) => (out += c.toString()));
   await new Promise((r) => planter.on("close", r));
@@ -35,7 +43,10 @@ async function plantEscapee(uid: number): Promise<number> {
 }
 
 async function uidJob(): Promise<JobFolder> {
-  const req = jobRequest({ args: ["-filter_complex", "sine=d=0.2", "{{out}}"], outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: "http://127.0.0.1:9/x" }] });
+  const req = jobRequest({
+    args: ["-filter_complex", "sine=d=0.2", "{{out}}"],
+    outputs: [{ name: "out", fileName: "o.wav", contentType: "audio/wav", uploadUrl: "http://127.0.0.1:9/x" }],
+  });
   const folder = await createJobFolder(workDir, req, "uid");
   await openJobFolder(folder);
   return folder;
@@ -47,9 +58,18 @@ describe.skipIf(!asRoot)("the uid fallback ends every process of a job", () => {
     await plantEscapee(folder.uid!);
     const req = jobRequest({ args: ["-filter_complex", "sine=d=0.2", "{{out}}"] });
     // The command itself may fail where python3-seccomp is missing (outside the runner's image): its end is what counts.
-    await runCommand({ binary: "ffmpeg", args: req.args }, {
-      req, folder, settings, deadline: Date.now() + 20_000, durationSeconds: () => null, onProgress: () => {}, onCancelable: () => {},
-    }).catch(() => null);
+    await runCommand(
+      { binary: "ffmpeg", args: req.args },
+      {
+        req,
+        folder,
+        settings,
+        deadline: Date.now() + 20_000,
+        durationSeconds: () => null,
+        onProgress: () => {},
+        onCancelable: () => {},
+      },
+    ).catch(() => null);
     expect(await liveProcessesOf(folder.uid!)).toEqual([]);
     await removeJobFolder(folder);
   });

@@ -8,10 +8,15 @@ import { FLAG_OPTIONS } from "../../src/jobs/policy/flag-options.ts";
  * an upgrade that adds a bitstream filter, a string option to one, or a flag, fails here until
  * someone classifies it, instead of being allowed unseen.
  */
-const ffmpeg = (...args: string[]) => execFileSync("ffmpeg", ["-hide_banner", ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+const ffmpeg = (...args: string[]) =>
+  execFileSync("ffmpeg", ["-hide_banner", ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
 
 describe("bitstream filters, against the installed ffmpeg", () => {
-  const installed = ffmpeg("-bsfs").split("\n").slice(1).map((l) => l.trim()).filter(Boolean);
+  const installed = ffmpeg("-bsfs")
+    .split("\n")
+    .slice(1)
+    .map((l) => l.trim())
+    .filter(Boolean);
 
   it("lists exactly the bitstream filters this ffmpeg has", () => {
     expect(installed.length).toBeGreaterThan(30);
@@ -35,7 +40,10 @@ describe("flag options, against the installed ffmpeg", () => {
     const at = help.indexOf(`\n  -${name} `);
     expect(at, `-${name} in ffmpeg -h full`).toBeGreaterThan(0);
     const flags: string[] = [];
-    for (const line of help.slice(at + 1).split("\n").slice(1)) {
+    for (const line of help
+      .slice(at + 1)
+      .split("\n")
+      .slice(1)) {
       const m = /^ {5}(\S+)/.exec(line);
       if (!m) break;
       flags.push(m[1]);

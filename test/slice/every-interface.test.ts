@@ -26,7 +26,10 @@ let browser: Browser;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   // Debian's chromium, driven by playwright-core (which downloads no browser of its own).
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox"],
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -47,7 +50,12 @@ async function firstWebhook(box: string): Promise<ReceivedWebhook> {
 function ffjobs(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [join(root, "cli/src/main.ts"), ...args], {
     cwd,
-    env: { ...process.env, FFJOBS_URL: local.stack.baseUrl, FFJOBS_API_KEY: local.stack.apiKey, FFJOBS_CONFIG: "/nonexistent" },
+    env: {
+      ...process.env,
+      FFJOBS_URL: local.stack.baseUrl,
+      FFJOBS_API_KEY: local.stack.apiKey,
+      FFJOBS_CONFIG: "/nonexistent",
+    },
   });
   let stderr = "";
   child.stderr.on("data", (c) => (stderr += c));
@@ -59,7 +67,11 @@ describe("every interface once, on one local stack", () => {
     const { call } = local.api;
     const slot = await call("POST", "/v1/files", { fileName: "clip.mp4", contentType: "video/mp4" });
     expect(slot.status).toBe(201);
-    const put = await fetch(slot.body.upload.url, { method: "PUT", body: readFileSync(fx.clip), headers: slot.body.upload.headers });
+    const put = await fetch(slot.body.upload.url, {
+      method: "PUT",
+      body: readFileSync(fx.clip),
+      headers: slot.body.upload.headers,
+    });
     expect(put.status).toBe(200);
 
     const box = crypto.randomUUID();
@@ -88,12 +100,19 @@ describe("every interface once, on one local stack", () => {
 
     const secret = (await call("GET", "/v1/webhooks/secret")).body.secret;
     const hook = await firstWebhook(box);
-    expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({ type: "job.completed", data: { id: job.id, status: "completed" } });
+    expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({
+      type: "job.completed",
+      data: { id: job.id, status: "completed" },
+    });
   });
 
   it("the typed client: runs an ffprobe job on a URL input and follows its event stream to the end", async () => {
     const client = createClient({ baseUrl: local.stack.baseUrl, apiKey: local.stack.apiKey });
-    const accepted = await client.createJob({ binary: "ffprobe", inputs: { a: { type: "url", url: `${local.media.url}/clip.mp4` } }, ffmpegArgs: ["-v", "error", "-show_streams", "-of", "json", "{{a}}"] });
+    const accepted = await client.createJob({
+      binary: "ffprobe",
+      inputs: { a: { type: "url", url: `${local.media.url}/clip.mp4` } },
+      ffmpegArgs: ["-v", "error", "-show_streams", "-of", "json", "{{a}}"],
+    });
     const events = [];
     for await (const e of client.events(accepted.id)) events.push(e);
     expect(events.at(-1)).toMatchObject({ event: "status", job: { id: accepted.id, status: "completed" } });
@@ -110,7 +129,12 @@ describe("every interface once, on one local stack", () => {
   });
 
   it("the dashboard in a browser: signs in and shows a preset job's page with its output", async () => {
-    const created = await local.api.call("POST", "/v1/jobs", { mode: "preset", preset: "thumbnail", inputs: { video: { type: "url", url: `${local.media.url}/clip.mp4` } }, params: { width: 96 } });
+    const created = await local.api.call("POST", "/v1/jobs", {
+      mode: "preset",
+      preset: "thumbnail",
+      inputs: { video: { type: "url", url: `${local.media.url}/clip.mp4` } },
+      params: { width: 96 },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     await local.api.waitUntil(created.body.id, isFinished);
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -132,7 +156,9 @@ describe("every interface once, on one local stack", () => {
   });
 
   it("the docs page in a browser: renders every operation of the served OpenAPI document", async () => {
-    const doc = (await (await fetch(`${local.stack.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const doc = (await (await fetch(`${local.stack.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     const operations = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
     expect(operations.length).toBeGreaterThan(20);
     const page = await browser.newPage();

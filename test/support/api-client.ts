@@ -21,4 +21,5 @@ export function apiClient(baseUrl: string, apiKey: string) {
   return { call, waitUntil };
 }
 
-export const isFinished = (job: { status: string }) => ["completed", "failed", "canceled", "rejected"].includes(job.status);
+export const isFinished = (job: { status: string }) =>
+  ["completed", "failed", "canceled", "rejected"].includes(job.status);

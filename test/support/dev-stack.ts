@@ -23,7 +23,10 @@ export type DevStack = {
  * Runs `npm run dev`'s launcher (scripts/dev.ts) on free ports with its own state folder; with
  * `containers`, `npm run dev:containers` (HOST and PORT from `extraEnv`, port 80 by default).
  */
-export async function startDevStack(extraEnv: Record<string, string> = {}, opts: { containers?: boolean } = {}): Promise<DevStack> {
+export async function startDevStack(
+  extraEnv: Record<string, string> = {},
+  opts: { containers?: boolean } = {},
+): Promise<DevStack> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await launchDevStack(extraEnv, opts);
@@ -31,7 +34,9 @@ export async function startDevStack(extraEnv: Record<string, string> = {}, opts:
       // A port found free is free only until someone takes it: on a busy machine an outgoing connection's
       // ephemeral port, or another test's stack, can land on it before wrangler binds. Only that is retried.
       if (attempt >= PORT_RACE_ATTEMPTS || !/Address already in use|EADDRINUSE/.test(String(err))) throw err;
-      console.warn(`dev stack: a port was taken before it was bound; starting again on other ports (attempt ${attempt + 1})`);
+      console.warn(
+        `dev stack: a port was taken before it was bound; starting again on other ports (attempt ${attempt + 1})`,
+      );
     }
   }
 }
@@ -55,7 +60,12 @@ async function launchDevStack(extraEnv: Record<string, string>, opts: { containe
   };
   const args = [join(root, "scripts/dev.ts"), ...(opts.containers ? ["--containers"] : [])];
   // Its own process group, so a test can kill the whole stack at once, as a crash would.
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let output = "";
   child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   await new Promise<void>((ready, fail) => {

@@ -9,7 +9,13 @@ import { resolveRef, type OpenApiDocument } from "./openapi-schema-check.ts";
 type Schema = Record<string, any>;
 
 /** Loopback, port 9 (discard: nothing listens), and the shapes a URL check has to tell apart. */
-const LOOPBACK_URLS = ["http://127.0.0.1:9/a.mp4", "https://127.0.0.1:9/b.mov?x=1", "HTTP://127.0.0.1:9/c", "http://user:pw@127.0.0.1:9/d", "http://127.0.0.1:9/%2e%2e/e"];
+const LOOPBACK_URLS = [
+  "http://127.0.0.1:9/a.mp4",
+  "https://127.0.0.1:9/b.mov?x=1",
+  "HTTP://127.0.0.1:9/c",
+  "http://user:pw@127.0.0.1:9/d",
+  "http://127.0.0.1:9/%2e%2e/e",
+];
 
 const junk: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ maxLength: 30 }),
@@ -31,13 +37,15 @@ export function arbitraryFor(doc: OpenApiDocument, schema: Schema, depth = 0): f
 function onLoopback(value: unknown): unknown {
   if (typeof value === "string") return /^https?:\/\//i.test(value) ? LOOPBACK_URLS[0] : value;
   if (Array.isArray(value)) return value.map(onLoopback);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, onLoopback(v)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, onLoopback(v)]));
   return value;
 }
 
 function describedBy(doc: OpenApiDocument, s: Schema, depth: number): fc.Arbitrary<unknown> {
   const alternatives = s.oneOf ?? s.anyOf;
-  if (alternatives && !s.properties) return fc.oneof(...alternatives.map((a: Schema) => arbitraryFor(doc, a, depth + 1)));
+  if (alternatives && !s.properties)
+    return fc.oneof(...alternatives.map((a: Schema) => arbitraryFor(doc, a, depth + 1)));
   if (s.enum) return fc.constantFrom(...s.enum);
   const type = s.type ?? (s.properties || s.additionalProperties ? "object" : undefined);
   const orNull = (a: fc.Arbitrary<unknown>) => (s.nullable ? fc.option(a, { nil: null }) : a);
@@ -45,14 +53,25 @@ function describedBy(doc: OpenApiDocument, s: Schema, depth: number): fc.Arbitra
     case "object": {
       if (depth > 4) return fc.constant({});
       const required = new Set<string>(s.required ?? []);
-      const props = Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, arbitraryFor(doc, v as Schema, depth + 1)]));
+      const props = Object.fromEntries(
+        Object.entries(s.properties ?? {}).map(([k, v]) => [k, arbitraryFor(doc, v as Schema, depth + 1)]),
+      );
       const fixed = fc.record(props, { requiredKeys: Object.keys(props).filter((k) => required.has(k)) });
       if (typeof s.additionalProperties !== "object") return orNull(fixed);
-      const extra = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,7}$/), arbitraryFor(doc, s.additionalProperties, depth + 1), { maxKeys: 3 });
+      const extra = fc.dictionary(
+        fc.stringMatching(/^[a-z][a-z0-9_]{0,7}$/),
+        arbitraryFor(doc, s.additionalProperties, depth + 1),
+        { maxKeys: 3 },
+      );
       return orNull(fc.tuple(fixed, extra).map(([a, b]) => ({ ...b, ...(a as object) })));
     }
     case "array":
-      return orNull(fc.array(arbitraryFor(doc, s.items ?? {}, depth + 1), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 4, 4) }));
+      return orNull(
+        fc.array(arbitraryFor(doc, s.items ?? {}, depth + 1), {
+          minLength: s.minItems ?? 0,
+          maxLength: Math.min(s.maxItems ?? 4, 4),
+        }),
+      );
     case "string":
       return orNull(stringFor(s));
     case "integer":
@@ -68,7 +87,8 @@ function describedBy(doc: OpenApiDocument, s: Schema, depth: number): fc.Arbitra
 
 function stringFor(s: Schema): fc.Arbitrary<string> {
   if (s.format === "uuid" || String(s.pattern ?? "").startsWith("^[0-9a-fA-F]{8}")) return fc.uuid();
-  if (String(s.pattern ?? "").includes("[Hh][Tt][Tt][Pp]") || s.format === "uri") return fc.constantFrom(...LOOPBACK_URLS);
+  if (String(s.pattern ?? "").includes("[Hh][Tt][Tt][Pp]") || s.format === "uri")
+    return fc.constantFrom(...LOOPBACK_URLS);
   if (s.pattern) {
     try {
       return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length <= (s.maxLength ?? 200));

@@ -16,11 +16,19 @@ import http from "node:http";
 const MIN_PART_BYTES = 5 * 1024 * 1024;
 
 export async function startPutReceiver() {
-  const received = new Map<string, { body: Buffer; contentType: string | undefined; headers: http.IncomingHttpHeaders }>();
+  const received = new Map<
+    string,
+    { body: Buffer; contentType: string | undefined; headers: http.IncomingHttpHeaders }
+  >();
   /** Multipart uploads by id: the object's path and the parts received, by number. */
-  const uploads = new Map<string, { path: string; parts: Map<number, { body: Buffer; etag: string; headers: http.IncomingHttpHeaders }> }>();
+  const uploads = new Map<
+    string,
+    { path: string; parts: Map<number, { body: Buffer; etag: string; headers: http.IncomingHttpHeaders }> }
+  >();
   const s3Error = (res: http.ServerResponse, status: number, code: string, message: string) =>
-    res.writeHead(status, { "content-type": "application/xml" }).end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+    res
+      .writeHead(status, { "content-type": "application/xml" })
+      .end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`);
   const md5 = (b: Buffer) => createHash("md5").update(b).digest();
 
   const server = http.createServer(async (req, res) => {
@@ -35,31 +43,59 @@ export async function startPutReceiver() {
     if (req.method === "POST" && url.searchParams.has("uploads")) {
       const id = crypto.randomUUID();
       uploads.set(id, { path: url.pathname, parts: new Map() });
-      return res.writeHead(200, { "content-type": "application/xml" }).end(`<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult><Key>${url.pathname.slice(1)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`);
+      return res
+        .writeHead(200, { "content-type": "application/xml" })
+        .end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult><Key>${url.pathname.slice(1)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`,
+        );
     }
     const uploadId = url.searchParams.get("uploadId");
     if (uploadId !== null) {
       const upload = uploads.get(uploadId);
-      if (!upload || upload.path !== url.pathname) return s3Error(res, 404, "NoSuchUpload", "The specified upload does not exist.");
+      if (!upload || upload.path !== url.pathname)
+        return s3Error(res, 404, "NoSuchUpload", "The specified upload does not exist.");
       if (req.method === "PUT") {
         const n = Number(url.searchParams.get("partNumber"));
-        if (!Number.isInteger(n) || n < 1 || n > 10_000) return s3Error(res, 400, "InvalidArgument", "Part number must be an integer between 1 and 10000, inclusive");
+        if (!Number.isInteger(n) || n < 1 || n > 10_000)
+          return s3Error(res, 400, "InvalidArgument", "Part number must be an integer between 1 and 10000, inclusive");
         const etag = `"${md5(body).toString("hex")}"`;
         upload.parts.set(n, { body, etag, headers: req.headers });
         return res.writeHead(200, { etag }).end();
       }
       if (req.method !== "POST") return res.writeHead(405).end();
-      const listed = [...body.toString().matchAll(/<Part>\s*<PartNumber>(\d+)<\/PartNumber>\s*<ETag>([^<]*)<\/ETag>\s*<\/Part>/g)].map((m) => ({ n: Number(m[1]), etag: m[2].replaceAll("&quot;", '"') }));
-      if (listed.length === 0) return s3Error(res, 400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema.");
-      if (listed.some((p, i) => i > 0 && p.n <= listed[i - 1].n)) return s3Error(res, 400, "InvalidPartOrder", "The list of parts was not in ascending order.");
+      const listed = [
+        ...body.toString().matchAll(/<Part>\s*<PartNumber>(\d+)<\/PartNumber>\s*<ETag>([^<]*)<\/ETag>\s*<\/Part>/g),
+      ].map((m) => ({ n: Number(m[1]), etag: m[2].replaceAll("&quot;", '"') }));
+      if (listed.length === 0)
+        return s3Error(
+          res,
+          400,
+          "MalformedXML",
+          "The XML you provided was not well-formed or did not validate against our published schema.",
+        );
+      if (listed.some((p, i) => i > 0 && p.n <= listed[i - 1].n))
+        return s3Error(res, 400, "InvalidPartOrder", "The list of parts was not in ascending order.");
       const parts = listed.map((p) => upload.parts.get(p.n));
-      if (listed.some((p, i) => !parts[i] || parts[i]!.etag !== p.etag)) return s3Error(res, 400, "InvalidPart", "One or more of the specified parts could not be found.");
-      if (parts.slice(0, -1).some((p) => p!.body.length < MIN_PART_BYTES)) return s3Error(res, 400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed object size.");
+      if (listed.some((p, i) => !parts[i] || parts[i]!.etag !== p.etag))
+        return s3Error(res, 400, "InvalidPart", "One or more of the specified parts could not be found.");
+      if (parts.slice(0, -1).some((p) => p!.body.length < MIN_PART_BYTES))
+        return s3Error(
+          res,
+          400,
+          "EntityTooSmall",
+          "Your proposed upload is smaller than the minimum allowed object size.",
+        );
       const object = Buffer.concat(parts.map((p) => p!.body));
-      const etag = `"${createHash("md5").update(Buffer.concat(parts.map((p) => md5(p!.body)))).digest("hex")}-${parts.length}"`;
+      const etag = `"${createHash("md5")
+        .update(Buffer.concat(parts.map((p) => md5(p!.body))))
+        .digest("hex")}-${parts.length}"`;
       received.set(url.pathname, { body: object, contentType: undefined, headers: req.headers });
       uploads.delete(uploadId);
-      return res.writeHead(200, { "content-type": "application/xml" }).end(`<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult><Key>${url.pathname.slice(1)}</Key><ETag>${etag.replaceAll('"', "&quot;")}</ETag></CompleteMultipartUploadResult>`);
+      return res
+        .writeHead(200, { "content-type": "application/xml" })
+        .end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult><Key>${url.pathname.slice(1)}</Key><ETag>${etag.replaceAll('"', "&quot;")}</ETag></CompleteMultipartUploadResult>`,
+        );
     }
     if (req.method !== "PUT") return res.writeHead(405).end();
     if (req.url?.startsWith("/fail")) return res.writeHead(500).end();

@@ -17,7 +17,13 @@ export async function startStaticServer(
 ): Promise<{ url: string; requests: string[]; sentBytes: () => number; close: () => Promise<void> }> {
   const requests: string[] = [];
   const sent = { bytes: 0 };
-  const server = http.createServer(staticHandler(dir, (req) => requests.push(`${req.url ?? "/"}${req.headers.range ? ` ${req.headers.range}` : ""}`), sent));
+  const server = http.createServer(
+    staticHandler(
+      dir,
+      (req) => requests.push(`${req.url ?? "/"}${req.headers.range ? ` ${req.headers.range}` : ""}`),
+      sent,
+    ),
+  );
   const host = at.host ?? "127.0.0.1";
   await new Promise<void>((r) => server.listen(at.port ?? 0, host, r));
   const addr = server.address();
@@ -31,7 +37,11 @@ export async function startStaticServer(
 }
 
 /** The request handler of the static server (also served over https by the container suite's test hosts). */
-export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage) => void, sent = { bytes: 0 }): http.RequestListener {
+export function staticHandler(
+  dir: string,
+  onRequest: (req: http.IncomingMessage) => void,
+  sent = { bytes: 0 },
+): http.RequestListener {
   const seen = new Map<string, number>();
   return (req, res) => {
     onRequest(req);
@@ -42,7 +52,8 @@ export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage
     if (odd) {
       const [, kind, n, file] = odd;
       if (kind === "noranges") return serveFile(dir, file, undefined, res, sent, { ranges: false });
-      if (kind === "changes-after") return serveFile(dir, file, req.headers.range, res, sent, { etag: nth > Number(n) ? '"v2"' : '"v1"' });
+      if (kind === "changes-after")
+        return serveFile(dir, file, req.headers.range, res, sent, { etag: nth > Number(n) ? '"v2"' : '"v1"' });
       if (kind === "stall-after") return serveFile(dir, file, req.headers.range, res, sent, { stallAfter: Number(n) });
       if (nth > Number(n)) return void res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
       return serveFile(dir, file, req.headers.range, res, sent);
@@ -74,7 +85,14 @@ export function staticHandler(dir: string, onRequest: (req: http.IncomingMessage
 
 type Quirks = { ranges?: boolean; etag?: string; stallAfter?: number };
 
-function serveFile(dir: string, pathname: string, range: string | undefined, res: http.ServerResponse, sent: { bytes: number }, quirks: Quirks = {}): void {
+function serveFile(
+  dir: string,
+  pathname: string,
+  range: string | undefined,
+  res: http.ServerResponse,
+  sent: { bytes: number },
+  quirks: Quirks = {},
+): void {
   const path = join(dir, normalize(decodeURIComponent(pathname)).replace(/^(\.\.[/\\])+/, ""));
   let stat: Stats;
   try {
@@ -83,14 +101,26 @@ function serveFile(dir: string, pathname: string, range: string | undefined, res
     return void res.writeHead(404).end();
   }
   const { size, mtime } = stat;
-  const validators = quirks.ranges === false ? {} : { "accept-ranges": "bytes", etag: quirks.etag ?? `"${size}-${mtime.getTime()}"`, "last-modified": mtime.toUTCString() };
+  const validators =
+    quirks.ranges === false
+      ? {}
+      : {
+          "accept-ranges": "bytes",
+          etag: quirks.etag ?? `"${size}-${mtime.getTime()}"`,
+          "last-modified": mtime.toUTCString(),
+        };
   const m = quirks.ranges === false ? null : /^bytes=(\d+)-(\d*)$/.exec(range ?? "");
   let [start, end] = [0, size - 1];
   if (m) {
     start = Number(m[1]);
     end = m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
-    if (start >= size || end < start) return void res.writeHead(416, { "content-range": `bytes */${size}`, ...validators }).end();
-    res.writeHead(206, { "content-length": end - start + 1, "content-range": `bytes ${start}-${end}/${size}`, ...validators });
+    if (start >= size || end < start)
+      return void res.writeHead(416, { "content-range": `bytes */${size}`, ...validators }).end();
+    res.writeHead(206, {
+      "content-length": end - start + 1,
+      "content-range": `bytes ${start}-${end}/${size}`,
+      ...validators,
+    });
   } else res.writeHead(200, { "content-length": size, ...validators });
   if (size === 0) return void res.end();
   const last = quirks.stallAfter === undefined ? end : Math.min(end, start + quirks.stallAfter - 1);

@@ -11,29 +11,179 @@ import { join } from "node:path";
 export type VariedMedia = { file: string; what: string; video: boolean; audio: boolean };
 
 const SECONDS = 2;
-const picture = (size: string, rate = 25) => ["-f", "lavfi", "-i", `testsrc2=size=${size}:rate=${rate}:duration=${SECONDS}`];
-const tone = (rate = 48000, layout = "stereo") => ["-f", "lavfi", "-i", `sine=frequency=440:sample_rate=${rate}:duration=${SECONDS},aformat=channel_layouts=${layout}`];
+const picture = (size: string, rate = 25) => [
+  "-f",
+  "lavfi",
+  "-i",
+  `testsrc2=size=${size}:rate=${rate}:duration=${SECONDS}`,
+];
+const tone = (rate = 48000, layout = "stereo") => [
+  "-f",
+  "lavfi",
+  "-i",
+  `sine=frequency=440:sample_rate=${rate}:duration=${SECONDS},aformat=channel_layouts=${layout}`,
+];
 const x264 = ["-c:v", "libx264", "-preset", "ultrafast"];
 
 /** file name → how ffmpeg makes it, what it is, and which streams it has. */
 const RECIPES: Record<string, { what: string; video: boolean; audio: boolean; args: string[] }> = {
-  "h264-moov-at-end.mp4": { what: "H.264/AAC with the index at the end, as cameras write it", video: true, audio: true, args: [...picture("320x240"), ...tone(), ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac"] },
-  "hevc-10bit.mp4": { what: "HEVC Main 10", video: true, audio: true, args: [...picture("320x240"), ...tone(), "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", "-c:a", "aac"] },
-  "vp9-opus.webm": { what: "VP9/Opus WebM", video: true, audio: true, args: [...picture("320x240"), ...tone(), "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "300k", "-c:a", "libopus"] },
-  "av1.mkv": { what: "AV1 and Opus in Matroska", video: true, audio: true, args: [...picture("320x240"), ...tone(), "-c:v", "libsvtav1", "-preset", "12", "-c:a", "libopus"] },
-  "prores-pcm.mov": { what: "ProRes 422 10-bit with PCM audio, as editors export", video: true, audio: true, args: [...picture("320x240"), ...tone(), "-c:v", "prores_ks", "-profile:v", "2", "-c:a", "pcm_s16le"] },
-  "phone-rotated-odd.mp4": { what: "a phone video: odd size, stored sideways with a 90° rotation", video: true, audio: true, args: ["-f", "lavfi", "-i", `testsrc=size=241x135:rate=30:duration=${SECONDS}`, ...tone(44100, "mono"), ...x264, "-pix_fmt", "yuv444p", "-c:a", "aac"] },
-  "vfr.mp4": { what: "variable frame rate (25 then 10 frames a second)", video: true, audio: true, args: [...picture("320x240"), ...tone(), "-vf", "setpts='if(lt(N,25),N/25,1+(N-25)/10)/TB'", "-fps_mode", "vfr", ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"] },
-  "video-only.mp4": { what: "video without audio", video: true, audio: false, args: [...picture("320x240"), ...x264, "-pix_fmt", "yuv420p"] },
-  "audio.mp3": { what: "MP3 audio alone", video: false, audio: true, args: [...tone(44100), "-c:a", "libmp3lame", "-b:a", "128k"] },
-  "cover-art.flac": { what: "FLAC with cover art (a picture that is not a video)", video: false, audio: true, args: [] },
-  "interlaced.ts": { what: "interlaced MPEG-2 in MPEG-TS, top field first, MP2 audio", video: true, audio: true, args: [...picture("720x576"), ...tone(), "-c:v", "mpeg2video", "-flags", "+ilme+ildct", "-top", "1", "-b:v", "2M", "-c:a", "mp2"] },
+  "h264-moov-at-end.mp4": {
+    what: "H.264/AAC with the index at the end, as cameras write it",
+    video: true,
+    audio: true,
+    args: [...picture("320x240"), ...tone(), ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac"],
+  },
+  "hevc-10bit.mp4": {
+    what: "HEVC Main 10",
+    video: true,
+    audio: true,
+    args: [
+      ...picture("320x240"),
+      ...tone(),
+      "-c:v",
+      "libx265",
+      "-preset",
+      "ultrafast",
+      "-x265-params",
+      "log-level=error",
+      "-pix_fmt",
+      "yuv420p10le",
+      "-tag:v",
+      "hvc1",
+      "-c:a",
+      "aac",
+    ],
+  },
+  "vp9-opus.webm": {
+    what: "VP9/Opus WebM",
+    video: true,
+    audio: true,
+    args: [
+      ...picture("320x240"),
+      ...tone(),
+      "-c:v",
+      "libvpx-vp9",
+      "-deadline",
+      "realtime",
+      "-cpu-used",
+      "8",
+      "-b:v",
+      "300k",
+      "-c:a",
+      "libopus",
+    ],
+  },
+  "av1.mkv": {
+    what: "AV1 and Opus in Matroska",
+    video: true,
+    audio: true,
+    args: [...picture("320x240"), ...tone(), "-c:v", "libsvtav1", "-preset", "12", "-c:a", "libopus"],
+  },
+  "prores-pcm.mov": {
+    what: "ProRes 422 10-bit with PCM audio, as editors export",
+    video: true,
+    audio: true,
+    args: [...picture("320x240"), ...tone(), "-c:v", "prores_ks", "-profile:v", "2", "-c:a", "pcm_s16le"],
+  },
+  "phone-rotated-odd.mp4": {
+    what: "a phone video: odd size, stored sideways with a 90° rotation",
+    video: true,
+    audio: true,
+    args: [
+      "-f",
+      "lavfi",
+      "-i",
+      `testsrc=size=241x135:rate=30:duration=${SECONDS}`,
+      ...tone(44100, "mono"),
+      ...x264,
+      "-pix_fmt",
+      "yuv444p",
+      "-c:a",
+      "aac",
+    ],
+  },
+  "vfr.mp4": {
+    what: "variable frame rate (25 then 10 frames a second)",
+    video: true,
+    audio: true,
+    args: [
+      ...picture("320x240"),
+      ...tone(),
+      "-vf",
+      "setpts='if(lt(N,25),N/25,1+(N-25)/10)/TB'",
+      "-fps_mode",
+      "vfr",
+      ...x264,
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-shortest",
+    ],
+  },
+  "video-only.mp4": {
+    what: "video without audio",
+    video: true,
+    audio: false,
+    args: [...picture("320x240"), ...x264, "-pix_fmt", "yuv420p"],
+  },
+  "audio.mp3": {
+    what: "MP3 audio alone",
+    video: false,
+    audio: true,
+    args: [...tone(44100), "-c:a", "libmp3lame", "-b:a", "128k"],
+  },
+  "cover-art.flac": {
+    what: "FLAC with cover art (a picture that is not a video)",
+    video: false,
+    audio: true,
+    args: [],
+  },
+  "interlaced.ts": {
+    what: "interlaced MPEG-2 in MPEG-TS, top field first, MP2 audio",
+    video: true,
+    audio: true,
+    args: [
+      ...picture("720x576"),
+      ...tone(),
+      "-c:v",
+      "mpeg2video",
+      "-flags",
+      "+ilme+ildct",
+      "-top",
+      "1",
+      "-b:v",
+      "2M",
+      "-c:a",
+      "mp2",
+    ],
+  },
   "multitrack.mkv": { what: "two audio tracks and subtitles in Matroska", video: true, audio: true, args: [] },
-  "start-offset.ts": { what: "a stream whose timestamps start at 10 s", video: true, audio: true, args: [...picture("320x240"), ...tone(), ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-output_ts_offset", "10"] },
-  "full-range-444.mp4": { what: "H.264 High 4:4:4, full range", video: true, audio: true, args: [...picture("320x240"), ...tone(), ...x264, "-pix_fmt", "yuvj444p", "-color_range", "pc", "-c:a", "aac"] },
-  "tiny-16x16.mp4": { what: "a 16x16 clip", video: true, audio: true, args: [...picture("16x16"), ...tone(), ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac"] },
+  "start-offset.ts": {
+    what: "a stream whose timestamps start at 10 s",
+    video: true,
+    audio: true,
+    args: [...picture("320x240"), ...tone(), ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-output_ts_offset", "10"],
+  },
+  "full-range-444.mp4": {
+    what: "H.264 High 4:4:4, full range",
+    video: true,
+    audio: true,
+    args: [...picture("320x240"), ...tone(), ...x264, "-pix_fmt", "yuvj444p", "-color_range", "pc", "-c:a", "aac"],
+  },
+  "tiny-16x16.mp4": {
+    what: "a 16x16 clip",
+    video: true,
+    audio: true,
+    args: [...picture("16x16"), ...tone(), ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac"],
+  },
   "surround-96k.wav": { what: "5.1 PCM at 96 kHz", video: false, audio: true, args: [...tone(96000, "5.1")] },
-  "silent-ntsc.mov": { what: "29.97 frames a second, anamorphic (SAR 32:27), no audio", video: true, audio: false, args: [...picture("352x240", 30000 / 1001), "-vf", "setsar=32/27", ...x264, "-pix_fmt", "yuv420p"] },
+  "silent-ntsc.mov": {
+    what: "29.97 frames a second, anamorphic (SAR 32:27), no audio",
+    video: true,
+    audio: false,
+    args: [...picture("352x240", 30000 / 1001), "-vf", "setsar=32/27", ...x264, "-pix_fmt", "yuv420p"],
+  },
 };
 
 /** Every kind, made once per machine; `dir` holds them (serve it as a media server's root). */
@@ -48,23 +198,86 @@ export function variedMedia(): { dir: string; media: Record<string, VariedMedia>
   }
   // Not a kind of input: the watermark preset's second input.
   const logo = "logo.png";
-  if (!existsSync(join(dir, logo))) execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red@0.8:s=24x24,format=rgba", "-frames:v", "1", join(dir, logo)]);
+  if (!existsSync(join(dir, logo)))
+    execFileSync("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "color=c=red@0.8:s=24x24,format=rgba",
+      "-frames:v",
+      "1",
+      join(dir, logo),
+    ]);
   return { dir, media, logo };
 }
 
 function makeOne(dir: string, file: string, args: string[]) {
   const tmp = join(dir, `.partial-${file}`);
-  const ff = (a: string[], out: string) => execFileSync("ffmpeg", ["-v", "error", "-y", ...a, out], { stdio: ["ignore", "ignore", "pipe"] });
+  const ff = (a: string[], out: string) =>
+    execFileSync("ffmpeg", ["-v", "error", "-y", ...a, out], { stdio: ["ignore", "ignore", "pipe"] });
   if (file === "cover-art.flac") {
     const cover = join(dir, ".cover.png");
     ff(["-f", "lavfi", "-i", "testsrc2=size=200x200", "-frames:v", "1"], cover);
-    ff([...tone(44100), "-i", cover, "-map", "0:a", "-map", "1:v", "-c:a", "flac", "-c:v", "png", "-disposition:v", "attached_pic", "-f", "flac"], tmp);
+    ff(
+      [
+        ...tone(44100),
+        "-i",
+        cover,
+        "-map",
+        "0:a",
+        "-map",
+        "1:v",
+        "-c:a",
+        "flac",
+        "-c:v",
+        "png",
+        "-disposition:v",
+        "attached_pic",
+        "-f",
+        "flac",
+      ],
+      tmp,
+    );
   } else if (file === "multitrack.mkv") {
     const subs = join(dir, ".subs.srt");
     writeFileSync(subs, "1\n00:00:00,000 --> 00:00:01,500\nHello\n");
-    ff([...picture("320x240"), ...tone(48000), "-f", "lavfi", "-i", `sine=frequency=880:sample_rate=44100:duration=${SECONDS}`, "-i", subs,
-      "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "3:s", ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-c:s", "ass",
-      "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra", "-f", "matroska"], tmp);
+    ff(
+      [
+        ...picture("320x240"),
+        ...tone(48000),
+        "-f",
+        "lavfi",
+        "-i",
+        `sine=frequency=880:sample_rate=44100:duration=${SECONDS}`,
+        "-i",
+        subs,
+        "-map",
+        "0:v",
+        "-map",
+        "1:a",
+        "-map",
+        "2:a",
+        "-map",
+        "3:s",
+        ...x264,
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
+        "-c:s",
+        "ass",
+        "-metadata:s:a:0",
+        "language=eng",
+        "-metadata:s:a:1",
+        "language=fra",
+        "-f",
+        "matroska",
+      ],
+      tmp,
+    );
   } else if (file === "phone-rotated-odd.mp4") {
     // ffmpeg 5.1 writes the rotation (a display matrix) only when it copies streams.
     const upright = join(dir, ".upright.mp4");
@@ -78,5 +291,16 @@ function makeOne(dir: string, file: string, args: string[]) {
 
 function formatOf(file: string): string {
   const ext = file.slice(file.lastIndexOf(".") + 1);
-  return ({ mp4: "mp4", webm: "webm", mkv: "matroska", mov: "mov", mp3: "mp3", flac: "flac", ts: "mpegts", wav: "wav" } as Record<string, string>)[ext];
+  return (
+    {
+      mp4: "mp4",
+      webm: "webm",
+      mkv: "matroska",
+      mov: "mov",
+      mp3: "mp3",
+      flac: "flac",
+      ts: "mpegts",
+      wav: "wav",
+    } as Record<string, string>
+  )[ext];
 }

@@ -25,8 +25,10 @@ export async function startWebhookReceiver() {
     list.push({ headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body });
     boxes.set(box, list);
     const [kind, arg] = parts;
-    if (kind === "fail") return res.writeHead(list.length <= Number(arg) ? 500 : 200).end("receiver body must never be echoed");
-    if (kind === "status") return res.writeHead(Number(arg), { location: "http://127.0.0.1:1/elsewhere" }).end("secret receiver text");
+    if (kind === "fail")
+      return res.writeHead(list.length <= Number(arg) ? 500 : 200).end("receiver body must never be echoed");
+    if (kind === "status")
+      return res.writeHead(Number(arg), { location: "http://127.0.0.1:1/elsewhere" }).end("secret receiver text");
     if (kind === "slow") {
       setTimeout(() => res.writeHead(200).end(), Number(arg));
       return;

@@ -18,6 +18,7 @@ describe("Range requests (RFC 9110 §14)", () => {
   });
 
   it("ignores what it does not understand: no header, other units, several ranges, a reversed range", () => {
-    for (const h of [undefined, "", "items=0-1", "bytes=0-1,5-9", "bytes=9-1", "bytes=-", "bytes=a-b"]) expect(answerRange(h, 1000), String(h)).toEqual({ kind: "whole" });
+    for (const h of [undefined, "", "items=0-1", "bytes=0-1,5-9", "bytes=9-1", "bytes=-", "bytes=a-b"])
+      expect(answerRange(h, 1000), String(h)).toEqual({ kind: "whole" });
   });
 });

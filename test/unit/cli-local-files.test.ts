@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync, lstatSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+  lstatSync,
+} from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +34,14 @@ afterAll(() => server.close());
 
 function hostileClient(files: { path: string }[], preset?: unknown, label = "out0"): FfjobsClient {
   const job = { id: "00000000-0000-4000-8000-000000000001", status: "completed", progress: null };
-  const output = { label, downloadUrl: `${base}/main.m3u8`, files: [{ path: "main.m3u8", downloadUrl: `${base}/main.m3u8` }, ...files.map((f) => ({ ...f, downloadUrl: `${base}/${encodeURIComponent(f.path)}` }))] };
+  const output = {
+    label,
+    downloadUrl: `${base}/main.m3u8`,
+    files: [
+      { path: "main.m3u8", downloadUrl: `${base}/main.m3u8` },
+      ...files.map((f) => ({ ...f, downloadUrl: `${base}/${encodeURIComponent(f.path)}` })),
+    ],
+  };
   return {
     createJob: async () => job,
     events: async function* () {
@@ -39,17 +55,38 @@ function hostileClient(files: { path: string }[], preset?: unknown, label = "out
   } as unknown as FfjobsClient;
 }
 
-const quiet = { stdout: { write: () => true }, stderr: { write: () => true } } as unknown as Parameters<typeof runRemote>[2];
+const quiet = { stdout: { write: () => true }, stderr: { write: () => true } } as unknown as Parameters<
+  typeof runRemote
+>[2];
 
 describe("names from the server", () => {
   it("are plain file names inside the user's folder, or an error naming them", () => {
     expect(fileInFolder("/home/u/out", "seg_001.ts", "x")).toBe("/home/u/out/seg_001.ts");
     // and, from the second attack pass (L4): dot files, a right-to-left override, an NTFS stream, device names.
-    for (const name of ["../../victim.rc", "..", ".", "", "/etc/passwd", "sub/seg.ts", "..\\x", "a\u0000b", "line\nbreak",
-      ".bashrc", ".bash_login", "seg\u202Esj.ts", "x:stream", "con", "NUL.txt", "lpt1.ts", "a b.ts"]) {
+    for (const name of [
+      "../../victim.rc",
+      "..",
+      ".",
+      "",
+      "/etc/passwd",
+      "sub/seg.ts",
+      "..\\x",
+      "a\u0000b",
+      "line\nbreak",
+      ".bashrc",
+      ".bash_login",
+      "seg\u202Esj.ts",
+      "x:stream",
+      "con",
+      "NUL.txt",
+      "lpt1.ts",
+      "a b.ts",
+    ]) {
       expect(() => fileInFolder("/home/u/out", name, "the output file"), JSON.stringify(name)).toThrow(UnsafeNameError);
     }
-    expect(() => fileInFolder("/home/u/out", "../../victim.rc", "the output file")).toThrow(/refusing the output file "..\/..\/victim.rc"/);
+    expect(() => fileInFolder("/home/u/out", "../../victim.rc", "the output file")).toThrow(
+      /refusing the output file "..\/..\/victim.rc"/,
+    );
   });
 
   it("a directory output listing ../../victim.rc writes nothing outside the output folder, and no file at all", async () => {
@@ -57,8 +94,16 @@ describe("names from the server", () => {
     const outDir = join(root, "a", "b");
     mkdirSync(outDir, { recursive: true });
     writeFileSync(join(root, "victim.rc"), "untouched");
-    const cmd = toRemoteCommand("ffmpeg", ["-i", "https://media.example/in.mp4", "-f", "hls", join(outDir, "main.m3u8")]);
-    await expect(runRemote(hostileClient([{ path: "seg0.ts" }, { path: "../../victim.rc" }]), cmd, quiet)).rejects.toThrow(/refusing the output file "..\/..\/victim.rc"/);
+    const cmd = toRemoteCommand("ffmpeg", [
+      "-i",
+      "https://media.example/in.mp4",
+      "-f",
+      "hls",
+      join(outDir, "main.m3u8"),
+    ]);
+    await expect(
+      runRemote(hostileClient([{ path: "seg0.ts" }, { path: "../../victim.rc" }]), cmd, quiet),
+    ).rejects.toThrow(/refusing the output file "..\/..\/victim.rc"/);
     expect(readFileSync(join(root, "victim.rc"), "utf8")).toBe("untouched");
     expect(existsSync(join(outDir, "seg0.ts"))).toBe(false);
   });
@@ -70,17 +115,32 @@ describe("names from the server", () => {
     expect(readdirSync(outDir).sort()).toEqual(["img002.png", "main.m3u8"]);
     const other = mkdtempSync(join(tmpdir(), "cli-pattern-"));
     const again = toRemoteCommand("ffmpeg", ["-i", "https://media.example/in.mp4", join(other, "img%03d.png")]);
-    await expect(runRemote(hostileClient([{ path: "img001.png" }, { path: "../img002.png" }]), again, quiet)).rejects.toThrow(/refusing the output file/);
+    await expect(
+      runRemote(hostileClient([{ path: "img001.png" }, { path: "../img002.png" }]), again, quiet),
+    ).rejects.toThrow(/refusing the output file/);
     expect(readdirSync(other)).toEqual([]);
   });
 
   it("a directory output's file that exists already is replaced only with -y", async () => {
     const outDir = mkdtempSync(join(tmpdir(), "cli-exists-"));
     writeFileSync(join(outDir, "seg0.ts"), "mine");
-    const cmd = toRemoteCommand("ffmpeg", ["-i", "https://media.example/in.mp4", "-f", "hls", join(outDir, "main.m3u8")]);
+    const cmd = toRemoteCommand("ffmpeg", [
+      "-i",
+      "https://media.example/in.mp4",
+      "-f",
+      "hls",
+      join(outDir, "main.m3u8"),
+    ]);
     expect(await runRemote(hostileClient([{ path: "seg0.ts" }]), cmd, quiet)).toBe(1);
     expect(readFileSync(join(outDir, "seg0.ts"), "utf8")).toBe("mine");
-    const forced = toRemoteCommand("ffmpeg", ["-y", "-i", "https://media.example/in.mp4", "-f", "hls", join(outDir, "main.m3u8")]);
+    const forced = toRemoteCommand("ffmpeg", [
+      "-y",
+      "-i",
+      "https://media.example/in.mp4",
+      "-f",
+      "hls",
+      join(outDir, "main.m3u8"),
+    ]);
     expect(await runRemote(hostileClient([{ path: "seg0.ts" }]), forced, quiet)).toBe(0);
     expect(readFileSync(join(outDir, "seg0.ts"), "utf8")).toBe("served /seg0.ts");
   });
@@ -92,7 +152,9 @@ describe("names from the server", () => {
     try {
       for (const fileName of ["../../.profile-x", join(root, "absolute.txt")]) {
         const preset = { inputs: ["video"], outputs: { out: { fileName } } };
-        await expect(runPreset(hostileClient([], preset), ["thumbnail", "-i", "https://media.example/in.mp4"])).rejects.toThrow(/refusing preset thumbnail's output name/);
+        await expect(
+          runPreset(hostileClient([], preset), ["thumbnail", "-i", "https://media.example/in.mp4"]),
+        ).rejects.toThrow(/refusing preset thumbnail's output name/);
       }
       expect(existsSync(join(root, ".profile-x"))).toBe(false);
       expect(existsSync(join(root, "absolute.txt"))).toBe(false);

@@ -12,7 +12,11 @@ describe("the typed client", () => {
   });
 
   it("builds as a package of its own (what npm pack would publish)", () => {
-    const tsc = spawnSync(process.execPath, [resolve(root, "node_modules/typescript/bin/tsc"), "-p", "client/tsconfig.json", "--noEmit"], { cwd: root, encoding: "utf8" });
+    const tsc = spawnSync(
+      process.execPath,
+      [resolve(root, "node_modules/typescript/bin/tsc"), "-p", "client/tsconfig.json", "--noEmit"],
+      { cwd: root, encoding: "utf8" },
+    );
     expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
   }, 60_000);
 });

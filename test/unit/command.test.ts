@@ -12,7 +12,9 @@ describe("the line that explains a failed command", () => {
       "Conversion failed!",
     ].join("\n");
     expect(explainFailure(filterFailure)).toBe("No such filter: 'no_such_filter'");
-    expect(explainFailure("Stream map '0:s' matches no streams.\nTo ignore this, add a trailing '?' to the map.")).toBe("Stream map '0:s' matches no streams.");
+    expect(explainFailure("Stream map '0:s' matches no streams.\nTo ignore this, add a trailing '?' to the map.")).toBe(
+      "Stream map '0:s' matches no streams.",
+    );
     expect(explainFailure("just some text")).toBe("just some text");
   });
 
@@ -26,7 +28,9 @@ describe("the line that explains a failed command", () => {
       "  Stream #0:0 -> #0:0 (copy)",
       "    Last message repeated 1 times",
     ].join("\n");
-    expect(explainFailure(copyIntoMp4)).toBe("Could not find tag for codec prores in stream #0, codec not currently supported in container");
+    expect(explainFailure(copyIntoMp4)).toBe(
+      "Could not find tag for codec prores in stream #0, codec not currently supported in container",
+    );
     const oddSize = [
       "Stream mapping:",
       "  Stream #0:0 -> #0:0 (rawvideo (native) -> h264 (libx264))",
@@ -41,7 +45,9 @@ describe("the line that explains a failed command", () => {
       "Output file is empty, nothing was encoded",
     ].join("\n");
     expect(explainFailure(statistics)).toBe("Output file is empty, nothing was encoded");
-    expect(explainFailure(statistics.split("\n").slice(0, 2).join("\n"))).toMatch(/^flac in MP4 support is experimental/);
+    expect(explainFailure(statistics.split("\n").slice(0, 2).join("\n"))).toMatch(
+      /^flac in MP4 support is experimental/,
+    );
     expect(explainFailure("")).toBeNull();
   });
 });

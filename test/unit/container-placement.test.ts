@@ -9,6 +9,7 @@ describe("container placement", () => {
   });
 
   it("refuses anything else", () => {
-    for (const bad of ["", "pool:", "pool:0", "pool:-1", "pool:10000", "shared"]) expect(parsePlacement(bad)).toBeNull();
+    for (const bad of ["", "pool:", "pool:0", "pool:-1", "pool:10000", "shared"])
+      expect(parsePlacement(bad)).toBeNull();
   });
 });

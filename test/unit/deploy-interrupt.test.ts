@@ -26,7 +26,10 @@ console.log("FINISHED");
 `;
 
 async function interrupted(signal: NodeJS.Signals, group: boolean) {
-  const child = spawn(process.execPath, ["--input-type=module", "-e", DEPLOY_CHILD], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", DEPLOY_CHILD], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (c: Buffer) => (out += c));
   child.stderr.on("data", (c: Buffer) => (out += c));

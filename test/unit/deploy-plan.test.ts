@@ -6,7 +6,14 @@ import { newKey } from "../../scripts/api-key-sql.ts";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const WORK = "/tmp/ffjobs-deploy-test";
-const fresh: Inventory = { accountId: ACCOUNT, databases: [], buckets: [], queues: [], secrets: [], workerExists: false };
+const fresh: Inventory = {
+  accountId: ACCOUNT,
+  databases: [],
+  buckets: [],
+  queues: [],
+  secrets: [],
+  workerExists: false,
+};
 const deployed: Inventory = {
   accountId: ACCOUNT,
   databases: ["ffjobs", "other-db"],
@@ -52,8 +59,16 @@ describe("the deploy plan", () => {
 
   it("creates only what is missing, and sets credentials given in the environment over existing ones (rotation)", async () => {
     const partial = { ...deployed, queues: ["ffjobs-jobs", "ffjobs-webhooks"] };
-    const steps = planDeploy({ inventory: partial, credentials: await resolveCredentials(token, partial), flags: { containersRollout: "immediate" }, workDir: WORK });
-    expect(commands(steps).filter((c) => c.includes("create"))).toEqual(["wrangler queues create ffjobs-jobs-dlq", "wrangler queues create ffjobs-webhooks-dlq"]);
+    const steps = planDeploy({
+      inventory: partial,
+      credentials: await resolveCredentials(token, partial),
+      flags: { containersRollout: "immediate" },
+      workDir: WORK,
+    });
+    expect(commands(steps).filter((c) => c.includes("create"))).toEqual([
+      "wrangler queues create ffjobs-jobs-dlq",
+      "wrangler queues create ffjobs-webhooks-dlq",
+    ]);
     expect(commands(steps).at(-1)).toContain("--secrets-file");
     expect(commands(steps).at(-1)).toMatch(/--containers-rollout=immediate$/);
   });
@@ -100,7 +115,11 @@ describe("after the deploy", () => {
       "wrangler d1 execute DB --remote --command '<sql>'",
     ]);
     const cors = JSON.parse((steps[0] as Extract<Step, { kind: "wrangler" }>).files![0].content);
-    expect(cors.rules[0].allowed).toEqual({ origins: [url, "https://media.example.com"], methods: ["GET", "HEAD", "PUT"], headers: ["Content-Type", "If-None-Match"] });
+    expect(cors.rules[0].allowed).toEqual({
+      origins: [url, "https://media.example.com"],
+      methods: ["GET", "HEAD", "PUT"],
+      headers: ["Content-Type", "If-None-Match"],
+    });
     const [, create, smoke, revoke] = steps as Extract<Step, { kind: "wrangler" }>[];
     expect(create.args.at(-1)).toContain(key.hash);
     expect(create.args.at(-1)).not.toContain(key.key);
@@ -115,7 +134,10 @@ describe("after the deploy", () => {
   it("without the smoke test only sets CORS (and the operator's key with --create-key); with no origin it stops", async () => {
     const firstKey = await newKey(new Date(), "me@example.com");
     const steps = planAfterDeploy({ workDir: WORK, origins: ["https://x.workers.dev"], smoke: null, firstKey });
-    expect(steps.map((s) => s.why)).toEqual(["allow the dashboard's uploads from https://x.workers.dev (R2 CORS)", "create an API key for account me@example.com"]);
+    expect(steps.map((s) => s.why)).toEqual([
+      "allow the dashboard's uploads from https://x.workers.dev (R2 CORS)",
+      "create an API key for account me@example.com",
+    ]);
     expect(() => planAfterDeploy({ workDir: WORK, origins: [], smoke: null })).toThrow(/--origin/);
   });
 });

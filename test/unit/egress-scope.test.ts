@@ -4,14 +4,37 @@ import { egressAllows, egressScopeOf, mergeScopes, staleScopeKeys } from "../../
 
 describe("a job's egress scope", () => {
   const scope = egressScopeOf({
-    jobId: "j", binary: "ffmpeg", args: [], timeoutMs: 1, allowedPrivateHosts: [], createdAt: "", leaseMs: 1, notifyUrl: null,
-    inputs: [{ name: "a", url: "http://127.0.0.1:80/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abc", fileName: "a.mp4", trusted: true }],
-    outputs: [{ name: "o", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: "https://acct.r2.cloudflarestorage.com/b/out?X-Amz-Signature=def" }],
+    jobId: "j",
+    binary: "ffmpeg",
+    args: [],
+    timeoutMs: 1,
+    allowedPrivateHosts: [],
+    createdAt: "",
+    leaseMs: 1,
+    notifyUrl: null,
+    inputs: [
+      {
+        name: "a",
+        url: "http://127.0.0.1:80/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abc",
+        fileName: "a.mp4",
+        trusted: true,
+      },
+    ],
+    outputs: [
+      {
+        name: "o",
+        fileName: "o.mp4",
+        contentType: "video/mp4",
+        uploadUrl: "https://acct.r2.cloudflarestorage.com/b/out?X-Amz-Signature=def",
+      },
+    ],
   });
 
   it("allows exactly its requests, however the Worker spells the URL back", () => {
     expect(egressAllows(scope, "GET", "http://127.0.0.1/cdn-cgi/local/r2/s3/b/in?X-Amz-Signature=abc")).toBe(true);
-    expect(egressAllows(scope, "PUT", "https://acct.r2.cloudflarestorage.com:443/b/out?X-Amz-Signature=def#x")).toBe(true);
+    expect(egressAllows(scope, "PUT", "https://acct.r2.cloudflarestorage.com:443/b/out?X-Amz-Signature=def#x")).toBe(
+      true,
+    );
   });
 
   it("refuses another method, path, query or host, and everything without a scope", () => {
@@ -32,7 +55,10 @@ describe("a job's egress scope", () => {
 
 describe("admitting a job to an instance", () => {
   it("drops every other job's scope, keeping the admitted job's", () => {
-    expect(staleScopeKeys(["egress-scope:old", "egress-scope:new", "egress-scope:older"], "egress-scope:new")).toEqual(["egress-scope:old", "egress-scope:older"]);
+    expect(staleScopeKeys(["egress-scope:old", "egress-scope:new", "egress-scope:older"], "egress-scope:new")).toEqual([
+      "egress-scope:old",
+      "egress-scope:older",
+    ]);
     expect(staleScopeKeys([], "egress-scope:new")).toEqual([]);
   });
 });
@@ -40,8 +66,25 @@ describe("admitting a job to an instance", () => {
 describe("a directory output's egress", () => {
   const prefix = "http://runner-files.ffjobs.internal/jobs/2c0d8a4e-0000-4000-8000-000000000001/hls/";
   const scope = egressScopeOf({
-    jobId: "j", binary: "ffmpeg", args: [], timeoutMs: 1, allowedPrivateHosts: [], createdAt: "", leaseMs: 1, notifyUrl: null, inputs: [],
-    outputs: [{ name: "hls", fileName: "master.m3u8", contentType: "application/vnd.apple.mpegurl", uploadUrl: prefix, kind: "directory", uploadToken: "t" }],
+    jobId: "j",
+    binary: "ffmpeg",
+    args: [],
+    timeoutMs: 1,
+    allowedPrivateHosts: [],
+    createdAt: "",
+    leaseMs: 1,
+    notifyUrl: null,
+    inputs: [],
+    outputs: [
+      {
+        name: "hls",
+        fileName: "master.m3u8",
+        contentType: "application/vnd.apple.mpegurl",
+        uploadUrl: prefix,
+        kind: "directory",
+        uploadToken: "t",
+      },
+    ],
   });
 
   it("allows PUTs of plain file names under its prefix, nothing deeper, beside it or of another method", () => {
@@ -53,14 +96,53 @@ describe("a directory output's egress", () => {
 });
 
 describe("the egress of outputs sent to the user's storage", () => {
-  const request = (outputs: RunnerJobRequest["outputs"]) => egressScopeOf({ jobId: "j", binary: "ffmpeg", args: [], timeoutMs: 1, allowedPrivateHosts: [], createdAt: "", leaseMs: 1, notifyUrl: null, inputs: [], outputs });
+  const request = (outputs: RunnerJobRequest["outputs"]) =>
+    egressScopeOf({
+      jobId: "j",
+      binary: "ffmpeg",
+      args: [],
+      timeoutMs: 1,
+      allowedPrivateHosts: [],
+      createdAt: "",
+      leaseMs: 1,
+      notifyUrl: null,
+      inputs: [],
+      outputs,
+    });
 
   it("is a client's URL, checked where it leads: one PUT, or a multipart upload's part PUTs and its completion POST", () => {
-    const one = request([{ name: "o", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: "https://bucket.example.com/o.mp4?X-Amz-Signature=s", destination: { headers: {} } }]);
-    expect(one.allow).toEqual([{ method: "PUT", url: "https://bucket.example.com/o.mp4?X-Amz-Signature=s", external: true }]);
+    const one = request([
+      {
+        name: "o",
+        fileName: "o.mp4",
+        contentType: "video/mp4",
+        uploadUrl: "https://bucket.example.com/o.mp4?X-Amz-Signature=s",
+        destination: { headers: {} },
+      },
+    ]);
+    expect(one.allow).toEqual([
+      { method: "PUT", url: "https://bucket.example.com/o.mp4?X-Amz-Signature=s", external: true },
+    ]);
     const complete = "https://bucket.example.com/o.mp4?uploadId=u&X-Amz-Signature=c";
-    const parts = request([{ name: "o", fileName: "o.mp4", contentType: "video/mp4", uploadUrl: complete,
-      destination: { headers: {}, parts: { urls: ["https://bucket.example.com/o.mp4?partNumber=1&uploadId=u", "https://bucket.example.com/o.mp4?partNumber=2&uploadId=u"], partSizeBytes: 5 << 20, completeUrl: complete } } }]);
+    const parts = request([
+      {
+        name: "o",
+        fileName: "o.mp4",
+        contentType: "video/mp4",
+        uploadUrl: complete,
+        destination: {
+          headers: {},
+          parts: {
+            urls: [
+              "https://bucket.example.com/o.mp4?partNumber=1&uploadId=u",
+              "https://bucket.example.com/o.mp4?partNumber=2&uploadId=u",
+            ],
+            partSizeBytes: 5 << 20,
+            completeUrl: complete,
+          },
+        },
+      },
+    ]);
     expect(egressAllows(parts, "PUT", "https://bucket.example.com/o.mp4?partNumber=2&uploadId=u")).toBe(true);
     expect(egressAllows(parts, "PUT", "https://bucket.example.com/o.mp4?partNumber=3&uploadId=u")).toBe(false);
     expect(egressAllows(parts, "POST", complete)).toBe(true);
@@ -69,9 +151,20 @@ describe("the egress of outputs sent to the user's storage", () => {
 
   it("for a directory, PUTs of plain file names under the prefix with the prefix's own query only", () => {
     const sas = "sv=2025-01-05&sr=c&sig=abc";
-    const dir = request([{ name: "hls", fileName: "index.m3u8", contentType: "application/vnd.apple.mpegurl", uploadUrl: `https://acct.blob.core.windows.net/media/job/?${sas}`, kind: "directory", destination: { headers: {} } }]);
+    const dir = request([
+      {
+        name: "hls",
+        fileName: "index.m3u8",
+        contentType: "application/vnd.apple.mpegurl",
+        uploadUrl: `https://acct.blob.core.windows.net/media/job/?${sas}`,
+        kind: "directory",
+        destination: { headers: {} },
+      },
+    ]);
     expect(egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/seg_000.ts?${sas}`)).toBe(true);
-    expect(egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/seg_000.ts?${sas}&comp=appendblock`)).toBe(false);
+    expect(
+      egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/seg_000.ts?${sas}&comp=appendblock`),
+    ).toBe(false);
     expect(egressAllows(dir, "PUT", "https://acct.blob.core.windows.net/media/job/seg_000.ts")).toBe(false);
     expect(egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/deeper/seg.ts?${sas}`)).toBe(false);
     expect(egressAllows(dir, "PUT", `https://acct.blob.core.windows.net/media/job/?${sas}`)).toBe(false);

@@ -11,7 +11,12 @@ function tableRows(heading: string): string[][] {
   return section
     .split("\n")
     .filter((l) => /^\| `[A-Z_]+` \|/.test(l))
-    .map((l) => l.split("|").slice(1, -1).map((c) => c.trim().replace(/`/g, "")));
+    .map((l) =>
+      l
+        .split("|")
+        .slice(1, -1)
+        .map((c) => c.trim().replace(/`/g, "")),
+    );
 }
 
 describe("docs/errors.md and the error-code registry", () => {
@@ -22,6 +27,10 @@ describe("docs/errors.md and the error-code registry", () => {
   });
 
   it("list the same job errorCodes", () => {
-    expect(tableRows("Job errorCodes").map(([code]) => code).sort()).toEqual(Object.keys(JOB_ERRORS).sort());
+    expect(
+      tableRows("Job errorCodes")
+        .map(([code]) => code)
+        .sort(),
+    ).toEqual(Object.keys(JOB_ERRORS).sort());
   });
 });

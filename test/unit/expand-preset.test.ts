@@ -23,7 +23,8 @@ function edgeParams(name: string): Record<string, unknown>[] {
   const all = Object.entries(schema.properties ?? {});
   const alone = all.filter(([k]) => EXCLUSIVE[name]?.includes(k));
   const props = all.filter(([k]) => !EXCLUSIVE[name]?.includes(k));
-  const at = (pick: (p: any) => unknown) => Object.fromEntries(props.flatMap(([k, p]) => (pick(p) === undefined ? [] : [[k, pick(p)]])));
+  const at = (pick: (p: any) => unknown) =>
+    Object.fromEntries(props.flatMap(([k, p]) => (pick(p) === undefined ? [] : [[k, pick(p)]])));
   const sets = [at((p) => p.minimum ?? p.exclusiveMinimum), at((p) => p.maximum ?? p.exclusiveMaximum)];
   for (const [k, p] of alone) sets.push({ [k]: p.minimum }, { [k]: p.maximum });
   for (const [k, p] of props) for (const v of p.enum ?? []) sets.push({ [k]: v });
@@ -32,9 +33,25 @@ function edgeParams(name: string): Record<string, unknown>[] {
 
 describe("presets", () => {
   it("are at least the ones the contract names", () => {
-    expect([...PRESETS.keys()]).toEqual(expect.arrayContaining([
-      "probe", "thumbnail", "contact-sheet", "web-mp4", "webm", "audio-mp3", "audio-aac", "audio-opus", "gif", "loudnorm", "waveform", "trim", "concat", "watermark", "hls-ladder",
-    ]));
+    expect([...PRESETS.keys()]).toEqual(
+      expect.arrayContaining([
+        "probe",
+        "thumbnail",
+        "contact-sheet",
+        "web-mp4",
+        "webm",
+        "audio-mp3",
+        "audio-aac",
+        "audio-opus",
+        "gif",
+        "loudnorm",
+        "waveform",
+        "trim",
+        "concat",
+        "watermark",
+        "hls-ladder",
+      ]),
+    );
   });
 
   it("thumbnail: a percentage becomes {{video@P%}} for the runner to resolve; seconds and percent exclude each other", () => {
@@ -49,11 +66,17 @@ describe("presets", () => {
     const expanded = expandPresetJob(requestFor("hls-ladder", { renditions: [240, 480, 720] })) as ExpandedPreset;
     const args = expanded.request.ffmpegArgs!;
     expect(args[args.indexOf("-var_stream_map") + 1]).toBe("v:0,a:0 v:1,a:1 v:2,a:2");
-    expect(expanded.request.outputs).toEqual({ hls: { fileName: "master.m3u8", contentType: "application/vnd.apple.mpegurl", kind: "directory" } });
+    expect(expanded.request.outputs).toEqual({
+      hls: { fileName: "master.m3u8", contentType: "application/vnd.apple.mpegurl", kind: "directory" },
+    });
     const silent = expandPresetJob(requestFor("hls-ladder", { renditions: [240], audio: false })) as ExpandedPreset;
     expect(silent.request.ffmpegArgs).not.toContain("0:a:0");
     expect(checkJobRequest(silent.request)).toEqual([]);
-    expect((expandPresetJob(requestFor("hls-ladder", { renditions: [240, 240] })) as { issues: { path: string[] }[] }).issues.map((i) => i.path)).toEqual([["params", "renditions"]]);
+    expect(
+      (
+        expandPresetJob(requestFor("hls-ladder", { renditions: [240, 240] })) as { issues: { path: string[] }[] }
+      ).issues.map((i) => i.path),
+    ).toEqual([["params", "renditions"]]);
   });
 
   for (const name of PRESETS.keys()) {
@@ -68,15 +91,35 @@ describe("presets", () => {
   }
 
   it("say what is wrong: an unknown preset, bad parameters, missing or unknown inputs and outputs", () => {
-    expect(expandPresetJob({ mode: "preset", preset: "nope", inputs: {} })).toEqual({ issues: [expect.objectContaining({ path: ["preset"] })] });
-    const bad = expandPresetJob({ ...requestFor("thumbnail", { width: 1, extra: 1 }), outputs: { other: { fileName: "x.jpg" } } }) as { issues: { path: string[] }[] };
-    expect(bad.issues.map((i) => i.path)).toEqual(expect.arrayContaining([["params", "width"], ["params"], ["outputs", "other"]]));
-    expect((expandPresetJob({ mode: "preset", preset: "watermark", inputs: { video: url("v") } }) as { issues: { path: string[] }[] }).issues.map((i) => i.path)).toEqual([["inputs", "logo"]]);
-    expect((expandPresetJob({ mode: "preset", preset: "concat", input: [url("a")] }) as { issues: { path: string[] }[] }).issues.map((i) => i.path)).toEqual([["input"]]);
+    expect(expandPresetJob({ mode: "preset", preset: "nope", inputs: {} })).toEqual({
+      issues: [expect.objectContaining({ path: ["preset"] })],
+    });
+    const bad = expandPresetJob({
+      ...requestFor("thumbnail", { width: 1, extra: 1 }),
+      outputs: { other: { fileName: "x.jpg" } },
+    }) as { issues: { path: string[] }[] };
+    expect(bad.issues.map((i) => i.path)).toEqual(
+      expect.arrayContaining([["params", "width"], ["params"], ["outputs", "other"]]),
+    );
+    expect(
+      (
+        expandPresetJob({ mode: "preset", preset: "watermark", inputs: { video: url("v") } }) as {
+          issues: { path: string[] }[];
+        }
+      ).issues.map((i) => i.path),
+    ).toEqual([["inputs", "logo"]]);
+    expect(
+      (
+        expandPresetJob({ mode: "preset", preset: "concat", input: [url("a")] }) as { issues: { path: string[] }[] }
+      ).issues.map((i) => i.path),
+    ).toEqual([["input"]]);
   });
 
   it("let the client rename an output file, keeping a fitting content type", () => {
-    const expanded = expandPresetJob({ ...requestFor("thumbnail", {}), outputs: { thumbnail: { fileName: "poster.png" } } }) as ExpandedPreset;
+    const expanded = expandPresetJob({
+      ...requestFor("thumbnail", {}),
+      outputs: { thumbnail: { fileName: "poster.png" } },
+    }) as ExpandedPreset;
     expect(expanded.request.outputs).toEqual({ thumbnail: { fileName: "poster.png", contentType: "image/png" } });
   });
 });

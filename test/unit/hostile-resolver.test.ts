@@ -11,30 +11,68 @@ import { createResolutionCache, RESOLUTION_MAX_TTL_MS, RESOLUTION_MIN_TTL_MS } f
  * bound), and the destination check threw a TypeError (the egress handler's 500) instead of refusing.
  */
 const doh = (answers: Record<"A" | "AAAA", unknown>) =>
-  dohResolver("https://resolver.test/dns-query", (async (input: URL | RequestInfo) => Response.json(answers[new URL(String(input)).searchParams.get("type") as "A" | "AAAA"])) as typeof fetch);
+  dohResolver("https://resolver.test/dns-query", (async (input: URL | RequestInfo) =>
+    Response.json(answers[new URL(String(input)).searchParams.get("type") as "A" | "AAAA"])) as typeof fetch);
 const check = (resolve: Resolver) => destinationRefusal(new URL("https://media.example/in.mp4"), resolve, []);
 
 describe("a DoH resolver that lies", () => {
   it("takes an answer only when every A record holds an IPv4 address and every AAAA an IPv6 one; anything else is a failed lookup, refused", async () => {
-    const good = { Status: 0, Answer: [{ type: 5, TTL: 30, data: "cdn.example." }, { type: 1, TTL: 60, data: "93.184.216.34" }] };
-    expect(await doh({ A: good, AAAA: { Status: 0, Answer: [{ type: 28, TTL: 60, data: "2606:2800:220:1::1" }] } })("media.example")).toEqual({ addresses: ["93.184.216.34", "2606:2800:220:1::1"], ttlSeconds: 30 });
+    const good = {
+      Status: 0,
+      Answer: [
+        { type: 5, TTL: 30, data: "cdn.example." },
+        { type: 1, TTL: 60, data: "93.184.216.34" },
+      ],
+    };
+    expect(
+      await doh({ A: good, AAAA: { Status: 0, Answer: [{ type: 28, TTL: 60, data: "2606:2800:220:1::1" }] } })(
+        "media.example",
+      ),
+    ).toEqual({ addresses: ["93.184.216.34", "2606:2800:220:1::1"], ttlSeconds: 30 });
     const none = { Status: 0 };
     for (const record of [
-      { type: 1, TTL: 60, data: 123 }, { type: 1, TTL: 60, data: { address: "93.184.216.34" } }, { type: 1, TTL: 60, data: ["93.184.216.34"] }, { type: 1, TTL: 60 },
-      { type: 1, TTL: 60, data: "localhost" }, { type: 1, TTL: 60, data: "93.184.216.34 " }, { type: 1, TTL: 60, data: "2606:2800:220:1::1" }, { type: 28, TTL: 60, data: "93.184.216.34" },
-      { type: 1, TTL: 60, data: "9".repeat(100_000) }, null, "93.184.216.34",
+      { type: 1, TTL: 60, data: 123 },
+      { type: 1, TTL: 60, data: { address: "93.184.216.34" } },
+      { type: 1, TTL: 60, data: ["93.184.216.34"] },
+      { type: 1, TTL: 60 },
+      { type: 1, TTL: 60, data: "localhost" },
+      { type: 1, TTL: 60, data: "93.184.216.34 " },
+      { type: 1, TTL: 60, data: "2606:2800:220:1::1" },
+      { type: 28, TTL: 60, data: "93.184.216.34" },
+      { type: 1, TTL: 60, data: "9".repeat(100_000) },
+      null,
+      "93.184.216.34",
     ]) {
       const answer = await doh({ A: { Status: 0, Answer: [record] }, AAAA: none })("media.example");
-      expect(answer, JSON.stringify(record)?.slice(0, 80)).toMatchObject({ error: "failed", detail: expect.stringMatching(/^the resolver answered a malformed record/) });
-      expect(await check(doh({ A: { Status: 0, Answer: [record] }, AAAA: none }))).toMatch(/^the address of media\.example could not be checked \(the resolver answered a malformed record/);
+      expect(answer, JSON.stringify(record)?.slice(0, 80)).toMatchObject({
+        error: "failed",
+        detail: expect.stringMatching(/^the resolver answered a malformed record/),
+      });
+      expect(await check(doh({ A: { Status: 0, Answer: [record] }, AAAA: none }))).toMatch(
+        /^the address of media\.example could not be checked \(the resolver answered a malformed record/,
+      );
     }
-    for (const answer of [{ Status: 0, Answer: { type: 1, data: "93.184.216.34" } }, { Status: "0", Answer: [] }, null, "ok", []]) {
-      expect(await doh({ A: answer, AAAA: none })("media.example"), JSON.stringify(answer)).toMatchObject({ error: "failed" });
+    for (const answer of [
+      { Status: 0, Answer: { type: 1, data: "93.184.216.34" } },
+      { Status: "0", Answer: [] },
+      null,
+      "ok",
+      [],
+    ]) {
+      expect(await doh({ A: answer, AAAA: none })("media.example"), JSON.stringify(answer)).toMatchObject({
+        error: "failed",
+      });
     }
   });
 
   it("is asked again at least every 5 min and at most every 5 s, whatever TTL it gives", async () => {
-    for (const [TTL, keptMs] of [[-5, RESOLUTION_MIN_TTL_MS], [1e308, RESOLUTION_MAX_TTL_MS], [Number.MAX_SAFE_INTEGER, RESOLUTION_MAX_TTL_MS], ["600", RESOLUTION_MIN_TTL_MS], [null, RESOLUTION_MIN_TTL_MS]] as const) {
+    for (const [TTL, keptMs] of [
+      [-5, RESOLUTION_MIN_TTL_MS],
+      [1e308, RESOLUTION_MAX_TTL_MS],
+      [Number.MAX_SAFE_INTEGER, RESOLUTION_MAX_TTL_MS],
+      ["600", RESOLUTION_MIN_TTL_MS],
+      [null, RESOLUTION_MIN_TTL_MS],
+    ] as const) {
       let asked = 0;
       let now = 0;
       const resolve = dohResolver("https://resolver.test/dns-query", (async () => {

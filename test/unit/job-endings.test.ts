@@ -11,7 +11,18 @@ describe("billing", () => {
 
   it("charges runtimeSeconds × credits per second", () => {
     const f = endingFromRunner(
-      { status: "canceled", exitCode: null, runtimeMs: 2300, errorCode: "CANCELED", errorMessage: "x", stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: 2300, storeMs: 0 }, finishedAt: "" },
+      {
+        status: "canceled",
+        exitCode: null,
+        runtimeMs: 2300,
+        errorCode: "CANCELED",
+        errorMessage: "x",
+        stdout: "",
+        stderrTail: "",
+        outputs: [],
+        timings: { fetchMs: 0, runMs: 2300, storeMs: 0 },
+        finishedAt: "",
+      },
       3,
     );
     expect(f).toMatchObject({ status: "canceled", runtimeSeconds: 3, creditsCharged: 9 });

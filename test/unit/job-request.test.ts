@@ -7,13 +7,25 @@ const parse = (body: unknown) => createJobSchema.parse(body);
 
 describe("job request rules", () => {
   it("defaults binary to ffmpeg and content types from the extension", () => {
-    const spec = toJobSpec(parse({ inputs: { a: { type: "url", url: "https://example.com/a.mp4" } }, outputs: { o: { fileName: "x.webm" } }, ffmpegArgs: ["-i", "{{a}}", "{{o}}"] }));
+    const spec = toJobSpec(
+      parse({
+        inputs: { a: { type: "url", url: "https://example.com/a.mp4" } },
+        outputs: { o: { fileName: "x.webm" } },
+        ffmpegArgs: ["-i", "{{a}}", "{{o}}"],
+      }),
+    );
     expect(spec.binary).toBe("ffmpeg");
     expect(spec.outputs.o.contentType).toBe("video/webm");
   });
 
   it("names array inputs input0, input1", () => {
-    const req = parse({ input: [{ type: "url", url: "https://e.com/a.mp4" }, { type: "url", url: "https://e.com/b.mp4" }], ffmpegArgs: ["-i", "{{input1}}", "-f", "null", "-"] });
+    const req = parse({
+      input: [
+        { type: "url", url: "https://e.com/a.mp4" },
+        { type: "url", url: "https://e.com/b.mp4" },
+      ],
+      ffmpegArgs: ["-i", "{{input1}}", "-f", "null", "-"],
+    });
     expect(checkJobRequest(req)).toEqual([]);
     expect(Object.keys(toJobSpec(req).inputs)).toEqual(["input0", "input1"]);
   });
@@ -24,7 +36,11 @@ describe("job request rules", () => {
   });
 
   it("points at unknown placeholders and unreferenced outputs", () => {
-    const req = parse({ inputs: { a: { type: "url", url: "https://e.com/a.mp4" } }, outputs: { o: { fileName: "o.mp4" }, unused: { fileName: "u.mp4" } }, ffmpegArgs: ["-i", "{{a}}", "-c", "{{typo}}", "{{o}}"] });
+    const req = parse({
+      inputs: { a: { type: "url", url: "https://e.com/a.mp4" } },
+      outputs: { o: { fileName: "o.mp4" }, unused: { fileName: "u.mp4" } },
+      ffmpegArgs: ["-i", "{{a}}", "-c", "{{typo}}", "{{o}}"],
+    });
     expect(checkJobRequest(req)).toEqual([
       { path: ["ffmpegArgs", "3"], message: expect.stringMatching(/typo/) },
       { path: ["outputs", "unused"], message: expect.stringMatching(/never referenced/) },
@@ -32,7 +48,11 @@ describe("job request rules", () => {
   });
 
   it("refuses an output named like an input", () => {
-    const req = parse({ inputs: { a: { type: "url", url: "https://e.com/a.mp4" } }, outputs: { a: { fileName: "o.mp4" } }, ffmpegArgs: ["-i", "{{a}}", "{{a}}"] });
+    const req = parse({
+      inputs: { a: { type: "url", url: "https://e.com/a.mp4" } },
+      outputs: { a: { fileName: "o.mp4" } },
+      ffmpegArgs: ["-i", "{{a}}", "{{a}}"],
+    });
     expect(checkJobRequest(req)[0].path).toEqual(["outputs", "a"]);
   });
 
@@ -40,6 +60,9 @@ describe("job request rules", () => {
     for (const fileName of ["../x.mp4", ".hidden", "a/b.mp4", ""]) {
       expect(createJobSchema.safeParse({ outputs: { o: { fileName } }, ffmpegArgs: ["{{o}}"] }).success).toBe(false);
     }
-    expect(createJobSchema.safeParse({ inputs: { a: { type: "url", url: "file:///etc/passwd" } }, ffmpegArgs: ["x"] }).success).toBe(false);
+    expect(
+      createJobSchema.safeParse({ inputs: { a: { type: "url", url: "file:///etc/passwd" } }, ffmpegArgs: ["x"] })
+        .success,
+    ).toBe(false);
   });
 });

@@ -3,11 +3,19 @@ import { canTransition, isTerminal, JOB_STATUSES, statusGuard } from "../../src/
 
 describe("job states", () => {
   it("allows exactly the documented transitions", () => {
-    const allowed = JOB_STATUSES.flatMap((from) => JOB_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`));
+    const allowed = JOB_STATUSES.flatMap((from) =>
+      JOB_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`),
+    );
     expect(allowed.sort()).toEqual(
       [
-        "queued->running", "queued->canceled", "queued->rejected", "queued->failed",
-        "running->completed", "running->failed", "running->canceled", "running->queued",
+        "queued->running",
+        "queued->canceled",
+        "queued->rejected",
+        "queued->failed",
+        "running->completed",
+        "running->failed",
+        "running->canceled",
+        "running->queued",
       ].sort(),
     );
   });

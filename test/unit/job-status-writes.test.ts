@@ -19,19 +19,29 @@ function sourceFiles(dir: string): string[] {
 /** The statements in `text` that write a job's status: SQL text from `UPDATE jobs` or `INSERT INTO jobs` to its end. */
 function statusWrites(text: string): string[] {
   const statements = text.match(/\b(UPDATE\s+jobs\s+SET|INSERT\s+(OR\s+\w+\s+)?INTO\s+jobs\b)[^`"';]*/gi) ?? [];
-  return statements.filter((sql) => /^INSERT/i.test(sql) || /\bSET\b[\s\S]*?\bstatus\s*=/i.test(sql.replace(/\bWHERE\b[\s\S]*$/i, "")));
+  return statements.filter(
+    (sql) => /^INSERT/i.test(sql) || /\bSET\b[\s\S]*?\bstatus\s*=/i.test(sql.replace(/\bWHERE\b[\s\S]*$/i, "")),
+  );
 }
 
 describe("job status writes", () => {
-  const writes = sourceFiles("src").map((file) => ({ file, writes: statusWrites(readFileSync(join(root, file), "utf8")) }));
+  const writes = sourceFiles("src").map((file) => ({
+    file,
+    writes: statusWrites(readFileSync(join(root, file), "utf8")),
+  }));
 
   it("happen only in src/jobs/transitions/", () => {
-    const elsewhere = writes.filter((w) => w.writes.length > 0 && !w.file.startsWith(TRANSITIONS_DIR)).map((w) => relative(".", w.file));
+    const elsewhere = writes
+      .filter((w) => w.writes.length > 0 && !w.file.startsWith(TRANSITIONS_DIR))
+      .map((w) => relative(".", w.file));
     expect(elsewhere).toEqual([]);
   });
 
   it("are found where they are: each status-changing transition file writes the status", () => {
-    const found = writes.filter((w) => w.file.startsWith(TRANSITIONS_DIR) && w.writes.length > 0).map((w) => w.file.slice(TRANSITIONS_DIR.length)).sort();
+    const found = writes
+      .filter((w) => w.file.startsWith(TRANSITIONS_DIR) && w.writes.length > 0)
+      .map((w) => w.file.slice(TRANSITIONS_DIR.length))
+      .sort();
     expect(found).toEqual(["insert-job.ts", "mark-started.ts", "requeue-lost-attempt.ts", "write-ending.ts"]);
   });
 

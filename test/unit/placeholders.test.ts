@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { escapeFilterPath, resolvePlaceholders, safeExtension, scanPlaceholders } from "../../src/jobs/request/placeholders.ts";
+import {
+  escapeFilterPath,
+  resolvePlaceholders,
+  safeExtension,
+  scanPlaceholders,
+} from "../../src/jobs/request/placeholders.ts";
 
 describe("placeholders", () => {
   it("finds whole-argument placeholders and ones inside filter graphs", () => {
@@ -20,7 +25,11 @@ describe("placeholders", () => {
   });
 
   it("resolves to paths and escapes embedded ones for the filter graph", () => {
-    const paths: Record<string, string> = { in: "/job/in/in.mp4", subs: "/job/in/it's:a,b.srt", out: "/job/out/out.mp4" };
+    const paths: Record<string, string> = {
+      in: "/job/in/in.mp4",
+      subs: "/job/in/it's:a,b.srt",
+      out: "/job/out/out.mp4",
+    };
     const args = resolvePlaceholders(["-i", "{{in}}", "-vf", "subtitles={{subs}}", "{{out}}"], (n) => paths[n]);
     expect(args[1]).toBe("/job/in/in.mp4");
     expect(args[3]).toBe("subtitles=/job/in/it\\\\\\'s\\\\:a\\,b.srt");

@@ -4,8 +4,12 @@ import { acquire, instanceOf, reclaimable, release, type PoolState } from "../..
 describe("taking instances back", () => {
   it("takes back ended jobs' instances, never a running job's, and a probe's only after its lease", () => {
     const state: PoolState = { entries: [] };
-    for (const id of ["done", "running", "probe-new", "probe-old"]) acquire(state, id, id === "probe-old" ? 0 : 900_000, 10, () => `pool-${id}`);
-    const statuses = new Map([["done", "completed"], ["running", "running"]]);
+    for (const id of ["done", "running", "probe-new", "probe-old"])
+      acquire(state, id, id === "probe-old" ? 0 : 900_000, 10, () => `pool-${id}`);
+    const statuses = new Map([
+      ["done", "completed"],
+      ["running", "running"],
+    ]);
     expect(reclaimable(state, statuses, 1_000_000, 300_000).sort()).toEqual(["done", "probe-old"]);
   });
 });

@@ -14,7 +14,10 @@ describe("probe summary", () => {
       45677,
     );
     expect(summary).toEqual({
-      format: "mov,mp4", durationSeconds: 3, size: 45677, bitRate: 121805,
+      format: "mov,mp4",
+      durationSeconds: 3,
+      size: 45677,
+      bitRate: 121805,
       streams: [
         { index: 0, type: "video", codec: "h264", width: 320, height: 240, frameRate: 25 },
         { index: 1, type: "audio", codec: "aac", sampleRate: 44100, channels: 1 },

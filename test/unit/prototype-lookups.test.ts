@@ -10,7 +10,12 @@ import { PROTOTYPE_NAMES } from "../../src/jobs/request/placeholders.ts";
  * as Object.prototype, which D1 refused at every tick of the job, and "-constructor" was refused with
  * the text of a function).
  */
-const names = { inputs: new Set(["in"]), outputs: new Set(["out"]), scratch: new Set<string>(), directories: new Set<string>() };
+const names = {
+  inputs: new Set(["in"]),
+  outputs: new Set(["out"]),
+  scratch: new Set<string>(),
+  directories: new Set<string>(),
+};
 
 describe("lookups by a client's word", () => {
   it("type a file whose extension is an Object.prototype member as plain bytes", () => {
@@ -21,7 +26,10 @@ describe("lookups by a client's word", () => {
 
   it("refuse an option or a format named after one as unknown, in the policy's own words", () => {
     for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
-      for (const args of [["-i", "{{in}}", `-${name}`, "1", "{{out}}"], ["-i", "{{in}}", "-f", name, "{{out}}"]]) {
+      for (const args of [
+        ["-i", "{{in}}", `-${name}`, "1", "{{out}}"],
+        ["-i", "{{in}}", "-f", name, "{{out}}"],
+      ]) {
         const problems = JSON.stringify(checkArguments("ffmpeg", args, names));
         expect(problems, args.join(" ")).toMatch(/not allowed|unknown|GET \/v1\/policy/);
         expect(problems).not.toMatch(/native code|\[object Object\]|function/);

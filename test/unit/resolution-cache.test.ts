@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { destinationRefusal, type Resolution, type Resolver } from "../../src/net/destination-check.ts";
 import { dohResolver } from "../../src/net/doh-resolver.ts";
 import {
-  createResolutionCache, jobResolver, resolutionJobKey, RESOLUTION_MAX_TTL_MS, RESOLUTION_MIN_TTL_MS,
+  createResolutionCache,
+  jobResolver,
+  resolutionJobKey,
+  RESOLUTION_MAX_TTL_MS,
+  RESOLUTION_MIN_TTL_MS,
 } from "../../src/net/resolution-cache.ts";
 import { mergeScopes } from "../../src/runner/egress-scope.ts";
 
@@ -18,7 +22,14 @@ function world(answers: Record<string, Resolution>) {
     asked.push(host);
     return answers[host] ?? { error: "nxdomain", detail: "NXDOMAIN" };
   };
-  return { cache, resolve, asked, answers, advance: (ms: number) => (nowMs += ms), forJob: (job: string) => cache.resolverFor(job, resolve) };
+  return {
+    cache,
+    resolve,
+    asked,
+    answers,
+    advance: (ms: number) => (nowMs += ms),
+    forJob: (job: string) => cache.resolverFor(job, resolve),
+  };
 }
 
 describe("the resolution cache", () => {
@@ -36,8 +47,14 @@ describe("the resolution cache", () => {
   });
 
   it("keeps an answer at least 5 s (TTL 0, or none) and at most 5 min (TTL of a day)", async () => {
-    for (const [ttlSeconds, keptMs] of [[0, RESOLUTION_MIN_TTL_MS], [undefined, RESOLUTION_MIN_TTL_MS], [86_400, RESOLUTION_MAX_TTL_MS]] as const) {
-      const w = world({ "h.example": { addresses: ["93.184.216.34"], ...(ttlSeconds === undefined ? {} : { ttlSeconds }) } });
+    for (const [ttlSeconds, keptMs] of [
+      [0, RESOLUTION_MIN_TTL_MS],
+      [undefined, RESOLUTION_MIN_TTL_MS],
+      [86_400, RESOLUTION_MAX_TTL_MS],
+    ] as const) {
+      const w = world({
+        "h.example": { addresses: ["93.184.216.34"], ...(ttlSeconds === undefined ? {} : { ttlSeconds }) },
+      });
       const job = w.forJob("job:a");
       await job("h.example");
       w.advance(keptMs - 1);
@@ -51,7 +68,10 @@ describe("the resolution cache", () => {
   });
 
   it("never hands one job another job's answer, nor one host's answer for another", async () => {
-    const w = world({ "a.example": { addresses: ["93.184.216.34"], ttlSeconds: 300 }, "b.example": { addresses: ["93.184.216.35"], ttlSeconds: 300 } });
+    const w = world({
+      "a.example": { addresses: ["93.184.216.34"], ttlSeconds: 300 },
+      "b.example": { addresses: ["93.184.216.35"], ttlSeconds: 300 },
+    });
     await w.forJob("job:1")("a.example");
     await w.forJob("job:2")("a.example");
     await w.forJob("job:1")("b.example");
@@ -60,20 +80,36 @@ describe("the resolution cache", () => {
   });
 
   it("keeps no NXDOMAIN, empty answer or failure: the next request asks again", async () => {
-    const w = world({ "empty.example": { addresses: [], ttlSeconds: 300 }, "broken.example": { error: "failed", detail: "resolver answered HTTP 503" } });
+    const w = world({
+      "empty.example": { addresses: [], ttlSeconds: 300 },
+      "broken.example": { error: "failed", detail: "resolver answered HTTP 503" },
+    });
     const job = w.forJob("job:a");
     for (const host of ["gone.example", "empty.example", "broken.example"]) {
       expect(await job(host)).toEqual(await w.resolve(host));
       await job(host);
     }
-    expect(w.asked).toEqual(["gone.example", "gone.example", "gone.example", "empty.example", "empty.example", "empty.example", "broken.example", "broken.example", "broken.example"]);
+    expect(w.asked).toEqual([
+      "gone.example",
+      "gone.example",
+      "gone.example",
+      "empty.example",
+      "empty.example",
+      "empty.example",
+      "broken.example",
+      "broken.example",
+      "broken.example",
+    ]);
     // A name that failed a moment ago resolves as soon as the resolver does.
     w.answers["broken.example"] = { addresses: ["93.184.216.36"] };
     expect(await job("broken.example")).toEqual({ addresses: ["93.184.216.36"] });
   });
 
   it("still checks every request against the kept addresses, and sees a name turn private once its answer expires", async () => {
-    const w = world({ "sneaky.example": { addresses: ["93.184.216.34", "127.0.0.1"], ttlSeconds: 30 }, "flip.example": { addresses: ["93.184.216.34"], ttlSeconds: 30 } });
+    const w = world({
+      "sneaky.example": { addresses: ["93.184.216.34", "127.0.0.1"], ttlSeconds: 30 },
+      "flip.example": { addresses: ["93.184.216.34"], ttlSeconds: 30 },
+    });
     const job = w.forJob("job:a");
     const check = (host: string) => destinationRefusal(new URL(`https://${host}/in.mp4`), job, []);
     expect(await check("sneaky.example")).toMatch(/resolves to 127\.0\.0\.1/);
@@ -108,7 +144,12 @@ describe("which job an egress invocation serves", () => {
     expect(resolutionJobKey({ containerId: "c1", params: { jobId: "j1" } })).toBe("job:j1");
     expect(resolutionJobKey({ containerId: "c1", params: {} })).toBe("container:c1");
     expect(mergeScopes([{ jobId: "j1", allow: [] }]).jobId).toBe("j1");
-    expect(mergeScopes([{ jobId: "j2", allow: [] }, { jobId: "j1", allow: [] }]).jobId).toBe("j1 j2");
+    expect(
+      mergeScopes([
+        { jobId: "j2", allow: [] },
+        { jobId: "j1", allow: [] },
+      ]).jobId,
+    ).toBe("j1 j2");
     expect(mergeScopes([{ allow: [] }])).not.toHaveProperty("jobId");
   });
 

@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { D1_MAX_ROW_BYTES, recordBytesOfNew, rowSizeTriggerSql } from "../../src/platform/d1-row-size.ts";
 import {
-  DIRECTORY_FILE_ENTRY_MAX_BYTES, JOB_COLUMN_MAX_BYTES, JOB_FIXED_COLUMNS_MAX_BYTES, MAX_DIRECTORY_FILES_LIMIT, OUTPUT_METADATA_MAX_BYTES,
+  DIRECTORY_FILE_ENTRY_MAX_BYTES,
+  JOB_COLUMN_MAX_BYTES,
+  JOB_FIXED_COLUMNS_MAX_BYTES,
+  MAX_DIRECTORY_FILES_LIMIT,
+  OUTPUT_METADATA_MAX_BYTES,
 } from "../../src/jobs/store/row-budget.ts";
-import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../../src/jobs/request/limits.ts";
+import {
+  MAX_METADATA_ENTRIES,
+  MAX_METADATA_KEY_CHARS,
+  MAX_METADATA_VALUE_CHARS,
+} from "../../src/jobs/request/limits.ts";
 import { headBytes, tailBytes, utf8Bytes } from "../../src/jobs/store/stored-bytes.ts";
 
 /** D1 keeps a row to 2,000,000 bytes (src/platform/d1-row-size.ts): the shares of each row that grows must fit in one. */
@@ -16,14 +24,23 @@ describe("the rows' byte budgets", () => {
   it("the metadata's share holds the schema's largest metadata as JSON (6 bytes a UTF-16 unit at worst: \\u0001)", () => {
     const entry = 6 * (MAX_METADATA_KEY_CHARS + MAX_METADATA_VALUE_CHARS) + 6;
     expect(MAX_METADATA_ENTRIES * entry + 2).toBeLessThanOrEqual(JOB_COLUMN_MAX_BYTES.metadata_json);
-    const worst = Object.fromEntries(Array.from({ length: MAX_METADATA_ENTRIES }, (_, i) => [`${i}`.padEnd(MAX_METADATA_KEY_CHARS, "\u0001"), "\u0001".repeat(MAX_METADATA_VALUE_CHARS)]));
+    const worst = Object.fromEntries(
+      Array.from({ length: MAX_METADATA_ENTRIES }, (_, i) => [
+        `${i}`.padEnd(MAX_METADATA_KEY_CHARS, "\u0001"),
+        "\u0001".repeat(MAX_METADATA_VALUE_CHARS),
+      ]),
+    );
     expect(utf8Bytes(JSON.stringify(worst))).toBeLessThanOrEqual(JOB_COLUMN_MAX_BYTES.metadata_json);
   });
 
   it("a directory output's row holds its largest file list and summary", () => {
     const longest = `${JSON.stringify({ path: "a".repeat(255), size: Number.MAX_SAFE_INTEGER })},`;
     expect(utf8Bytes(longest)).toBeLessThanOrEqual(DIRECTORY_FILE_ENTRY_MAX_BYTES);
-    expect(MAX_DIRECTORY_FILES_LIMIT * DIRECTORY_FILE_ENTRY_MAX_BYTES + OUTPUT_METADATA_MAX_BYTES + JOB_FIXED_COLUMNS_MAX_BYTES).toBeLessThanOrEqual(D1_MAX_ROW_BYTES);
+    expect(
+      MAX_DIRECTORY_FILES_LIMIT * DIRECTORY_FILE_ENTRY_MAX_BYTES +
+        OUTPUT_METADATA_MAX_BYTES +
+        JOB_FIXED_COLUMNS_MAX_BYTES,
+    ).toBeLessThanOrEqual(D1_MAX_ROW_BYTES);
   });
 
   it("text is cut to bytes, never inside a character", () => {
@@ -44,6 +61,6 @@ describe("the rows' byte budgets", () => {
   it("the local triggers stay within D1's 100 KB a statement for a table of D1's 100 columns", () => {
     const columns = Array.from({ length: 100 }, (_, i) => `column_with_a_long_name_${i}`);
     for (const sql of rowSizeTriggerSql([{ table: "t", columns }])) expect(utf8Bytes(sql)).toBeLessThan(100_000);
-    expect(recordBytesOfNew(["a"])).toContain("length(CAST(NEW.\"a\" AS BLOB))");
+    expect(recordBytesOfNew(["a"])).toContain('length(CAST(NEW."a" AS BLOB))');
   });
 });

@@ -46,10 +46,21 @@ describe("the runner's checks of a coordinator's requests", () => {
 
   it("refuse a job request whose fields have the wrong shape", () => {
     const wrong: Record<string, unknown> = {
-      jobId: "../etc", binary: "sh", args: ["-i", 1], preset: { name: "x" }, task: { kind: "other", name: "t" },
-      steps: Array.from({ length: 9 }, () => ({ binary: "ffmpeg", args: [] })), scratch: [{ name: "a b", fileName: "x" }],
-      inputs: [{ name: "__proto__!", url: "u" }], outputs: [{ name: "out" }], timeoutMs: 0, allowedPrivateHosts: "127.0.0.1",
-      createdAt: 1, leaseMs: Number.POSITIVE_INFINITY, notifyUrl: 5, notifyProgress: "yes",
+      jobId: "../etc",
+      binary: "sh",
+      args: ["-i", 1],
+      preset: { name: "x" },
+      task: { kind: "other", name: "t" },
+      steps: Array.from({ length: 9 }, () => ({ binary: "ffmpeg", args: [] })),
+      scratch: [{ name: "a b", fileName: "x" }],
+      inputs: [{ name: "__proto__!", url: "u" }],
+      outputs: [{ name: "out" }],
+      timeoutMs: 0,
+      allowedPrivateHosts: "127.0.0.1",
+      createdAt: 1,
+      leaseMs: Number.POSITIVE_INFINITY,
+      notifyUrl: 5,
+      notifyProgress: "yes",
     };
     for (const [field, value] of Object.entries(wrong)) {
       expect(isRunnerJobRequest({ ...fullJob, [field]: value }), field).toBe(false);

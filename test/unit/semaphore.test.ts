@@ -6,11 +6,16 @@ describe("the runner's slots", () => {
     const slots = createSemaphore(1);
     const releaseFirst = await slots.acquire("2026-01-01T00:00:00.000Z");
     const order: string[] = [];
-    const wait = (rank: string) => slots.acquire(rank).then((release) => {
+    const wait = (rank: string) =>
+      slots.acquire(rank).then((release) => {
         order.push(rank);
         return release();
       });
-    const all = Promise.all([wait("2026-01-01T00:00:03.000Z"), wait("2026-01-01T00:00:01.000Z"), wait("2026-01-01T00:00:02.000Z")]);
+    const all = Promise.all([
+      wait("2026-01-01T00:00:03.000Z"),
+      wait("2026-01-01T00:00:01.000Z"),
+      wait("2026-01-01T00:00:02.000Z"),
+    ]);
     expect(slots.waitingCount()).toBe(3);
     releaseFirst();
     await all;

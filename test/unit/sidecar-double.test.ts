@@ -6,7 +6,12 @@ import tls from "node:tls";
 import { X509Certificate } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dnsAnswer } from "../../lab/egress-sidecar/dns.ts";
-import { applyEgressUpdate, dnsNameAllowed, initialConfig, type EgressConfig } from "../../lab/egress-sidecar/egress-config.ts";
+import {
+  applyEgressUpdate,
+  dnsNameAllowed,
+  initialConfig,
+  type EgressConfig,
+} from "../../lab/egress-sidecar/egress-config.ts";
 import { connectRequest, startEgressProxy, type Destination } from "../../lab/egress-sidecar/egress.ts";
 import { ignoredRangesV4, interceptionCommands } from "../../lab/egress-sidecar/interception.ts";
 import { extractSni, readHostname } from "../../lab/egress-sidecar/peek.ts";
@@ -18,7 +23,14 @@ import { startInterceptor, type Interceptor } from "../../lab/egress-sidecar/tls
  */
 function query(name: string, qtype: number, flags = 0x0100, more: [string, number][] = []): Buffer {
   const asked = [[name, qtype] as [string, number], ...more].filter(([n]) => n !== "");
-  const body = asked.flatMap(([n, t]) => [...n.split(".").flatMap((l) => [l.length, ...Buffer.from(l)]), 0, 0, t, 0, 1]);
+  const body = asked.flatMap(([n, t]) => [
+    ...n.split(".").flatMap((l) => [l.length, ...Buffer.from(l)]),
+    0,
+    0,
+    t,
+    0,
+    1,
+  ]);
   return Buffer.from([0x12, 0x34, flags >> 8, flags & 0xff, 0, asked.length, 0, 0, 0, 0, 0, 0, ...body]);
 }
 
@@ -43,13 +55,29 @@ function parse(reply: Buffer) {
   for (let i = 0; i < reply.readUInt16BE(6); i++) {
     const owner = name();
     const len = reply.readUInt16BE(at + 8);
-    records.push({ name: owner, type: reply.readUInt16BE(at), ttl: reply.readUInt32BE(at + 4), data: [...reply.subarray(at + 10, at + 10 + len)] });
+    records.push({
+      name: owner,
+      type: reply.readUInt16BE(at),
+      ttl: reply.readUInt32BE(at + 4),
+      data: [...reply.subarray(at + 10, at + 10 + len)],
+    });
     at += 10 + len;
   }
-  return { id: reply.readUInt16BE(0), rcode: reply[3] & 0x0f, authoritative: (reply[2] & 0x04) !== 0, recursionAvailable: (reply[3] & 0x80) !== 0, questions, records };
+  return {
+    id: reply.readUInt16BE(0),
+    rcode: reply[3] & 0x0f,
+    authoritative: (reply[2] & 0x04) !== 0,
+    recursionAvailable: (reply[3] & 0x80) !== 0,
+    questions,
+    records,
+  };
 }
 
-const internetOff = (patterns = ["*"]): EgressConfig => ({ port: 1, internetEnabled: false, dnsAllowPatterns: patterns });
+const internetOff = (patterns = ["*"]): EgressConfig => ({
+  port: 1,
+  internetEnabled: false,
+  dnsAllowPatterns: patterns,
+});
 const FD00_1 = [0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
 
 describe("the sidecar double's DNS (dns.go)", () => {
@@ -57,8 +85,12 @@ describe("the sidecar double's DNS (dns.go)", () => {
     const a = parse(dnsAnswer(query("media.example.com", 1), internetOff())!);
     expect(a).toMatchObject({ id: 0x1234, rcode: 0, authoritative: true, recursionAvailable: false });
     expect(a.records).toEqual([{ name: "media.example.com", type: 1, ttl: 60, data: [11, 0, 0, 1] }]);
-    expect(parse(dnsAnswer(query("media.example.com", 28), internetOff())!).records).toEqual([{ name: "media.example.com", type: 28, ttl: 60, data: FD00_1 }]);
-    expect(parse(dnsAnswer(query("media.example.com", 255), internetOff())!).records.map((r) => r.type)).toEqual([1, 28]);
+    expect(parse(dnsAnswer(query("media.example.com", 28), internetOff())!).records).toEqual([
+      { name: "media.example.com", type: 28, ttl: 60, data: FD00_1 },
+    ]);
+    expect(parse(dnsAnswer(query("media.example.com", 255), internetOff())!).records.map((r) => r.type)).toEqual([
+      1, 28,
+    ]);
   });
 
   it("answers NXDOMAIN for a name the allow patterns do not match", () => {
@@ -84,18 +116,39 @@ describe("the sidecar double's DNS (dns.go)", () => {
   });
 
   it("answers NXDOMAIN to a query with no question (upstream: allowed needs Question[0])", () => {
-    expect(parse(dnsAnswer(query("", 1), internetOff())!)).toMatchObject({ id: 0x1234, rcode: 3, questions: [], records: [] });
+    expect(parse(dnsAnswer(query("", 1), internetOff())!)).toMatchObject({
+      id: 0x1234,
+      rcode: 3,
+      questions: [],
+      records: [],
+    });
   });
 
   it("decides on the first question, answers every one and echoes only the first (miekg SetReply)", () => {
-    const reply = parse(dnsAnswer(query("media.example.com", 1, 0x0100, [["other.example.org", 28]]), internetOff(["media.example.com"]))!);
+    const reply = parse(
+      dnsAnswer(
+        query("media.example.com", 1, 0x0100, [["other.example.org", 28]]),
+        internetOff(["media.example.com"]),
+      )!,
+    );
     expect(reply.questions).toEqual(["media.example.com"]);
-    expect(reply.records.map((r) => [r.name, r.type])).toEqual([["media.example.com", 1], ["other.example.org", 28]]);
-    expect(parse(dnsAnswer(query("other.example.org", 1, 0x0100, [["media.example.com", 1]]), internetOff(["media.example.com"]))!).rcode).toBe(3);
+    expect(reply.records.map((r) => [r.name, r.type])).toEqual([
+      ["media.example.com", 1],
+      ["other.example.org", 28],
+    ]);
+    expect(
+      parse(
+        dnsAnswer(
+          query("other.example.org", 1, 0x0100, [["media.example.com", 1]]),
+          internetOff(["media.example.com"]),
+        )!,
+      ).rcode,
+    ).toBe(3);
   });
 
   it("answers as a platform might in its other modes: a public or a private address per name, stable across queries", () => {
-    const a = (mode: "public" | "private", name: string) => parse(dnsAnswer(query(name, 255), internetOff(), mode)!).records.map((r) => r.data);
+    const a = (mode: "public" | "private", name: string) =>
+      parse(dnsAnswer(query(name, 255), internetOff(), mode)!).records.map((r) => r.data);
     const [pub4, pub6] = a("public", "media.example.com");
     expect(pub4.slice(0, 3)).toEqual([192, 31, 196]);
     expect(pub4[3]).toBeGreaterThanOrEqual(128);
@@ -112,7 +165,16 @@ describe("the sidecar double's configuration (PUT /egress, main.go handlePut)", 
   it("takes port, internet and DNS allow list; 400 for an empty, malformed or bad-port body", () => {
     const config = initialConfig(49121);
     expect(config).toEqual({ port: 49121, internetEnabled: true, dnsAllowPatterns: ["*"] });
-    expect(applyEgressUpdate(config, JSON.stringify({ port: 40000, internet: { enabled: false }, dns: { allowHostnames: [" Media.Example.COM. ", ""] } }))).toBe(204);
+    expect(
+      applyEgressUpdate(
+        config,
+        JSON.stringify({
+          port: 40000,
+          internet: { enabled: false },
+          dns: { allowHostnames: [" Media.Example.COM. ", ""] },
+        }),
+      ),
+    ).toBe(204);
     expect(config).toEqual({ port: 40000, internetEnabled: false, dnsAllowPatterns: ["media.example.com"] });
     expect(applyEgressUpdate(config, "{}")).toBe(400);
     expect(applyEgressUpdate(config, "not json")).toBe(400);
@@ -123,7 +185,12 @@ describe("the sidecar double's configuration (PUT /egress, main.go handlePut)", 
 
   it("decodes the body as Go's encoding/json does: keys ignoring case, the last one wins, the first value only", () => {
     const config = initialConfig(49121);
-    expect(applyEgressUpdate(config, '{"PORT": 40001, "Internet": {"ENABLED": false}, "dns": {"AllowHostnames": ["a.example"]}}')).toBe(204);
+    expect(
+      applyEgressUpdate(
+        config,
+        '{"PORT": 40001, "Internet": {"ENABLED": false}, "dns": {"AllowHostnames": ["a.example"]}}',
+      ),
+    ).toBe(204);
     expect(config).toEqual({ port: 40001, internetEnabled: false, dnsAllowPatterns: ["a.example"] });
     expect(applyEgressUpdate(config, '{"port": 40002, "Port": 40003}')).toBe(204);
     expect(config.port).toBe(40003);
@@ -136,7 +203,16 @@ describe("the sidecar double's configuration (PUT /egress, main.go handlePut)", 
 
   it("refuses a value of the wrong type anywhere, changing nothing (400)", () => {
     const config = initialConfig(49121);
-    for (const body of ['{"port": "80"}', '{"port": 80.5}', '{"internet": {"enabled": "yes"}}', '{"internet": true}', '{"dns": {"allowHostnames": "a.example"}}', '{"dns": {"allowHostnames": ["a", 1]}}', '[{"port": 80}]', '"port"']) {
+    for (const body of [
+      '{"port": "80"}',
+      '{"port": 80.5}',
+      '{"internet": {"enabled": "yes"}}',
+      '{"internet": true}',
+      '{"dns": {"allowHostnames": "a.example"}}',
+      '{"dns": {"allowHostnames": ["a", 1]}}',
+      '[{"port": 80}]',
+      '"port"',
+    ]) {
       expect(applyEgressUpdate(config, body), body).toBe(400);
       expect(config, body).toEqual(initialConfig(49121));
     }
@@ -157,25 +233,39 @@ describe("the sidecar double's interception (main.go entrypoint)", () => {
       "iptables -t mangle -A PREROUTING -p tcp -m socket -j DIVERT",
     ]);
     const tproxy = lines.filter((l) => l.includes("DOCKER_PROXY_ANYTHING_TPROXY"));
-    expect(tproxy.slice(1, 6)).toEqual(ignored.map((c) => `iptables -t mangle -A DOCKER_PROXY_ANYTHING_TPROXY -d ${c} -j RETURN`));
-    expect(tproxy).toContain("iptables -t mangle -A DOCKER_PROXY_ANYTHING_TPROXY -p tcp -j TPROXY --tproxy-mark 0x1/0x1 --on-port 41209 --on-ip 127.0.0.3");
+    expect(tproxy.slice(1, 6)).toEqual(
+      ignored.map((c) => `iptables -t mangle -A DOCKER_PROXY_ANYTHING_TPROXY -d ${c} -j RETURN`),
+    );
+    expect(tproxy).toContain(
+      "iptables -t mangle -A DOCKER_PROXY_ANYTHING_TPROXY -p tcp -j TPROXY --tproxy-mark 0x1/0x1 --on-port 41209 --on-ip 127.0.0.3",
+    );
     // Every port: no --dport in the TCP rules; DNS only on 53, and not to the ranges left alone.
     expect(lines.filter((l) => l.includes("-p tcp") && l.includes("--dport"))).toEqual([]);
     expect(lines).toContain("iptables -t nat -A OUTPUT -p udp --dport 53 -j DOCKER_PROXY_DNS");
     // The lab's own fence after them: what upstream would let leave (UDP, ICMP) stays on the machine.
     expect(lines.at(-1)).toBe("iptables -A OUTPUT -j DROP");
-    expect(lines.indexOf("iptables -t nat -A DOCKER_PROXY_DNS -d 172.31.213.0/24 -j RETURN")).toBeLessThan(lines.findIndex((l) => l.includes("DNAT")));
+    expect(lines.indexOf("iptables -t nat -A DOCKER_PROXY_DNS -d 172.31.213.0/24 -j RETURN")).toBeLessThan(
+      lines.findIndex((l) => l.includes("DNAT")),
+    );
   });
 });
 
 describe("the sidecar double's egress (main.go, sni.go)", () => {
   it("reads the Host of a port-80 request; not HTTP means no hint; an oversized or malformed head is an error", () => {
-    expect(readHostname(Buffer.from("GET /x HTTP/1.1\r\nHost: media.example.com\r\n\r\n"))).toEqual({ kind: "host", host: "media.example.com" });
-    expect(readHostname(Buffer.from("GET http://abs.example.com/x HTTP/1.1\r\nHost: other\r\n\r\n"))).toEqual({ kind: "host", host: "abs.example.com" });
+    expect(readHostname(Buffer.from("GET /x HTTP/1.1\r\nHost: media.example.com\r\n\r\n"))).toEqual({
+      kind: "host",
+      host: "media.example.com",
+    });
+    expect(readHostname(Buffer.from("GET http://abs.example.com/x HTTP/1.1\r\nHost: other\r\n\r\n"))).toEqual({
+      kind: "host",
+      host: "abs.example.com",
+    });
     expect(readHostname(Buffer.from("GET /x HTTP/1.1\r\nHo"))).toEqual({ kind: "need-more" });
     expect(readHostname(Buffer.from("SSH-2.0-OpenSSH\r\n"))).toEqual({ kind: "not-http" });
     expect(readHostname(Buffer.from("GET /x\r\n\r\n"))).toEqual({ kind: "error" });
-    expect(readHostname(Buffer.concat([Buffer.from("GET /x HTTP/1.1\r\nX: "), Buffer.alloc(128 * 1024, 97)]))).toEqual({ kind: "error" });
+    expect(readHostname(Buffer.concat([Buffer.from("GET /x HTTP/1.1\r\nX: "), Buffer.alloc(128 * 1024, 97)]))).toEqual({
+      kind: "error",
+    });
   });
 
   it("writes the CONNECT upstream writes, with the hints it has", () => {
@@ -225,7 +315,12 @@ describe("the sidecar double's egress (main.go proxy.run, tls.go), through its l
       });
     });
     await new Promise<void>((r) => workerd.listen(0, "127.0.0.1", () => r()));
-    proxy = startEgressProxy({ host: "127.0.0.1", port: () => (workerd.address() as net.AddressInfo).port }, { host: "127.0.0.1", port: 0 }, interceptor, () => destination);
+    proxy = startEgressProxy(
+      { host: "127.0.0.1", port: () => (workerd.address() as net.AddressInfo).port },
+      { host: "127.0.0.1", port: 0 },
+      interceptor,
+      () => destination,
+    );
     await new Promise((r) => proxy.once("listening", r));
     proxyPort = (proxy.address() as net.AddressInfo).port;
   });
@@ -280,7 +375,10 @@ describe("the sidecar double's egress (main.go proxy.run, tls.go), through its l
 
   it("sends a port-80 request's Host as X-Hostname, with the connection's real destination", async () => {
     workerdAnswer = "HTTP/1.1 200 OK\r\n\r\n";
-    for (const [host, address] of [["media.example.com", "192.31.196.150"], ["203.0.113.7", "203.0.113.7"]]) {
+    for (const [host, address] of [
+      ["media.example.com", "192.31.196.150"],
+      ["203.0.113.7", "203.0.113.7"],
+    ]) {
       destination = { address, port: 80 };
       await rawSend(`GET / HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
       await expect.poll(() => received.at(-1)?.head ?? "").toContain(`X-Hostname: ${host}`);
@@ -303,8 +401,16 @@ describe("the sidecar double's egress (main.go proxy.run, tls.go), through its l
     destination = { address: "11.0.0.1", port: 443 };
     // A record that claims 16 KiB and names its server early: upstream parses the first 4 KiB and goes on.
     const name = Buffer.from("big.example.com");
-    const sniExt = Buffer.concat([Buffer.from([0, 0, 0, name.length + 5, 0, name.length + 3, 0, 0, name.length]), name]);
-    const hello = Buffer.concat([Buffer.from([1, 0, 0x3f, 0xfb, 3, 3]), Buffer.alloc(32), Buffer.from([0, 0, 2, 0x13, 1, 1, 0, 0x3f, 0xd0]), sniExt]);
+    const sniExt = Buffer.concat([
+      Buffer.from([0, 0, 0, name.length + 5, 0, name.length + 3, 0, 0, name.length]),
+      name,
+    ]);
+    const hello = Buffer.concat([
+      Buffer.from([1, 0, 0x3f, 0xfb, 3, 3]),
+      Buffer.alloc(32),
+      Buffer.from([0, 0, 2, 0x13, 1, 1, 0, 0x3f, 0xd0]),
+      sniExt,
+    ]);
     const record = Buffer.concat([Buffer.from([0x16, 3, 1, 0x40, 0]), hello, Buffer.alloc(4096)]).subarray(0, 4096);
     const before = received.length;
     expect(await rawSend(record)).toBe("closed");

@@ -4,7 +4,12 @@ import { generateWebhookSecret, secretPreview, signature, signedHeaders } from "
 
 describe("Standard Webhooks signing", () => {
   it("matches the specification's published test vector", async () => {
-    const sig = await signature("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, '{"test": 2432232314}');
+    const sig = await signature(
+      "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      "msg_p5jXN8AQM9LWM0D4loKWxJek",
+      1614265330,
+      '{"test": 2432232314}',
+    );
     expect(sig).toBe("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
   });
 

@@ -12,8 +12,16 @@ const root = join(import.meta.dirname, "../..");
 const SOURCE = /\.(ts|mts|mjs|js|sql|toml|pl|sh)$/;
 
 function trackedSources(): string[] {
-  const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" });
-  return listed.split("\n").filter((f) => (SOURCE.test(f) || f === ".ci/run") && !f.includes("node_modules/") && !f.startsWith("test/unit/fixtures/"));
+  const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  return listed
+    .split("\n")
+    .filter(
+      (f) =>
+        (SOURCE.test(f) || f === ".ci/run") && !f.includes("node_modules/") && !f.startsWith("test/unit/fixtures/"),
+    );
 }
 
 /** A citation of the tracker: the word, an optional "#", a number. */
@@ -22,7 +30,11 @@ const BLOCK_COMMENT = /\/\*[\s\S]*?\*\//g;
 
 /** Where a doc comment (`/** ... *\/`) is followed, across nothing but blank space, by another. */
 function stackedDocs(text: string): number[] {
-  const comments = [...text.matchAll(BLOCK_COMMENT)].map((m) => ({ start: m.index, end: m.index + m[0].length, doc: m[0].startsWith("/**") && m[0] !== "/**/" }));
+  const comments = [...text.matchAll(BLOCK_COMMENT)].map((m) => ({
+    start: m.index,
+    end: m.index + m[0].length,
+    doc: m[0].startsWith("/**") && m[0] !== "/**/",
+  }));
   return comments.flatMap((c, i) => {
     const next = comments[i + 1];
     return c.doc && next?.doc && text.slice(c.end, next.start).trim() === "" ? [next.start] : [];
@@ -36,13 +48,19 @@ describe("source comments", () => {
 
   it("cite no issue numbers", () => {
     const cited = files.flatMap(({ file, text }) =>
-      text.split("\n").flatMap((line, i) => (ISSUE_CITATION.test(line) && !line.includes("ISSUE_CITATION") ? [`${file}:${i + 1}`] : [])),
+      text
+        .split("\n")
+        .flatMap((line, i) =>
+          ISSUE_CITATION.test(line) && !line.includes("ISSUE_CITATION") ? [`${file}:${i + 1}`] : [],
+        ),
     );
     expect(cited).toEqual([]);
   });
 
   it("never stack one doc comment on another", () => {
-    const stacked = files.filter(({ file }) => /\.(ts|mts|mjs|js)$/.test(file)).flatMap(({ file, text }) => stackedDocs(text).map((at) => `${file}:${lineOf(text, at)}`));
+    const stacked = files
+      .filter(({ file }) => /\.(ts|mts|mjs|js)$/.test(file))
+      .flatMap(({ file, text }) => stackedDocs(text).map((at) => `${file}:${lineOf(text, at)}`));
     expect(stacked).toEqual([]);
   });
 

@@ -12,8 +12,19 @@ describe("what a plan reads of ffprobe", () => {
         { codec_type: "audio", start_time: "5.000000" },
       ],
     });
-    expect(facts).toEqual({ format: "matroska,webm", formatStartSeconds: 5, formatDurationSeconds: 20.5, video: { startSeconds: 5.04, durationSeconds: null, frameRate: "25/1" }, hasAudio: true, videoStreams: 1, audioStreams: 1 });
-    expect(splitFactsOf({ format: { format_name: "mp3" }, streams: [{ codec_type: "audio" }] })).toMatchObject({ video: null, hasAudio: true });
+    expect(facts).toEqual({
+      format: "matroska,webm",
+      formatStartSeconds: 5,
+      formatDurationSeconds: 20.5,
+      video: { startSeconds: 5.04, durationSeconds: null, frameRate: "25/1" },
+      hasAudio: true,
+      videoStreams: 1,
+      audioStreams: 1,
+    });
+    expect(splitFactsOf({ format: { format_name: "mp3" }, streams: [{ codec_type: "audio" }] })).toMatchObject({
+      video: null,
+      hasAudio: true,
+    });
     expect(splitFactsOf(null)).toBeNull();
   });
 });
@@ -24,7 +35,9 @@ describe("a split's video length", () => {
     expect(videoLengthSeconds({ ...mp4, videoEndSeconds: null })).toBe(60.5);
     // Measured where the last packet ends: 13.5 s in, the video starting at 0.5 s.
     expect(videoLengthSeconds({ ...mp4, videoEndSeconds: 13.5 })).toBe(13);
-    expect(videoLengthSeconds({ ...mp4, video: { ...mp4.video!, durationSeconds: 432000 }, videoEndSeconds: 13.5 })).toBe(13);
+    expect(
+      videoLengthSeconds({ ...mp4, video: { ...mp4.video!, durationSeconds: 432000 }, videoEndSeconds: 13.5 }),
+    ).toBe(13);
     // Never longer than claimed.
     expect(videoLengthSeconds({ ...mp4, videoEndSeconds: 100 })).toBe(60.5);
   });

@@ -9,16 +9,31 @@ describe("a split encode's segments", () => {
       { index: 2, startSeconds: 17, endSeconds: null },
     ]);
     // Shorter than a segment: one, the whole video.
-    expect(planSegments({ startSeconds: 0, lengthSeconds: 4 }, 6)).toEqual([{ index: 0, startSeconds: 0, endSeconds: null }]);
+    expect(planSegments({ startSeconds: 0, lengthSeconds: 4 }, 6)).toEqual([
+      { index: 0, startSeconds: 0, endSeconds: null },
+    ]);
   });
 
   it("cut by the frames' own timestamps after a seek relative to the input's start, and join in order", () => {
-    const encoding = { videoFilters: "scale=-2:720", videoArgs: ["-c:v", "libx264", "-crf", "20"], audioArgs: null, outputArgs: [], muxer: "mp4" as const };
-    const args = segmentArgs({ index: 1, startSeconds: 11, endSeconds: 17 }, encoding, { input: "in.mp4", output: "seg1.ts", formatStartSeconds: 4.977, constantRate: "30000/1001" });
+    const encoding = {
+      videoFilters: "scale=-2:720",
+      videoArgs: ["-c:v", "libx264", "-crf", "20"],
+      audioArgs: null,
+      outputArgs: [],
+      muxer: "mp4" as const,
+    };
+    const args = segmentArgs({ index: 1, startSeconds: 11, endSeconds: 17 }, encoding, {
+      input: "in.mp4",
+      output: "seg1.ts",
+      formatStartSeconds: 4.977,
+      constantRate: "30000/1001",
+    });
     expect(args.slice(0, 6)).toEqual(["-copyts", "-noaccurate_seek", "-ss", "6.023000", "-i", "in.mp4"]);
     // MP4 is written at a constant rate: the frames are put on its grid before the cut, as one run would.
     expect(args[args.indexOf("-vf") + 1]).toBe("fps=30000/1001,trim=start=11.000000:end=17.000000,scale=-2:720");
     expect(args.slice(-3)).toEqual(["-f", "mpegts", "seg1.ts"]);
-    expect(joinArgs(encoding, { segments: ["s0.ts", "s1.ts"], audio: null, output: "out.mp4", videoDelaySeconds: 0 })).toEqual(["-i", "concat:s0.ts|s1.ts", "-map", "0:v:0", "-c", "copy", "out.mp4"]);
+    expect(
+      joinArgs(encoding, { segments: ["s0.ts", "s1.ts"], audio: null, output: "out.mp4", videoDelaySeconds: 0 }),
+    ).toEqual(["-i", "concat:s0.ts|s1.ts", "-map", "0:v:0", "-c", "copy", "out.mp4"]);
   });
 });

@@ -7,10 +7,20 @@ describe("a split job's tasks", () => {
   it("are its audio and its segments side by side, then the join, which needs them all", () => {
     const tasks = planSplitTasks(mp4, withAudio, { segmentSeconds: 20 });
     expect(tasks.map((t) => [t.name, t.needs])).toEqual([
-      ["audio", []], ["segment-0", []], ["segment-1", []], ["segment-2", []], ["join", ["segment-0", "segment-1", "segment-2", "audio"]],
+      ["audio", []],
+      ["segment-0", []],
+      ["segment-1", []],
+      ["segment-2", []],
+      ["join", ["segment-0", "segment-1", "segment-2", "audio"]],
     ]);
     // 20 s at 30000/1001 is 599.4 frames; the last runs to the video's end (61 s): 20.5 s, 614.4 frames.
-    expect(tasks[2].params).toEqual({ kind: "segment", segment: { index: 1, startSeconds: 20.5, endSeconds: 40.5 }, formatStartSeconds: 0, constantRate: "30000/1001", expectedFrames: 599 });
+    expect(tasks[2].params).toEqual({
+      kind: "segment",
+      segment: { index: 1, startSeconds: 20.5, endSeconds: 40.5 },
+      formatStartSeconds: 0,
+      constantRate: "30000/1001",
+      expectedFrames: 599,
+    });
     expect(tasks[3].params).toMatchObject({ segment: { index: 2, endSeconds: null }, expectedFrames: 614 });
     // The video starts half a second into the file: the join puts it back there.
     expect(tasks[4].params).toEqual({ kind: "join", segments: 3, audio: true, videoDelaySeconds: 0.5 });
@@ -19,7 +29,9 @@ describe("a split job's tasks", () => {
   it("have no audio task when the job drops the audio or the input has none", () => {
     const noAudio = shapeOf(["-i", "{{video}}", "-c:v", "libx264", "-an", "{{out}}"]);
     expect(planSplitTasks(mp4, noAudio, { segmentSeconds: 20 }).map((t) => t.name)).not.toContain("audio");
-    expect(planSplitTasks({ ...mp4, hasAudio: false }, withAudio, { segmentSeconds: 20 }).at(-1)!.params).toMatchObject({ kind: "join", audio: false });
+    expect(planSplitTasks({ ...mp4, hasAudio: false }, withAudio, { segmentSeconds: 20 }).at(-1)!.params).toMatchObject(
+      { kind: "join", audio: false },
+    );
   });
 
   it("are one whole run, with the reason, for an input that cannot be cut or is too short to gain", () => {
@@ -34,7 +46,13 @@ describe("a split job's tasks", () => {
     expect(reason({ ...mp4, video: { ...mp4.video!, frameRate: "" } })).toMatch(/frame rate/);
     expect(reason({ ...mp4, audioStreams: 2 })).toMatch(/several video or audio streams/);
     // Matroska keeps the frames as they come: no rate needed.
-    expect(planSplitTasks({ ...mp4, video: { ...mp4.video!, frameRate: "" } }, shapeOf(["-i", "{{video}}", "-c:v", "libx264", "{{out}}"], "out.mkv"), { segmentSeconds: 20 })).toHaveLength(5);
+    expect(
+      planSplitTasks(
+        { ...mp4, video: { ...mp4.video!, frameRate: "" } },
+        shapeOf(["-i", "{{video}}", "-c:v", "libx264", "{{out}}"], "out.mkv"),
+        { segmentSeconds: 20 },
+      ),
+    ).toHaveLength(5);
   });
 
   it("are named in errors by what they cover", () => {

@@ -49,7 +49,12 @@ describe("the split between npm test and npm run test:slow", () => {
       { name: "slow", projects: ["runner", "e2e"], files: ["test/runner/slow.test.ts", "test/runner/twice.test.ts"] },
       { name: "again", projects: ["runner"], testNamePattern: "some" },
     ];
-    const files = ["test/unit/a.test.ts", "test/runner/slow.test.ts", "test/runner/twice.test.ts", "test/faults/never.test.ts"];
+    const files = [
+      "test/unit/a.test.ts",
+      "test/runner/slow.test.ts",
+      "test/runner/twice.test.ts",
+      "test/faults/never.test.ts",
+    ];
     expect(Object.fromEntries(runsOf(runs, files))).toEqual({
       "test/unit/a.test.ts": ["fast"],
       "test/runner/slow.test.ts": ["slow"],

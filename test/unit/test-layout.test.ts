@@ -17,8 +17,13 @@ const CODE_FILE = /\.[cm]?[jt]s$/;
 
 /** Files under these folders that git tracks or would track (new ones too), without installed packages. */
 function listed(...folders: string[]): string[] {
-  const out = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "--", ...folders], { cwd: root, encoding: "utf8" });
-  return [...new Set(out.split("\n"))].filter((f) => CODE_FILE.test(f) && !f.includes("node_modules/") && existsSync(join(root, f)));
+  const out = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "--", ...folders], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  return [...new Set(out.split("\n"))].filter(
+    (f) => CODE_FILE.test(f) && !f.includes("node_modules/") && existsSync(join(root, f)),
+  );
 }
 
 /**
@@ -62,12 +67,17 @@ describe("the test tree's names", () => {
   });
 
   it("tell a clash from what is allowed", () => {
-    expect(sharedBaseNames(["test/unit/presets.test.ts", "test/e2e/presets.test.ts", "test/unit/placeholders.test.ts"])).toEqual([
-      ["test/unit/presets.test.ts", "test/e2e/presets.test.ts"],
-    ]);
+    expect(
+      sharedBaseNames(["test/unit/presets.test.ts", "test/e2e/presets.test.ts", "test/unit/placeholders.test.ts"]),
+    ).toEqual([["test/unit/presets.test.ts", "test/e2e/presets.test.ts"]]);
     expect(sharedBaseNames(["test/unit/split-plan.test.ts", "test/runner/split-plan-ffmpeg.test.ts"])).toEqual([]);
     const modules = ["src/runner/runner-client.ts", "src/env.ts", "container/src/probe.ts"];
-    expect(supportNamedLikeModules(["test/runner/runner-client.ts", "test/worker/env.d.ts", "test/runner/runner-api.ts", "test/support/probe.mjs"], modules)).toEqual([
+    expect(
+      supportNamedLikeModules(
+        ["test/runner/runner-client.ts", "test/worker/env.d.ts", "test/runner/runner-api.ts", "test/support/probe.mjs"],
+        modules,
+      ),
+    ).toEqual([
       ["test/runner/runner-client.ts", "src/runner/runner-client.ts"],
       ["test/support/probe.mjs", "container/src/probe.ts"],
     ]);

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { tickFeedReader } from "../../src/api/routes/tick-feed.ts";
 
-const news = (n: number) => ({ woken: true, ended: false, snapshot: { status: "running" as const, progress: { progress: n, at: "" } } });
+const news = (n: number) => ({
+  woken: true,
+  ended: false,
+  snapshot: { status: "running" as const, progress: { progress: n, at: "" } },
+});
 const chunked = (text: string, cut: number) =>
   new ReadableStream<Uint8Array>({
     start(c) {

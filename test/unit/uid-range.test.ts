@@ -14,7 +14,10 @@ describe("the uid fallback's job ids, from the user namespace the runner runs in
 
   it("uses only ids mapped for uids and gids alike, and the largest stretch of them", () => {
     expect(jobUidRange("0 100000 65536\n", "0 100000 30000\n")).toEqual({ first: 10_000, size: 20_000 });
-    expect(jobUidRange("0 0 1000\n300000 500000 70000\n", "0 0 4294967295\n")).toEqual({ first: 300_000, size: 60_000 });
+    expect(jobUidRange("0 0 1000\n300000 500000 70000\n", "0 0 4294967295\n")).toEqual({
+      first: 300_000,
+      size: 60_000,
+    });
   });
 
   it("says none are available where too few ids are mapped (a single-id rootless map)", () => {

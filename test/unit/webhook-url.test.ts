@@ -3,8 +3,18 @@ import { webhookUrlProblem } from "../../src/webhooks/webhook-url.ts";
 
 describe("webhook URL policy", () => {
   it.each([
-    "http://127.0.0.1/x", "http://127.1/x", "http://2130706433/x", "http://0x7f000001/x", "http://[::1]/x", "http://[::ffff:127.0.0.1]/x",
-    "http://169.254.169.254/x", "http://10.0.0.1/x", "http://localhost/x", "http://api.localhost/x", "http://db.internal/x", "http://printer.local/x",
+    "http://127.0.0.1/x",
+    "http://127.1/x",
+    "http://2130706433/x",
+    "http://0x7f000001/x",
+    "http://[::1]/x",
+    "http://[::ffff:127.0.0.1]/x",
+    "http://169.254.169.254/x",
+    "http://10.0.0.1/x",
+    "http://localhost/x",
+    "http://api.localhost/x",
+    "http://db.internal/x",
+    "http://printer.local/x",
   ])("refuses %s", (url) => {
     expect(webhookUrlProblem(url, [])).toMatch(/private or local/);
   });

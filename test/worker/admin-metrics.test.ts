@@ -22,7 +22,11 @@ async function makeOperator(): Promise<{ accountId: string; key: string }> {
   return a;
 }
 
-const probe = (file: string) => ({ binary: "ffprobe", inputs: { m: { type: "url", url: mediaUrl(file) } }, ffmpegArgs: ["-v", "error", "-show_format", "{{m}}"] });
+const probe = (file: string) => ({
+  binary: "ffprobe",
+  inputs: { m: { type: "url", url: mediaUrl(file) } },
+  ffmpegArgs: ["-v", "error", "-show_format", "{{m}}"],
+});
 
 async function runJob(key: string, body: object): Promise<any> {
   const created = await api(key, "POST", "/v1/jobs", body);
@@ -75,10 +79,16 @@ describe("operator metrics", () => {
     expect(m.bytesOut).toBe(0);
     // A local runner has no containers.
     expect(m.containerStarts).toEqual({ cold: 0, warm: 0 });
-    expect(m.accounts).toEqual([{ account: userName, jobs: 4, failed: 1, credits: m.credits, bytesIn: m.bytesIn, bytesOut: m.bytesOut }]);
+    expect(m.accounts).toEqual([
+      { account: userName, jobs: 4, failed: 1, credits: m.credits, bytesIn: m.bytesIn, bytesOut: m.bytesOut },
+    ]);
     // Counting again changes nothing.
     for (const j of [completed, second, failed]) expect(await recordFinishedJob(env.DB, j.id)).toBe(false);
-    expect((await metrics(operator.key, `?account=${userName}`)).body.jobs).toEqual({ completed: 2, failed: 1, canceled: 1 });
+    expect((await metrics(operator.key, `?account=${userName}`)).body.jobs).toEqual({
+      completed: 2,
+      failed: 1,
+      canceled: 1,
+    });
   });
 
   it("draw the period hour by hour, empty hours included, and day by day past a week", async () => {
@@ -89,7 +99,9 @@ describe("operator metrics", () => {
     expect(Date.parse(now.at)).toBeLessThanOrEqual(Date.now());
     expect(now.jobs).toEqual({ completed: 2, failed: 1, canceled: 1 });
     expect(now.runP50Ms).toBeGreaterThan(0);
-    expect(hourly.series.slice(0, -2).every((s: any) => Object.keys(s.jobs).length === 0 && s.runP50Ms === null)).toBe(true);
+    expect(hourly.series.slice(0, -2).every((s: any) => Object.keys(s.jobs).length === 0 && s.runP50Ms === null)).toBe(
+      true,
+    );
     const until = new Date(Date.now() + 3_600_000).toISOString();
     const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
     const daily = (await metrics(operator.key, `?account=${userName}&since=${since}&until=${until}`)).body;
@@ -113,7 +125,21 @@ describe("operator metrics", () => {
     const id = await insertQueuedJob(lost.accountId);
     const now = new Date().toISOString();
     // The end as the Worker wrote it before it died: terminal, not counted.
-    await writeEnding(env.DB, id, { status: "failed", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode: "RUNNER_LOST", errorMessage: "lost", stdout: null, stderrTail: null }, now);
+    await writeEnding(
+      env.DB,
+      id,
+      {
+        status: "failed",
+        exitCode: null,
+        runtimeSeconds: 0,
+        creditsCharged: 0,
+        errorCode: "RUNNER_LOST",
+        errorMessage: "lost",
+        stdout: null,
+        stderrTail: null,
+      },
+      now,
+    );
     const q = `?account=acct-${lost.accountId}`;
     expect((await metrics(operator.key, q)).body.jobs).toEqual({});
     await countUncountedJobs(createServices(env));

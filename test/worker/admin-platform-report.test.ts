@@ -32,10 +32,17 @@ describe("the platform report", () => {
     const { status, body } = await report(operator, { publicHost: "media.example.org" });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(platformReportSchema.parse(body)).toEqual(body);
-    expect(body).toMatchObject({ runnerMode: "local", egress: "direct", publicHost: "media.example.org", sandbox: { requested: "on" } });
+    expect(body).toMatchObject({
+      runnerMode: "local",
+      egress: "direct",
+      publicHost: "media.example.org",
+      sandbox: { requested: "on" },
+    });
     // A local runner connects by itself: nothing is looked up or tried, and it says so.
     expect(body.dns.map((l: any) => [l.name, l.role, l.outcome])).toEqual([
-      ["media.example.org", "public", "not-applicable"], ["runner-notify.ffjobs.internal", "internal", "not-applicable"], ["runner-files.ffjobs.internal", "internal", "not-applicable"],
+      ["media.example.org", "public", "not-applicable"],
+      ["runner-notify.ffjobs.internal", "internal", "not-applicable"],
+      ["runner-files.ffjobs.internal", "internal", "not-applicable"],
     ]);
     expect(body.connections.map((c: any) => c.outcome)).toEqual(["not-applicable", "not-applicable", "not-applicable"]);
     // These tests' Worker gives runners no notification URL (RUNNER_NOTIFY_BASE_URL unset).
@@ -55,14 +62,28 @@ describe("the platform report", () => {
     // A burst: each either ran or was told to wait, and the slot is free again after.
     const burst = await Promise.all(Array.from({ length: 12 }, () => report(operator)));
     const statuses = burst.map((r) => r.status);
-    expect(statuses.every((s) => s === 200 || s === 429), statuses.join()).toBe(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 429),
+      statuses.join(),
+    ).toBe(true);
     expect(statuses).toContain(200);
     expect(statuses).toContain(429);
     expect((await report(operator)).status).toBe(200);
   });
 
   it("takes only a public DNS name, which it hands to the runner", async () => {
-    for (const publicHost of ["localhost", "10.0.0.7", "[::1]", "169.254.169.254", "metadata.google.internal", "printer.local", "Example.com", "example.com.", `${"a".repeat(64)}.com`, 42]) {
+    for (const publicHost of [
+      "localhost",
+      "10.0.0.7",
+      "[::1]",
+      "169.254.169.254",
+      "metadata.google.internal",
+      "printer.local",
+      "Example.com",
+      "example.com.",
+      `${"a".repeat(64)}.com`,
+      42,
+    ]) {
       const res = await report(operator, { publicHost });
       expect(res.status, String(publicHost)).toBe(400);
       expect(res.body.details[0].path).toEqual(["publicHost"]);

@@ -23,10 +23,16 @@ describe("argument policy at the API", () => {
   ])("refuses %j with a 400 at ffmpegArgs/%s and stores nothing", async (ffmpegArgs, index) => {
     const before = await countRows("jobs");
     const res = await api(account.key, "POST", "/v1/jobs", {
-      inputs: { in: { type: "url", url: "https://media.example.com/a.mp4" } }, outputs: { out: { fileName: "o.mp4" } }, ffmpegArgs,
+      inputs: { in: { type: "url", url: "https://media.example.com/a.mp4" } },
+      outputs: { out: { fileName: "o.mp4" } },
+      ffmpegArgs,
     });
     expect(res.status).toBe(400);
-    expect(res.body.details).toContainEqual({ path: ["ffmpegArgs", index], message: expect.any(String), code: "custom" });
+    expect(res.body.details).toContainEqual({
+      path: ["ffmpegArgs", index],
+      message: expect.any(String),
+      code: "custom",
+    });
     expect(await countRows("jobs")).toBe(before);
   });
 });

@@ -21,7 +21,15 @@ describe("authentication", () => {
 
   it("guards every /v1 endpoint, even unknown ones", async () => {
     const id = crypto.randomUUID();
-    for (const [method, path] of [["POST", "/v1/jobs"], ["GET", `/v1/jobs/${id}`], ["GET", `/v1/jobs/${id}/result`], ["POST", `/v1/jobs/${id}/cancel`], ["POST", "/v1/files"], ["GET", `/v1/files/${id}`], ["GET", "/v1/nope"]]) {
+    for (const [method, path] of [
+      ["POST", "/v1/jobs"],
+      ["GET", `/v1/jobs/${id}`],
+      ["GET", `/v1/jobs/${id}/result`],
+      ["POST", `/v1/jobs/${id}/cancel`],
+      ["POST", "/v1/files"],
+      ["GET", `/v1/files/${id}`],
+      ["GET", "/v1/nope"],
+    ]) {
       expect((await api(null, method, path)).status, `${method} ${path}`).toBe(401);
     }
   });
@@ -34,7 +42,10 @@ describe("authentication", () => {
   });
 
   it("stores keys only as hashes", async () => {
-    const rows = await env.DB.prepare("SELECT key_hash, key_prefix FROM api_keys").all<{ key_hash: string; key_prefix: string }>();
+    const rows = await env.DB.prepare("SELECT key_hash, key_prefix FROM api_keys").all<{
+      key_hash: string;
+      key_prefix: string;
+    }>();
     for (const r of rows.results) {
       expect(r.key_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(r.key_prefix.length).toBeLessThan(12);

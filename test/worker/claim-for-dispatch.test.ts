@@ -15,7 +15,12 @@ describe("active jobs and credits per account", () => {
     const third = await insertQueuedJob(own.accountId);
     expect(await dispatchJob(services, (await getJob(env.DB, third))!)).toEqual({ done: true });
     const job = (await api(own.key, "GET", `/v1/jobs/${third}`)).body;
-    expect(job).toMatchObject({ status: "rejected", errorCode: "TOO_MANY_ACTIVE_JOBS", creditsCharged: 0, attempts: 0 });
+    expect(job).toMatchObject({
+      status: "rejected",
+      errorCode: "TOO_MANY_ACTIVE_JOBS",
+      creditsCharged: 0,
+      attempts: 0,
+    });
     for (const id of ids) expect(await jobStatus(id)).toBe("queued");
   });
 
@@ -27,10 +32,16 @@ describe("active jobs and credits per account", () => {
     expect(claimed.filter(Boolean)).toHaveLength(2);
     const waiting = ids[claimed.indexOf(false)];
     const services = createServices(env);
-    expect(await dispatchJob(services, (await getJob(env.DB, waiting))!)).toMatchObject({ state: { phase: "dispatch" }, delayMs: expect.any(Number) });
+    expect(await dispatchJob(services, (await getJob(env.DB, waiting))!)).toMatchObject({
+      state: { phase: "dispatch" },
+      delayMs: expect.any(Number),
+    });
     expect(await jobStatus(waiting)).toBe("queued");
     await env.DB.prepare("UPDATE accounts SET credit_balance = 0 WHERE id = ?1").bind(own.accountId).run();
     expect(await dispatchJob(services, (await getJob(env.DB, waiting))!)).toEqual({ done: true });
-    expect((await api(own.key, "GET", `/v1/jobs/${waiting}`)).body).toMatchObject({ status: "rejected", errorCode: "INSUFFICIENT_CREDITS" });
+    expect((await api(own.key, "GET", `/v1/jobs/${waiting}`)).body).toMatchObject({
+      status: "rejected",
+      errorCode: "INSUFFICIENT_CREDITS",
+    });
   });
 });

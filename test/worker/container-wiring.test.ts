@@ -37,7 +37,11 @@ describe("production container wiring", () => {
 
   it("refuses other URLs, other methods and other hosts, with a marker the runner explains", async () => {
     const egress = egressFor({ allow: [{ method: "GET", url: mediaUrl("tone.wav") }] });
-    for (const [method, url] of [["GET", mediaUrl("clip.mp4")], ["PUT", mediaUrl("tone.wav")], ["GET", "http://127.0.0.2/tone.wav"]]) {
+    for (const [method, url] of [
+      ["GET", mediaUrl("clip.mp4")],
+      ["PUT", mediaUrl("tone.wav")],
+      ["GET", "http://127.0.0.2/tone.wav"],
+    ]) {
       const res = await egress.fetch(url, { method, body: method === "PUT" ? "x" : undefined });
       expect(res.status, `${method} ${url}`).toBe(403);
       expect(res.headers.get(EGRESS_REFUSED_HEADER)).toBe("refused");
@@ -48,14 +52,22 @@ describe("production container wiring", () => {
   it("checks a client URL's real destination before fetching it: a private literal and an unresolvable name are refused, saying why", async () => {
     const literal = "http://10.0.0.7/clip.mp4";
     const named = "https://media.example.com/clip.mp4";
-    const egress = egressFor({ allow: [{ method: "GET", url: literal, external: true }, { method: "GET", url: named, external: true }], namedHosts: ["10.0.0.7", "media.example.com"] });
+    const egress = egressFor({
+      allow: [
+        { method: "GET", url: literal, external: true },
+        { method: "GET", url: named, external: true },
+      ],
+      namedHosts: ["10.0.0.7", "media.example.com"],
+    });
     const refusedLiteral = await egress.fetch(literal);
     expect(refusedLiteral.status).toBe(403);
     expect(await refusedLiteral.text()).toBe("egress refused 10.0.0.7: 10.0.0.7 is not a public address");
     // The test resolver (EGRESS_RESOLVER_URL) answers nothing: the check fails closed.
     const refusedName = await egress.fetch(named);
     expect(refusedName.status).toBe(403);
-    expect(await refusedName.text()).toMatch(/^egress refused media\.example\.com: the address of media\.example\.com could not be checked/);
+    expect(await refusedName.text()).toMatch(
+      /^egress refused media\.example\.com: the address of media\.example\.com could not be checked/,
+    );
   });
 
   it("refuses everything while no job has scoped the container (the registered deny-all default)", async () => {
@@ -69,7 +81,11 @@ describe("the warm pool's Durable Object", () => {
   it("hands out one instance per job up to the cap, and takes back those held by finished jobs when full", async () => {
     const pool = env.CONTAINER_POOL!.get(env.CONTAINER_POOL!.idFromName(`test-${crypto.randomUUID()}`));
     const { accountId } = await createAccount();
-    const [a, b, c] = [await insertQueuedJob(accountId), await insertQueuedJob(accountId), await insertQueuedJob(accountId)];
+    const [a, b, c] = [
+      await insertQueuedJob(accountId),
+      await insertQueuedJob(accountId),
+      await insertQueuedJob(accountId),
+    ];
     const first = await pool.acquire(a, 2);
     const second = await pool.acquire(b, 2);
     expect(first).not.toBe(second);

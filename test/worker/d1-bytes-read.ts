@@ -5,13 +5,15 @@
  */
 export type MeteredD1 = D1Database & { bytesRead: () => number };
 
-const utf8Bytes = (value: unknown) => (value === undefined || value === null ? 0 : new TextEncoder().encode(JSON.stringify(value)).byteLength);
+const utf8Bytes = (value: unknown) =>
+  value === undefined || value === null ? 0 : new TextEncoder().encode(JSON.stringify(value)).byteLength;
 
 export function meteredD1(db: D1Database): MeteredD1 {
   let bytes = 0;
   const real = new WeakMap<object, D1PreparedStatement>();
   const counted = <T>(result: T): T => {
-    const rows = result && typeof result === "object" && "results" in result ? (result as { results: unknown }).results : result;
+    const rows =
+      result && typeof result === "object" && "results" in result ? (result as { results: unknown }).results : result;
     bytes += utf8Bytes(rows);
     return result;
   };
@@ -20,7 +22,8 @@ export function meteredD1(db: D1Database): MeteredD1 {
       get(target, prop) {
         if (prop === "bind") return (...values: unknown[]) => statement(target.bind(...values));
         if (prop === "first" || prop === "run" || prop === "all" || prop === "raw") {
-          return async (...args: unknown[]) => counted(await (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+          return async (...args: unknown[]) =>
+            counted(await (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args));
         }
         const value = Reflect.get(target, prop);
         return typeof value === "function" ? value.bind(target) : value;
@@ -34,7 +37,8 @@ export function meteredD1(db: D1Database): MeteredD1 {
       if (prop === "bytesRead") return () => bytes;
       if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
       if (prop === "batch") {
-        return async (stmts: D1PreparedStatement[]) => (await target.batch(stmts.map((s) => real.get(s) ?? s))).map(counted);
+        return async (stmts: D1PreparedStatement[]) =>
+          (await target.batch(stmts.map((s) => real.get(s) ?? s))).map(counted);
       }
       const value = Reflect.get(target, prop);
       return typeof value === "function" ? value.bind(target) : value;

@@ -18,17 +18,22 @@ describe("D1 queries per invocation", () => {
     for (let i = 1; i <= 999; i++) await db.prepare("SELECT ?1 AS n").bind(i).first();
     expect(await db.prepare("SELECT 1000 AS n").first<{ n: number }>()).toEqual({ n: 1000 });
     expect(db.queries()).toBe(1000);
-    await expect(db.prepare("SELECT 1001").run()).rejects.toThrow(/^D1_ERROR: Too many API requests by single Worker invocation\. .*D1 query 1001 is over 1000/);
+    await expect(db.prepare("SELECT 1001").run()).rejects.toThrow(
+      /^D1_ERROR: Too many API requests by single Worker invocation\. .*D1 query 1001 is over 1000/,
+    );
     await expect(db.prepare("SELECT 1001").all()).rejects.toBeInstanceOf(InvocationLimitExceeded);
   });
 
   it("counts every statement of a batch, and refuses a batch that would cross the limit as a whole", async () => {
     const db = budgetedD1(env.DB, 5);
-    for (let i = 0; i < 2; i++) expect(await db.prepare("SELECT ?1 AS n").bind(i).first<{ n: number }>()).toEqual({ n: i });
+    for (let i = 0; i < 2; i++)
+      expect(await db.prepare("SELECT ?1 AS n").bind(i).first<{ n: number }>()).toEqual({ n: i });
     await db.batch([db.prepare("SELECT 1"), db.prepare("SELECT 2"), db.prepare("SELECT 3")]);
     expect(db.queries()).toBe(5);
     const refused = budgetedD1(env.DB, 2);
-    await expect(refused.batch([refused.prepare("SELECT 1"), refused.prepare("SELECT 2"), refused.prepare("SELECT 3")])).rejects.toThrow(InvocationLimitExceeded);
+    await expect(
+      refused.batch([refused.prepare("SELECT 1"), refused.prepare("SELECT 2"), refused.prepare("SELECT 3")]),
+    ).rejects.toThrow(InvocationLimitExceeded);
   });
 
   it("one invocation keeps one count: services built inside it, even from the plain env, spend its budget; a new invocation starts afresh", async () => {

@@ -2,7 +2,16 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runInDurabl
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
-import { api, coordinator, createAccount, insertQueuedJob, isTerminalJob, jobStatus, probeSpec, waitForJob } from "./helpers.ts";
+import {
+  api,
+  coordinator,
+  createAccount,
+  insertQueuedJob,
+  isTerminalJob,
+  jobStatus,
+  probeSpec,
+  waitForJob,
+} from "./helpers.ts";
 
 let account: { accountId: string; key: string };
 beforeAll(async () => {
@@ -28,8 +37,18 @@ describe("the jobs queue's consumers", () => {
 
   it("retries a message whose hand-off fails, with a delay, without touching the others", async () => {
     const good = await insertQueuedJob(account.accountId, probeSpec("clip.mp4"));
-    const brokenEnv = { ...env, JOB_COORDINATOR: { idFromName: () => { throw new Error("boom"); }, get: () => null } } as unknown as typeof env;
-    const batch = createMessageBatch("ffjobs-jobs", [{ id: "bad", timestamp: new Date(), attempts: 3, body: { jobId: good } }]);
+    const brokenEnv = {
+      ...env,
+      JOB_COORDINATOR: {
+        idFromName: () => {
+          throw new Error("boom");
+        },
+        get: () => null,
+      },
+    } as unknown as typeof env;
+    const batch = createMessageBatch("ffjobs-jobs", [
+      { id: "bad", timestamp: new Date(), attempts: 3, body: { jobId: good } },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(batch as MessageBatch<{ jobId: string }>, brokenEnv);
     const result = await getQueueResult(batch, ctx);
@@ -41,7 +60,9 @@ describe("the jobs queue's consumers", () => {
 
   it("rejects a job whose dispatch exhausted its retries (dead-letter queue)", async () => {
     const id = await insertQueuedJob(account.accountId);
-    const batch = createMessageBatch("ffjobs-jobs-dlq", [{ id: "d1", timestamp: new Date(), attempts: 1, body: { jobId: id } }]);
+    const batch = createMessageBatch("ffjobs-jobs-dlq", [
+      { id: "d1", timestamp: new Date(), attempts: 1, body: { jobId: id } },
+    ]);
     await worker.queue(batch as MessageBatch<{ jobId: string }>, env);
     const job = (await api(account.key, "GET", `/v1/jobs/${id}`)).body;
     expect(job).toMatchObject({ status: "rejected", errorCode: "RUNNER_UNAVAILABLE", creditsCharged: 0 });

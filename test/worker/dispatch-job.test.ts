@@ -26,10 +26,14 @@ describe("a job's hand-over to its runner", () => {
     });
     const services = { ...createServices(env), runner: full };
     for (let i = 0; i < 3; i++) {
-      expect(await dispatchJob(services, (await getJob(env.DB, id))!)).toEqual({ state: { jobId: id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS });
+      expect(await dispatchJob(services, (await getJob(env.DB, id))!)).toEqual({
+        state: { jobId: id, phase: "dispatch", misses: 0 },
+        delayMs: CAPACITY_RETRY_MS,
+      });
       expect(await getJob(env.DB, id)).toMatchObject({ status: "queued", attempts: 0, dispatched_at: null });
     }
-    for (let step: NextTick = await dispatchJob(createServices(env), (await getJob(env.DB, id))!); !step.done; ) step = await tickJob(createServices(env), step.state);
+    for (let step: NextTick = await dispatchJob(createServices(env), (await getJob(env.DB, id))!); !step.done; )
+      step = await tickJob(createServices(env), step.state);
     expect(await getJob(env.DB, id)).toMatchObject({ status: "completed", attempts: 1 });
   });
 });

@@ -15,7 +15,9 @@ beforeAll(async () => {
 });
 
 const deliveryRows = (jobId: string) =>
-  env.DB.prepare("SELECT status, attempt_count, payload FROM webhook_deliveries WHERE job_id = ?1").bind(jobId).all<{ status: string; attempt_count: number; payload: string }>();
+  env.DB.prepare("SELECT status, attempt_count, payload FROM webhook_deliveries WHERE job_id = ?1")
+    .bind(jobId)
+    .all<{ status: string; attempt_count: number; payload: string }>();
 
 async function received(box: ReturnType<typeof webhookMailbox>, count = 1) {
   for (let i = 0; i < 150; i++) {
@@ -31,7 +33,14 @@ describe("the end event is written with the terminal transition (outbox)", () =>
     const box = webhookMailbox();
     const jobId = await insertQueuedJob(account.accountId);
     await env.DB.prepare("UPDATE jobs SET webhook_url = ?2 WHERE id = ?1").bind(jobId, box.url()).run();
-    const brokenQueue = { send: async () => { throw new Error("queue unavailable"); }, sendBatch: async () => { throw new Error("queue unavailable"); } };
+    const brokenQueue = {
+      send: async () => {
+        throw new Error("queue unavailable");
+      },
+      sendBatch: async () => {
+        throw new Error("queue unavailable");
+      },
+    };
     const services = { ...createServices(env), webhooksQueue: brokenQueue as unknown as Queue<{ deliveryId: string }> };
     expect(await endJob(services, jobId, canceledEnding())).toBe(true);
     expect((await deliveryRows(jobId)).results).toEqual([{ status: "pending", attempt_count: 0, payload: "" }]);
@@ -40,7 +49,10 @@ describe("the end event is written with the terminal transition (outbox)", () =>
     expect((await sweepStalled({ ...createServices(env), now: minutesLater(1) })).deliveries).toBe(0);
     expect((await sweepStalled({ ...createServices(env), now: minutesLater(6) })).deliveries).toBeGreaterThanOrEqual(1);
     const [hook] = await received(box);
-    const event = new Webhook(secret).verify(hook.body, hook.headers) as { type: string; data: { id: string; status: string } };
+    const event = new Webhook(secret).verify(hook.body, hook.headers) as {
+      type: string;
+      data: { id: string; status: string };
+    };
     expect(event).toMatchObject({ type: "job.canceled", data: { id: jobId, status: "canceled" } });
   });
 

@@ -7,7 +7,9 @@ import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 /** The real runner (host ffmpeg) and a loopback file server for URL inputs. */
 export default async function setup(project: TestProject) {
   const fixtures = mediaFixtures();
-  const runner = await startRunner(Number(process.env.FFJOBS_TEST_RUNNER_PORT), { RUNNER_CONTROL_SECRET: process.env.FFJOBS_TEST_RUNNER_SECRET! });
+  const runner = await startRunner(Number(process.env.FFJOBS_TEST_RUNNER_PORT), {
+    RUNNER_CONTROL_SECRET: process.env.FFJOBS_TEST_RUNNER_SECRET!,
+  });
   const files = await startStaticServer(fixtures.dir);
   const receiver = await startWebhookReceiver();
   project.provide("mediaBaseUrl", files.url);

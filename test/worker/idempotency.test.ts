@@ -9,7 +9,10 @@ beforeAll(async () => {
   ({ key: otherKey } = await createAccount());
 });
 
-const job = (n = 1) => ({ inputs: { a: { type: "url", url: `https://media.example.com/${n}.mp4` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"] });
+const job = (n = 1) => ({
+  inputs: { a: { type: "url", url: `https://media.example.com/${n}.mp4` } },
+  ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"],
+});
 const idem = (k: string) => ({ "Idempotency-Key": k });
 
 describe("Idempotency-Key", () => {
@@ -63,7 +66,9 @@ describe("Idempotency-Key", () => {
     expect((await api(key, "POST", "/v1/jobs", { ffmpegArgs: [] }, idem(bad))).status).toBe(400);
     expect((await api(key, "POST", "/v1/jobs", job(5), idem(bad))).status).toBe(202);
 
-    await env.DB.prepare("UPDATE idempotency_keys SET expires_at = '2000-01-01T00:00:00.000Z' WHERE idem_key = ?1").bind(k).run();
+    await env.DB.prepare("UPDATE idempotency_keys SET expires_at = '2000-01-01T00:00:00.000Z' WHERE idem_key = ?1")
+      .bind(k)
+      .run();
     const fresh = await api(key, "POST", "/v1/jobs", job(4), idem(k));
     expect(fresh.status).toBe(202);
     expect(fresh.body.id).not.toBe(mine.body.id);
@@ -73,7 +78,11 @@ describe("Idempotency-Key", () => {
     const k = crypto.randomUUID();
     const long = new Date(Date.now() - 3 * 60_000).toISOString();
     await api(key, "POST", "/v1/jobs", job(6), idem(k));
-    await env.DB.prepare("UPDATE idempotency_keys SET status = NULL, response_json = NULL, created_at = ?2 WHERE idem_key = ?1").bind(k, long).run();
+    await env.DB.prepare(
+      "UPDATE idempotency_keys SET status = NULL, response_json = NULL, created_at = ?2 WHERE idem_key = ?1",
+    )
+      .bind(k, long)
+      .run();
     expect((await api(key, "POST", "/v1/jobs", job(6), idem(k))).status).toBe(202);
   });
 

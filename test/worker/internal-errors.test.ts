@@ -9,7 +9,10 @@ describe("unexpected failures", () => {
     const id = await insertQueuedJob(accountId);
     // A deployment missing its storage secret: building download URLs throws deep inside.
     const misconfigured = { ...env, R2_SECRET_ACCESS_KEY: "" };
-    const res = await app.fetch(new Request(`https://ffjobs.test/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${key}` } }), misconfigured);
+    const res = await app.fetch(
+      new Request(`https://ffjobs.test/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${key}` } }),
+      misconfigured,
+    );
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ error: "Internal error", code: "INTERNAL" });

@@ -1,4 +1,12 @@
-import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
@@ -14,7 +22,12 @@ import { firstTickState } from "../../src/jobs/lifecycle/tick-job.ts";
 import { TICK_ERROR_RETRY_MS } from "../../src/jobs/lifecycle/retry-policy.ts";
 import { isCountedEntryPoint } from "../../src/platform/counted-durable-object.ts";
 import { countedEnv, startInvocation } from "../../src/platform/invocation.ts";
-import { InvocationBudget, InvocationLimitExceeded, TOO_MANY_API_REQUESTS, TOO_MANY_SUBREQUESTS } from "../../src/platform/invocation-budget.ts";
+import {
+  InvocationBudget,
+  InvocationLimitExceeded,
+  TOO_MANY_API_REQUESTS,
+  TOO_MANY_SUBREQUESTS,
+} from "../../src/platform/invocation-budget.ts";
 import { api, createAccount, insertQueuedJob } from "./helpers.ts";
 
 /**
@@ -53,7 +66,11 @@ describe("subrequests per invocation", () => {
     const { key } = await createAccount();
     const serve = async (limit: number) => {
       const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request("http://ffjobs.test/v1/jobs", { headers: { authorization: `Bearer ${key}` } }), withSubrequests(limit), ctx);
+      const res = await worker.fetch(
+        new Request("http://ffjobs.test/v1/jobs", { headers: { authorization: `Bearer ${key}` } }),
+        withSubrequests(limit),
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
       return res.status;
     };
@@ -75,7 +92,9 @@ describe("subrequests per invocation", () => {
   });
 
   it("a cron run: refused past the limit", async () => {
-    await expect(worker.scheduled(createScheduledController({ cron: "* * * * *" }), withSubrequests(1))).rejects.toBeInstanceOf(InvocationLimitExceeded);
+    await expect(
+      worker.scheduled(createScheduledController({ cron: "* * * * *" }), withSubrequests(1)),
+    ).rejects.toBeInstanceOf(InvocationLimitExceeded);
     await worker.scheduled(createScheduledController({ cron: "* * * * *" }), env);
   });
 
@@ -87,9 +106,17 @@ describe("subrequests per invocation", () => {
     const token = await runnerWriteToken(loadConfig(env).storage, jobId, "hls", 1, 60);
     const put = (name: string, e: typeof env) =>
       FfmpegContainer.outboundHandlers!.jobEgress(
-        new Request(prefix + name, { method: "PUT", body: "#EXTM3U\n", headers: { authorization: `Bearer ${token}`, "content-length": "8" } }),
+        new Request(prefix + name, {
+          method: "PUT",
+          body: "#EXTM3U\n",
+          headers: { authorization: `Bearer ${token}`, "content-length": "8" },
+        }),
         e,
-        { params: { allow: [{ method: "PUT", url: prefix, prefix: true }] }, containerId: "test", className: "FfmpegContainer" } as never,
+        {
+          params: { allow: [{ method: "PUT", url: prefix, prefix: true }] },
+          containerId: "test",
+          className: "FfmpegContainer",
+        } as never,
       );
     await expect(put("index.m3u8", withSubrequests(2))).rejects.toThrow(TOO_MANY_API_REQUESTS);
     expect(await env.BUCKET.head(`outputs/${jobId}/hls/index.m3u8`)).toBeNull();
@@ -103,7 +130,10 @@ describe("subrequests per invocation", () => {
     for (const cls of [JobCoordinator, ContainerPool, RateLimiter]) {
       const methods = Object.getOwnPropertyNames(cls.prototype).filter((m) => m !== "constructor");
       expect(methods.length, cls.name).toBeGreaterThan(0);
-      for (const m of methods) expect(isCountedEntryPoint((cls.prototype as unknown as Record<string, unknown>)[m]), `${cls.name}.${m}`).toBe(true);
+      for (const m of methods)
+        expect(isCountedEntryPoint((cls.prototype as unknown as Record<string, unknown>)[m]), `${cls.name}.${m}`).toBe(
+          true,
+        );
     }
   });
 
@@ -116,7 +146,9 @@ describe("subrequests per invocation", () => {
     });
     // Reading the job is one; ending it is more. (Called in the object, not over RPC: workerd reports
     // an RPC call's rejection as an uncaught error too, which vitest counts against the run.)
-    await expect(runInDurableObject(stub, (c) => c.cancel(jobId))).rejects.toThrow(/Too many API requests by single Worker invocation/);
+    await expect(runInDurableObject(stub, (c) => c.cancel(jobId))).rejects.toThrow(
+      /Too many API requests by single Worker invocation/,
+    );
     expect((await api(key, "GET", `/v1/jobs/${jobId}`)).body.status).toBe("queued");
     await env.DB.prepare("UPDATE jobs SET status = 'canceled' WHERE id = ?1").bind(jobId).run();
     // A start that reads a finished job is one subrequest: as often as it is called, each its own.

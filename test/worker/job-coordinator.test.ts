@@ -1,6 +1,14 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { coordinator, createAccount, insertQueuedJob, isTerminalJob, jobStatus, probeSpec, waitForJob } from "./helpers.ts";
+import {
+  coordinator,
+  createAccount,
+  insertQueuedJob,
+  isTerminalJob,
+  jobStatus,
+  probeSpec,
+  waitForJob,
+} from "./helpers.ts";
 
 let account: { accountId: string; key: string };
 beforeAll(async () => {

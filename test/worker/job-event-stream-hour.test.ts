@@ -27,7 +27,9 @@ const until = async (done: () => boolean, ms: number) => {
 };
 
 describe("an event stream across a compressed hour-long job", () => {
-  it("delivers every second's progress and the end in a handful of D1 queries and subrequests", { timeout: 240_000 }, async () => {
+  it("delivers every second's progress and the end in a handful of D1 queries and subrequests", {
+    timeout: 240_000,
+  }, async () => {
     const { accountId, key } = await createAccount();
     const jobId = await insertQueuedJob(accountId, { args: ["-i", "in.mp4", "-f", "null", "-"] });
     const stub = env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));
@@ -36,9 +38,26 @@ describe("an event stream across a compressed hour-long job", () => {
     const report = (): RunnerJobStatus => {
       second++;
       if (second <= HOUR_S) {
-        return { jobId, state: "running", startedAt: new Date(T0).toISOString(), outcome: null, progress: { percent: (100 * second) / HOUR_S, outTimeSeconds: second, speed: 1, frames: second * 30 } };
+        return {
+          jobId,
+          state: "running",
+          startedAt: new Date(T0).toISOString(),
+          outcome: null,
+          progress: { percent: (100 * second) / HOUR_S, outTimeSeconds: second, speed: 1, frames: second * 30 },
+        };
       }
-      const outcome: RunnerOutcome = { status: "completed", exitCode: 0, runtimeMs: HOUR_S * 1000, errorCode: null, errorMessage: null, stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: HOUR_S * 1000, storeMs: 0 }, finishedAt: new Date(T0 + second * 1000).toISOString() };
+      const outcome: RunnerOutcome = {
+        status: "completed",
+        exitCode: 0,
+        runtimeMs: HOUR_S * 1000,
+        errorCode: null,
+        errorMessage: null,
+        stdout: "",
+        stderrTail: "",
+        outputs: [],
+        timings: { fetchMs: 0, runMs: HOUR_S * 1000, storeMs: 0 },
+        finishedAt: new Date(T0 + second * 1000).toISOString(),
+      };
       return { jobId, state: "finished", startedAt: new Date(T0).toISOString(), progress: null, outcome };
     };
     const runner = {
@@ -52,14 +71,23 @@ describe("an event stream across a compressed hour-long job", () => {
       // clock, and no alarm-paced ticks in between (the test drives every tick with a notification).
       (coordinator as unknown as { newServices: () => Services }).newServices = () => {
         const real = createServices(env);
-        return { ...real, runner: runner as unknown as Services["runner"], now: () => new Date(T0 + second * 1000), config: { ...real.config, runnerPollIntervalMs: 60_000 } };
+        return {
+          ...real,
+          runner: runner as unknown as Services["runner"],
+          now: () => new Date(T0 + second * 1000),
+          config: { ...real.config, runnerPollIntervalMs: 60_000 },
+        };
       };
     });
 
     // The stream's one invocation, with the platform's limits, counted here so the test can say what it spent.
     const budget = new InvocationBudget({ d1Queries: 1000, subrequests: 10_000 });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request(`https://ffjobs.test/v1/jobs/${jobId}/events`, { headers: { authorization: `Bearer ${key}` } }), countedEnv(env, budget), ctx);
+    const res = await worker.fetch(
+      new Request(`https://ffjobs.test/v1/jobs/${jobId}/events`, { headers: { authorization: `Bearer ${key}` } }),
+      countedEnv(env, budget),
+      ctx,
+    );
     expect(res.status).toBe(200);
     const events: { event: string; status: string; second: number | null }[] = [];
     let streamEnded = false;
@@ -101,11 +129,15 @@ describe("an event stream across a compressed hour-long job", () => {
     expect(seconds.at(-1)).toBe(HOUR_S);
     // Auth, rate limit, the job at the start, at the change to running, at the end and its outputs;
     // the coordinator's feed once.
-    console.log(`an hour-long event stream: ${events.length} events, ${budget.d1Queries} D1 queries, ${budget.subrequests} subrequests ${JSON.stringify(budget.byKind)}`);
+    console.log(
+      `an hour-long event stream: ${events.length} events, ${budget.d1Queries} D1 queries, ${budget.subrequests} subrequests ${JSON.stringify(budget.byKind)}`,
+    );
     expect(budget.d1Queries).toBeLessThanOrEqual(10);
     expect(budget.byKind["durable-object"]).toBeLessThanOrEqual(2);
     expect(budget.subrequests).toBeLessThanOrEqual(12);
-    const row = await env.DB.prepare("SELECT status, progress_json FROM jobs WHERE id = ?1").bind(jobId).first<{ status: string }>();
+    const row = await env.DB.prepare("SELECT status, progress_json FROM jobs WHERE id = ?1")
+      .bind(jobId)
+      .first<{ status: string }>();
     expect(row?.status).toBe("completed");
   });
 });

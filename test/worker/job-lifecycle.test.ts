@@ -18,11 +18,22 @@ describe("job lifecycle (queue → coordinator → real runner)", () => {
   it("accepts with 202 and a Location, then runs an ffprobe job to a parsed result", async () => {
     const created = await api(key, "POST", "/v1/jobs", probeJob("clip.mp4"));
     expect(created.status).toBe(202);
-    expect(jobAcceptedSchema.strict().parse(created.body)).toEqual({ id: expect.any(String), binary: "ffprobe", status: "queued", mode: "raw" });
+    expect(jobAcceptedSchema.strict().parse(created.body)).toEqual({
+      id: expect.any(String),
+      binary: "ffprobe",
+      status: "queued",
+      mode: "raw",
+    });
     expect(created.headers.get("Location")).toBe(`/v1/jobs/${created.body.id}`);
 
     const queued = await api(key, "GET", `/v1/jobs/${created.body.id}`);
-    expect(jobSchema.parse(queued.body)).toMatchObject({ runtimeSeconds: 0, creditsCharged: 0, outputs: [], finishedAt: null, errorCode: null });
+    expect(jobSchema.parse(queued.body)).toMatchObject({
+      runtimeSeconds: 0,
+      creditsCharged: 0,
+      outputs: [],
+      finishedAt: null,
+      errorCode: null,
+    });
 
     const job = await waitForJob(key, created.body.id, isTerminalJob);
     expect(jobSchema.parse(job)).toMatchObject({ status: "completed", errorCode: null, errorMessage: null });
@@ -33,7 +44,11 @@ describe("job lifecycle (queue → coordinator → real runner)", () => {
 
     const result = await api(key, "GET", `/v1/jobs/${job.id}/result`);
     expect(result.status).toBe(200);
-    expect(jobResultSchema.strict().parse(result.body)).toMatchObject({ status: "completed", binary: "ffprobe", exitCode: 0 });
+    expect(jobResultSchema.strict().parse(result.body)).toMatchObject({
+      status: "completed",
+      binary: "ffprobe",
+      exitCode: 0,
+    });
     expect(result.body.probe.format.format_name).toContain("mp4");
     expect(result.body.probe.streams).toHaveLength(2);
   });
@@ -55,7 +70,12 @@ describe("job lifecycle (queue → coordinator → real runner)", () => {
   it("fails an unreachable URL input with INPUT_FETCH_FAILED and charges nothing", async () => {
     const created = await api(key, "POST", "/v1/jobs", probeJob("missing.mp4"));
     const job = await waitForJob(key, created.body.id, isTerminalJob);
-    expect(job).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED", runtimeSeconds: 0, creditsCharged: 0 });
+    expect(job).toMatchObject({
+      status: "failed",
+      errorCode: "INPUT_FETCH_FAILED",
+      runtimeSeconds: 0,
+      creditsCharged: 0,
+    });
     expect(job.errorMessage).toMatch(/HTTP 404/);
   });
 
@@ -65,8 +85,17 @@ describe("job lifecycle (queue → coordinator → real runner)", () => {
       ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"],
     });
     // The percentage comes once the inputs' duration is known (probed beside the running job).
-    const running = await waitForJob(key, created.body.id, (j) => j.status === "running" && j.progress?.percent != null);
-    expect(running.progress).toEqual({ percent: expect.any(Number), outTimeSeconds: expect.any(Number), speed: expect.anything(), frames: expect.any(Number) });
+    const running = await waitForJob(
+      key,
+      created.body.id,
+      (j) => j.status === "running" && j.progress?.percent != null,
+    );
+    expect(running.progress).toEqual({
+      percent: expect.any(Number),
+      outTimeSeconds: expect.any(Number),
+      speed: expect.anything(),
+      frames: expect.any(Number),
+    });
     expect(running.startedAt).not.toBeNull();
     const early = await api(key, "GET", `/v1/jobs/${created.body.id}/result`);
     expect(early).toMatchObject({ status: 409, body: { code: "JOB_NOT_FINISHED", status: "running" } });
@@ -87,7 +116,13 @@ describe("job lifecycle (queue → coordinator → real runner)", () => {
     const created = await api(broke.key, "POST", "/v1/jobs", probeJob("clip.mp4"));
     expect(created.status).toBe(202);
     const job = await waitForJob(broke.key, created.body.id, isTerminalJob);
-    expect(job).toMatchObject({ status: "rejected", errorCode: "INSUFFICIENT_CREDITS", runtimeSeconds: 0, creditsCharged: 0, startedAt: null });
+    expect(job).toMatchObject({
+      status: "rejected",
+      errorCode: "INSUFFICIENT_CREDITS",
+      runtimeSeconds: 0,
+      creditsCharged: 0,
+      startedAt: null,
+    });
   });
 
   it("deducts the charge from a limited balance exactly once", async () => {
@@ -95,7 +130,9 @@ describe("job lifecycle (queue → coordinator → real runner)", () => {
     const created = await api(limited.key, "POST", "/v1/jobs", probeJob("clip.mp4"));
     const job = await waitForJob(limited.key, created.body.id, isTerminalJob);
     expect(job.status).toBe("completed");
-    const balance = await env.DB.prepare("SELECT credit_balance AS b FROM accounts WHERE id = ?1").bind(limited.accountId).first<{ b: number }>();
+    const balance = await env.DB.prepare("SELECT credit_balance AS b FROM accounts WHERE id = ?1")
+      .bind(limited.accountId)
+      .first<{ b: number }>();
     expect(balance!.b).toBe(100 - job.creditsCharged);
   });
 });

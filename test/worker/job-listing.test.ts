@@ -62,7 +62,10 @@ describe("GET /v1/jobs", () => {
       const none = await api(stranger.key, "GET", path.replace(id, missing));
       expect(theirs).toMatchObject({ status: 404, body: none.body });
     }
-    expect(await api(stranger.key, "POST", `/v1/jobs/${id}/cancel`)).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    expect(await api(stranger.key, "POST", `/v1/jobs/${id}/cancel`)).toMatchObject({
+      status: 404,
+      body: { code: "NOT_FOUND" },
+    });
     expect((await api(owner.key, "GET", `/v1/jobs/${id}`)).body.status).toBe("queued");
   });
 
@@ -71,30 +74,64 @@ describe("GET /v1/jobs", () => {
     const at = Date.now();
     const insert = async (i: number, spec: Partial<JobSpec>, plannedArgs?: string[]) => {
       const id = crypto.randomUUID();
-      await insertJob(env.DB, { id, accountId, spec: { binary: "ffmpeg", args: [], inputs: {}, outputs: {}, webhookUrl: null, ...spec }, now: new Date(at + i).toISOString() });
-      if (plannedArgs) await env.DB.prepare("UPDATE jobs SET planned_args_json = ?2 WHERE id = ?1").bind(id, JSON.stringify(plannedArgs)).run();
+      await insertJob(env.DB, {
+        id,
+        accountId,
+        spec: { binary: "ffmpeg", args: [], inputs: {}, outputs: {}, webhookUrl: null, ...spec },
+        now: new Date(at + i).toISOString(),
+      });
+      if (plannedArgs)
+        await env.DB.prepare("UPDATE jobs SET planned_args_json = ?2 WHERE id = ?1")
+          .bind(id, JSON.stringify(plannedArgs))
+          .run();
       return id;
     };
     // The lines dashboard/public/dashboard/command-line.js writes from each job's whole form.
-    const quoted = await insert(0, { args: ["-i", "{{video}}", "-vf", "drawtext=text='it's'", "", "a b", "ünï", "-metadata", "title=$HOME", "{{out}}"] });
-    const preset = await insert(1, { mode: "preset", preset: "hls-ladder", args: ["-i", "{{video}}"] }, ["-i", "{{video}}", "-c:v", "libx264", "{{hls}}/index.m3u8"]);
-    const steps = await insert(2, { steps: [{ binary: "ffmpeg", args: ["-i", "{{a}}", "-pass", "1", "{{s}}"] }, { binary: "ffprobe", args: ["-v", "error", "{{s}}"] }] });
+    const quoted = await insert(0, {
+      args: ["-i", "{{video}}", "-vf", "drawtext=text='it's'", "", "a b", "ünï", "-metadata", "title=$HOME", "{{out}}"],
+    });
+    const preset = await insert(1, { mode: "preset", preset: "hls-ladder", args: ["-i", "{{video}}"] }, [
+      "-i",
+      "{{video}}",
+      "-c:v",
+      "libx264",
+      "{{hls}}/index.m3u8",
+    ]);
+    const steps = await insert(2, {
+      steps: [
+        { binary: "ffmpeg", args: ["-i", "{{a}}", "-pass", "1", "{{s}}"] },
+        { binary: "ffprobe", args: ["-v", "error", "{{s}}"] },
+      ],
+    });
     const bare = await insert(3, { binary: "ffprobe", args: [] });
     // Cut at 200 characters (code points: an emoji is one), the last of them …
-    const long = await insert(4, { args: ["-metadata", `title=${"😀".repeat(300)}`, ...Array.from({ length: 300 }, (_, i) => `-x${i}`)] });
+    const long = await insert(4, {
+      args: ["-metadata", `title=${"😀".repeat(300)}`, ...Array.from({ length: 300 }, (_, i) => `-x${i}`)],
+    });
     const empties = await insert(5, { args: Array.from({ length: 256 }, () => "") });
 
     const page = await api(key, "GET", "/v1/jobs?limit=10");
     const jobs = new Map(jobListSchema.parse(page.body).data.map((j) => [j.id, j]));
-    expect(jobs.get(quoted)!.command).toBe(String.raw`ffmpeg -i {{video}} -vf 'drawtext=text='\''it'\''s'\''' '' 'a b' 'ünï' -metadata 'title=$HOME' {{out}}`);
+    expect(jobs.get(quoted)!.command).toBe(
+      String.raw`ffmpeg -i {{video}} -vf 'drawtext=text='\''it'\''s'\''' '' 'a b' 'ünï' -metadata 'title=$HOME' {{out}}`,
+    );
     expect(jobs.get(preset)!.command).toBe("ffmpeg -i {{video}} -c:v libx264 {{hls}}/index.m3u8");
     expect(jobs.get(steps)!.command).toBe("ffmpeg -i {{a}} -pass 1 {{s}} && ffprobe -v error {{s}}");
     expect(jobs.get(bare)!.command).toBe("ffprobe");
     const cut = [...jobs.get(long)!.command];
     expect(cut).toHaveLength(COMMAND_PREVIEW_CHARS);
-    expect(cut.join("")).toBe(`ffmpeg -metadata 'title=${"😀".repeat(COMMAND_PREVIEW_CHARS - "ffmpeg -metadata 'title=".length - 1)}…`);
+    expect(cut.join("")).toBe(
+      `ffmpeg -metadata 'title=${"😀".repeat(COMMAND_PREVIEW_CHARS - "ffmpeg -metadata 'title=".length - 1)}…`,
+    );
     expect(jobs.get(empties)!.command).toBe(`ffmpeg ${"'' ".repeat(64)}…`);
-    expect(jobs.get(quoted)).toMatchObject({ status: "queued", mode: "raw", preset: null, metadata: {}, errorMessage: null, progress: null });
+    expect(jobs.get(quoted)).toMatchObject({
+      status: "queued",
+      mode: "raw",
+      preset: null,
+      metadata: {},
+      errorMessage: null,
+      progress: null,
+    });
     expect(jobs.get(preset)).toMatchObject({ mode: "preset", preset: "hls-ladder" });
     // The whole form, with every argument, is the job's own GET.
     expect((await api(key, "GET", `/v1/jobs/${long}`)).body.ffmpegArgs).toHaveLength(302);

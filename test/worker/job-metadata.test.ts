@@ -24,9 +24,21 @@ describe("job metadata", () => {
   });
 
   it("is bounded: keys, values, entries; a bad filter key or unknown parameter is a 400", async () => {
-    expect((await api(key, "POST", "/v1/jobs", job({ metadata: { "bad key": "x" } }))).body.details[0].path).toEqual(["metadata", "bad key"]);
+    expect((await api(key, "POST", "/v1/jobs", job({ metadata: { "bad key": "x" } }))).body.details[0].path).toEqual([
+      "metadata",
+      "bad key",
+    ]);
     expect((await api(key, "POST", "/v1/jobs", job({ metadata: { k: "x".repeat(513) } }))).status).toBe(400);
-    expect((await api(key, "POST", "/v1/jobs", job({ metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, "v"])) }))).status).toBe(400);
+    expect(
+      (
+        await api(
+          key,
+          "POST",
+          "/v1/jobs",
+          job({ metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, "v"])) }),
+        )
+      ).status,
+    ).toBe(400);
     expect((await api(key, "GET", "/v1/jobs?metadata[a b]=x")).status).toBe(400);
     expect((await api(key, "GET", "/v1/jobs?metdata[a]=x")).status).toBe(400);
   });
@@ -42,7 +54,10 @@ describe("job metadata", () => {
     for (const n of [33, 48, 200]) {
       const over = await api(key, "GET", `/v1/jobs?${filters(n)}&limit=100`);
       expect(over.status, `${n}: ${JSON.stringify(over.body)}`).toBe(400);
-      expect(over.body.details[0]).toMatchObject({ path: ["query"], message: expect.stringMatching(/at most 32 metadata filters/) });
+      expect(over.body.details[0]).toMatchObject({
+        path: ["query"],
+        message: expect.stringMatching(/at most 32 metadata filters/),
+      });
     }
   });
 });

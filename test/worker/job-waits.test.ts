@@ -7,10 +7,22 @@ beforeAll(async () => {
   account = await createAccount();
 });
 
-const probe = () => ({ binary: "ffprobe", input: [{ type: "url", url: mediaUrl("clip.mp4") }], ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"] });
-const endless = () => ({ inputs: { a: { type: "url", url: mediaUrl("long.mp4") } }, ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"] });
+const probe = () => ({
+  binary: "ffprobe",
+  input: [{ type: "url", url: mediaUrl("clip.mp4") }],
+  ffmpegArgs: ["-v", "error", "-show_format", "{{input0}}"],
+});
+const endless = () => ({
+  inputs: { a: { type: "url", url: mediaUrl("long.mp4") } },
+  ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"],
+});
 const request = (path: string, init: RequestInit = {}) =>
-  exports.default.fetch(new Request(`https://ffjobs.test${path}`, { ...init, headers: { Authorization: `Bearer ${account.key}`, ...(init.headers ?? {}) } }));
+  exports.default.fetch(
+    new Request(`https://ffjobs.test${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${account.key}`, ...(init.headers ?? {}) },
+    }),
+  );
 
 /** Reads a Server-Sent Events stream to its end (or until `stopAfter` events), parsed. */
 async function readEvents(res: Response, stopAfter = Infinity) {
@@ -64,11 +76,19 @@ describe("waiting for a job without polling", () => {
   });
 
   it("POST with Prefer: wait=N returns the finished job (200, Preference-Applied), or 202 when it takes longer", async () => {
-    const done = await request("/v1/jobs", { method: "POST", body: JSON.stringify(probe()), headers: { "Content-Type": "application/json", Prefer: "wait=30" } });
+    const done = await request("/v1/jobs", {
+      method: "POST",
+      body: JSON.stringify(probe()),
+      headers: { "Content-Type": "application/json", Prefer: "wait=30" },
+    });
     expect(done.status).toBe(200);
     expect(done.headers.get("Preference-Applied")).toBe("wait=30");
     expect(await done.json()).toMatchObject({ status: "completed", outputs: [] });
-    const slow = await request("/v1/jobs", { method: "POST", body: JSON.stringify(endless()), headers: { "Content-Type": "application/json", Prefer: "respond-async, wait=1" } });
+    const slow = await request("/v1/jobs", {
+      method: "POST",
+      body: JSON.stringify(endless()),
+      headers: { "Content-Type": "application/json", Prefer: "respond-async, wait=1" },
+    });
     expect(slow.status).toBe(202);
     expect(slow.headers.get("Preference-Applied")).toBeNull();
     const { id } = (await slow.json()) as { id: string };
@@ -76,7 +96,10 @@ describe("waiting for a job without polling", () => {
   });
 
   it("streams a job's changes as Server-Sent Events, ending with the terminal job; a resumed stream sends only what is new", async () => {
-    const created = await api(account.key, "POST", "/v1/jobs", { inputs: { a: { type: "url", url: mediaUrl("clip.mp4") } }, ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"] });
+    const created = await api(account.key, "POST", "/v1/jobs", {
+      inputs: { a: { type: "url", url: mediaUrl("clip.mp4") } },
+      ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"],
+    });
     const res = await request(`/v1/jobs/${created.body.id}/events`);
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const events = await readEvents(res);
@@ -84,10 +107,16 @@ describe("waiting for a job without polling", () => {
     expect(events.some((e) => e.event === "progress" && e.job.status === "running" && e.job.progress)).toBe(true);
     const last = events[events.length - 1];
     expect(last).toMatchObject({ event: "status", job: { status: "completed" } });
-    expect(events.filter((e) => e.event === "status").map((e) => e.job.status)).toEqual([...new Set(events.map((e) => e.job.status))]);
-    const resumed = await readEvents(await request(`/v1/jobs/${created.body.id}/events`, { headers: { "Last-Event-ID": last.id } }));
+    expect(events.filter((e) => e.event === "status").map((e) => e.job.status)).toEqual([
+      ...new Set(events.map((e) => e.job.status)),
+    ]);
+    const resumed = await readEvents(
+      await request(`/v1/jobs/${created.body.id}/events`, { headers: { "Last-Event-ID": last.id } }),
+    );
     expect(resumed).toEqual([]);
-    const fresh = await readEvents(await request(`/v1/jobs/${created.body.id}/events`, { headers: { "Last-Event-ID": events[0].id } }));
+    const fresh = await readEvents(
+      await request(`/v1/jobs/${created.body.id}/events`, { headers: { "Last-Event-ID": events[0].id } }),
+    );
     expect(fresh).toHaveLength(1);
     expect(fresh[0]).toMatchObject({ event: "status", job: { status: "completed" } });
   });
@@ -100,7 +129,9 @@ describe("waiting for a job without polling", () => {
     while (Date.now() < until) {
       const job = (await api(account.key, "GET", `/v1/jobs/${created.body.id}`)).body;
       if (job.status === "running" && job.progress) seenByGet.push(job.progress.outTimeSeconds ?? 0);
-      const row = await env.DB.prepare("SELECT progress_json FROM jobs WHERE id = ?1").bind(created.body.id).first<{ progress_json: string | null }>();
+      const row = await env.DB.prepare("SELECT progress_json FROM jobs WHERE id = ?1")
+        .bind(created.body.id)
+        .first<{ progress_json: string | null }>();
       if (row?.progress_json) inD1.add(row.progress_json);
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -111,7 +142,10 @@ describe("waiting for a job without polling", () => {
   });
 
   it("survives clients that go away mid-wait and mid-stream: the job goes on, the next wait answers", async () => {
-    const created = await api(account.key, "POST", "/v1/jobs", { inputs: { a: { type: "url", url: mediaUrl("clip.mp4") } }, ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"] });
+    const created = await api(account.key, "POST", "/v1/jobs", {
+      inputs: { a: { type: "url", url: mediaUrl("clip.mp4") } },
+      ffmpegArgs: ["-re", "-i", "{{a}}", "-f", "null", "-"],
+    });
     const id = created.body.id;
     const gone = new AbortController();
     const abandoned = request(`/v1/jobs/${id}?wait=30`, { signal: gone.signal });

@@ -15,7 +15,9 @@ const RUNS = 60;
 
 async function storedRows(): Promise<number[]> {
   const tables = ["jobs", "assets", "webhook_deliveries", "webhook_secrets"];
-  return Promise.all(tables.map(async (t) => (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${t}`).first<{ n: number }>())!.n));
+  return Promise.all(
+    tables.map(async (t) => (await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${t}`).first<{ n: number }>())!.n),
+  );
 }
 
 const oddText = fc.oneof(
@@ -41,14 +43,21 @@ const brokenJson = fc.string({ maxLength: 60 }).filter((s) => {
 });
 
 /** Percent-encodes any string, lone surrogates included (encodeURIComponent throws on those). */
-const percentEncode = (s: string) => [...new TextEncoder().encode(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
+const percentEncode = (s: string) =>
+  [...new TextEncoder().encode(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
 
 /** A valid body with one field made wrong, a required field dropped, or an unknown field added. */
 function nearMiss(valid: Record<string, unknown>, required: string[]): fc.Arbitrary<unknown> {
   const fields = Object.keys(valid);
   return fc.oneof(
-    fc.tuple(fc.constantFrom(...fields), anyValue).filter(([, v]) => v !== undefined).map(([f, v]) => ({ ...valid, [f]: v, x_unknown: 1 })),
-    fc.tuple(fc.constantFrom(...fields), anyValue).map(([f, v]) => ({ ...valid, [f]: typeof v === "string" ? v : [v] })).filter((b) => JSON.stringify(b) !== JSON.stringify(valid)),
+    fc
+      .tuple(fc.constantFrom(...fields), anyValue)
+      .filter(([, v]) => v !== undefined)
+      .map(([f, v]) => ({ ...valid, [f]: v, x_unknown: 1 })),
+    fc
+      .tuple(fc.constantFrom(...fields), anyValue)
+      .map(([f, v]) => ({ ...valid, [f]: typeof v === "string" ? v : [v] }))
+      .filter((b) => JSON.stringify(b) !== JSON.stringify(valid)),
     fc.constantFrom(...required).map((f) => Object.fromEntries(Object.entries(valid).filter(([k]) => k !== f))),
     fc.tuple(oddText, anyValue).map(([k, v]) => ({ ...valid, [`x_${k}`]: v })),
     anyValue.filter((v) => typeof v !== "object" || v === null || Array.isArray(v)),
@@ -56,14 +65,27 @@ function nearMiss(valid: Record<string, unknown>, required: string[]): fc.Arbitr
 }
 
 async function expectClientError(method: string, path: string, body: unknown, raw = false) {
-  const res = await api(key, method, path, raw ? (body as string) : body === undefined ? undefined : JSON.stringify(body));
-  expect(res.status, `${method} ${path} ${String(raw ? body : JSON.stringify(body)).slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+  const res = await api(
+    key,
+    method,
+    path,
+    raw ? (body as string) : body === undefined ? undefined : JSON.stringify(body),
+  );
+  expect(
+    res.status,
+    `${method} ${path} ${String(raw ? body : JSON.stringify(body)).slice(0, 200)}`,
+  ).toBeGreaterThanOrEqual(400);
   expect(res.status).toBeLessThan(500);
   expect(res.body).toMatchObject({ error: expect.any(String), code: expect.any(String) });
 }
 
 describe("malformed input never breaks the service", () => {
-  const validJob = { binary: "ffmpeg", inputs: { in: { type: "url", url: "https://e.com/a.mp4" } }, outputs: { out: { fileName: "o.mp4" } }, ffmpegArgs: ["-i", "{{in}}", "{{out}}"] };
+  const validJob = {
+    binary: "ffmpeg",
+    inputs: { in: { type: "url", url: "https://e.com/a.mp4" } },
+    outputs: { out: { fileName: "o.mp4" } },
+    ffmpegArgs: ["-i", "{{in}}", "{{out}}"],
+  };
   const validFile = { fileName: "a.mp4", contentType: "video/mp4", size: 10 };
 
   it.each([
@@ -73,10 +95,16 @@ describe("malformed input never breaks the service", () => {
   ] as const)("%s %s: generated bodies get a 4xx envelope and store nothing", async (method, path, valid, required) => {
     const before = await storedRows();
     await fc.assert(
-      fc.asyncProperty(fc.oneof(nearMiss(valid, [...required]), brokenJson.map((s) => ({ raw: s }))), async (body) => {
-        const raw = typeof body === "object" && body !== null && "raw" in body;
-        await expectClientError(method, path, raw ? (body as { raw: string }).raw : body, raw);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          nearMiss(valid, [...required]),
+          brokenJson.map((s) => ({ raw: s })),
+        ),
+        async (body) => {
+          const raw = typeof body === "object" && body !== null && "raw" in body;
+          await expectClientError(method, path, raw ? (body as { raw: string }).raw : body, raw);
+        },
+      ),
       { numRuns: RUNS },
     );
     expect(await storedRows()).toEqual(before);
@@ -84,21 +112,39 @@ describe("malformed input never breaks the service", () => {
 
   it("path ids and query strings: 4xx envelopes only", async () => {
     const before = await storedRows();
-    const segment = fc.oneof(oddText.map(percentEncode), fc.uuid().map((u) => u.toUpperCase()), fc.constant("%"));
+    const segment = fc.oneof(
+      oddText.map(percentEncode),
+      fc.uuid().map((u) => u.toUpperCase()),
+      fc.constant("%"),
+    );
     await fc.assert(
-      fc.asyncProperty(segment, fc.constantFrom("GET /v1/jobs/", "GET /v1/files/", "POST /v1/jobs/", "POST /v1/webhooks/deliveries/"), async (id, route) => {
-        const [method, prefix] = route.split(" ");
-        const suffix = method === "POST" && prefix === "/v1/jobs/" ? "/cancel" : method === "POST" ? "/redeliver" : "";
-        if (id.toLowerCase() === jobId) return;
-        await expectClientError(method, `${prefix}${id}${suffix}`, undefined);
-      }),
+      fc.asyncProperty(
+        segment,
+        fc.constantFrom("GET /v1/jobs/", "GET /v1/files/", "POST /v1/jobs/", "POST /v1/webhooks/deliveries/"),
+        async (id, route) => {
+          const [method, prefix] = route.split(" ");
+          const suffix =
+            method === "POST" && prefix === "/v1/jobs/" ? "/cancel" : method === "POST" ? "/redeliver" : "";
+          if (id.toLowerCase() === jobId) return;
+          await expectClientError(method, `${prefix}${id}${suffix}`, undefined);
+        },
+      ),
       { numRuns: RUNS },
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom("/v1/jobs", "/v1/webhooks/deliveries"), fc.constantFrom("limit", "cursor", "status", "jobId", "x"), oddText, async (path, name, value) => {
-        if (name === "cursor" || (name === "limit" && /^\s*(\d+)\s*$/.test(value) && Number(value) >= 1 && Number(value) <= 100)) return;
-        await expectClientError("GET", `${path}?${name}=${percentEncode(value)}&limit=0`, undefined);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom("/v1/jobs", "/v1/webhooks/deliveries"),
+        fc.constantFrom("limit", "cursor", "status", "jobId", "x"),
+        oddText,
+        async (path, name, value) => {
+          if (
+            name === "cursor" ||
+            (name === "limit" && /^\s*(\d+)\s*$/.test(value) && Number(value) >= 1 && Number(value) <= 100)
+          )
+            return;
+          await expectClientError("GET", `${path}?${name}=${percentEncode(value)}&limit=0`, undefined);
+        },
+      ),
       { numRuns: RUNS },
     );
     expect(await storedRows()).toEqual(before);

@@ -16,23 +16,46 @@ beforeAll(async () => {
 });
 
 const uploadIdOf = async (id: string) =>
-  (await env.DB.prepare("SELECT multipart_upload_id AS u FROM assets WHERE id = ?1").bind(id).first<{ u: string | null }>())!.u;
+  (await env.DB.prepare("SELECT multipart_upload_id AS u FROM assets WHERE id = ?1")
+    .bind(id)
+    .first<{ u: string | null }>())!.u;
 
 async function sendParts(id: string, parts: Uint8Array[]) {
-  const row = await env.DB.prepare("SELECT object_key, multipart_upload_id FROM assets WHERE id = ?1").bind(id).first<{ object_key: string; multipart_upload_id: string }>();
+  const row = await env.DB.prepare("SELECT object_key, multipart_upload_id FROM assets WHERE id = ?1")
+    .bind(id)
+    .first<{ object_key: string; multipart_upload_id: string }>();
   const upload = env.BUCKET.resumeMultipartUpload(row!.object_key, row!.multipart_upload_id);
-  return Promise.all(parts.map(async (bytes, i) => ({ partNumber: i + 1, etag: (await upload.uploadPart(i + 1, bytes)).etag })));
+  return Promise.all(
+    parts.map(async (bytes, i) => ({ partNumber: i + 1, etag: (await upload.uploadPart(i + 1, bytes)).etag })),
+  );
 }
 
 describe("a multipart upload that does not add up to its declared size", () => {
   it("is refused, and the slot gets a fresh upload: new part URLs, the parts sent again, then ready", async () => {
     const size = 5 * MiB + 2;
-    const slot = await api(key, "POST", "/v1/files", { fileName: "big.bin", size, multipart: true, partSizeBytes: 5 * MiB });
+    const slot = await api(key, "POST", "/v1/files", {
+      fileName: "big.bin",
+      size,
+      multipart: true,
+      partSizeBytes: 5 * MiB,
+    });
     expect(slot.body.upload).toMatchObject({ method: "multipart", partCount: 2 });
     const first = await uploadIdOf(slot.body.id);
     const short = await sendParts(slot.body.id, [new Uint8Array(5 * MiB), new Uint8Array(1)]);
     const refused = await api(key, "POST", `/v1/files/${slot.body.id}/complete`, { parts: short });
-    expect(refused).toMatchObject({ status: 400, body: { details: [{ path: ["parts"], message: expect.stringMatching(/add up to 5242881 bytes, but the upload declared 5242882.*send every part again/) }] } });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        details: [
+          {
+            path: ["parts"],
+            message: expect.stringMatching(
+              /add up to 5242881 bytes, but the upload declared 5242882.*send every part again/,
+            ),
+          },
+        ],
+      },
+    });
     expect((await api(key, "GET", `/v1/files/${slot.body.id}`)).body).toMatchObject({ status: "pending", size });
 
     const second = await uploadIdOf(slot.body.id);

@@ -13,7 +13,9 @@ beforeAll(async () => {
 });
 
 const operations = () =>
-  Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, o]: [string, any]) => ({ path, method, o })));
+  Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+    Object.entries(item).map(([method, o]: [string, any]) => ({ path, method, o })),
+  );
 
 describe("the OpenAPI document against the API", () => {
   it("declares the job list's metadata filter as a deepObject, and a filter sent without it says how", async () => {
@@ -35,7 +37,11 @@ describe("the OpenAPI document against the API", () => {
   });
 
   it("has room in its Error schema for the status a 409 carries", async () => {
-    const job = await api(key, "POST", "/v1/jobs", { binary: "ffprobe", inputs: { v: { type: "url", url: mediaUrl("clip.mp4") } }, ffmpegArgs: ["{{v}}"] });
+    const job = await api(key, "POST", "/v1/jobs", {
+      binary: "ffprobe",
+      inputs: { v: { type: "url", url: mediaUrl("clip.mp4") } },
+      ffmpegArgs: ["{{v}}"],
+    });
     await waitForJob(key, job.body.id, isTerminalJob);
     const conflict = await api(key, "POST", `/v1/jobs/${job.body.id}/cancel`);
     expect(conflict.status).toBe(409);
@@ -45,7 +51,9 @@ describe("the OpenAPI document against the API", () => {
   });
 
   it("documents the 400 of a malformed id on every operation that takes one, and answers it alike everywhere", async () => {
-    const withId = operations().filter(({ o }) => (o.parameters ?? []).some((p: { in: string; name: string }) => p.in === "path" && p.name === "id"));
+    const withId = operations().filter(({ o }) =>
+      (o.parameters ?? []).some((p: { in: string; name: string }) => p.in === "path" && p.name === "id"),
+    );
     expect(withId.length).toBeGreaterThanOrEqual(10);
     for (const { path, method, o } of withId) {
       expect(Object.keys(o.responses), `${method} ${path}`).toContain("400");
@@ -53,9 +61,14 @@ describe("the OpenAPI document against the API", () => {
     }
     // Shaped like a UUID but no job, file or delivery: 404 on all of them; not a UUID at all: 400 on all.
     const noSuch = "00000000-0000-0000-0000-000000000000";
-    for (const path of [`/v1/jobs/${noSuch}`, `/v1/files/${noSuch}`]) expect((await api(key, "GET", path)).status, path).toBe(404);
+    for (const path of [`/v1/jobs/${noSuch}`, `/v1/files/${noSuch}`])
+      expect((await api(key, "GET", path)).status, path).toBe(404);
     expect((await api(key, "POST", `/v1/webhooks/deliveries/${noSuch}/redeliver`)).status).toBe(404);
-    for (const [method, path] of [["GET", "/v1/jobs/nope"], ["GET", "/v1/files/nope"], ["POST", "/v1/webhooks/deliveries/nope/redeliver"]]) {
+    for (const [method, path] of [
+      ["GET", "/v1/jobs/nope"],
+      ["GET", "/v1/files/nope"],
+      ["POST", "/v1/webhooks/deliveries/nope/redeliver"],
+    ]) {
       const res = await api(key, method, path);
       expect(res.status, path).toBe(400);
       expect(res.body.details[0].path, path).toEqual(["path", "id"]);
@@ -63,13 +76,18 @@ describe("the OpenAPI document against the API", () => {
   });
 
   it("reads ?probe as a boolean, refusing what is neither", async () => {
-    const body = { binary: "ffprobe", inputs: { v: { type: "url", url: mediaUrl("clip.mp4") } }, ffmpegArgs: ["{{v}}"] };
+    const body = {
+      binary: "ffprobe",
+      inputs: { v: { type: "url", url: mediaUrl("clip.mp4") } },
+      ffmpegArgs: ["{{v}}"],
+    };
     for (const yes of ["true", "1"]) {
       const res = await api(key, "POST", `/v1/jobs/validate?probe=${yes}`, body);
       expect(res.status, yes).toBe(200);
       expect(res.body.inputs?.v, yes).toBeTruthy();
     }
-    for (const no of ["false", "0"]) expect((await api(key, "POST", `/v1/jobs/validate?probe=${no}`, body)).body.inputs, no).toBeUndefined();
+    for (const no of ["false", "0"])
+      expect((await api(key, "POST", `/v1/jobs/validate?probe=${no}`, body)).body.inputs, no).toBeUndefined();
     const bad = await api(key, "POST", "/v1/jobs/validate?probe=yes", body);
     expect(bad.status).toBe(400);
     expect(bad.body.details[0].path).toEqual(["query", "probe"]);
@@ -84,12 +102,16 @@ describe("the OpenAPI document against the API", () => {
       expect(["https://a.example", "HTTP://a.example"].every((u) => scheme.test(u))).toBe(true);
       expect(["ftp://a.example", "file:///etc/passwd", "javascript:alert(1)"].some((u) => scheme.test(u))).toBe(false);
     }
-    const idempotency = doc.paths["/v1/jobs"].post.parameters.find((p: { name: string }) => p.name === "Idempotency-Key");
+    const idempotency = doc.paths["/v1/jobs"].post.parameters.find(
+      (p: { name: string }) => p.name === "Idempotency-Key",
+    );
     expect(new RegExp(idempotency.schema.pattern).test("order-42")).toBe(true);
     expect(new RegExp(idempotency.schema.pattern).test("has space")).toBe(false);
     const metadata = schemas.Output.properties.metadata;
     expect(metadata.nullable).toBe(true);
     expect(Object.keys(metadata.properties)).toEqual(["format", "durationSeconds", "size", "bitRate", "streams"]);
-    expect(Object.keys(metadata.properties.streams.items.properties)).toEqual(expect.arrayContaining(["type", "codec", "width", "height", "frameRate", "sampleRate", "channels"]));
+    expect(Object.keys(metadata.properties.streams.items.properties)).toEqual(
+      expect.arrayContaining(["type", "codec", "width", "height", "frameRate", "sampleRate", "channels"]),
+    );
   });
 });

@@ -20,7 +20,7 @@ async function refused(body: string, path: string[]) {
     const before = await countRows("jobs");
     const res = await api(key, "POST", route, body);
     expect(res.status, `${route} ${body}: ${JSON.stringify(res.body)}`).toBe(route === "/v1/jobs" ? 400 : 200);
-    const problems = route === "/v1/jobs" ? res.body.details : res.body.problems ?? res.body.details;
+    const problems = route === "/v1/jobs" ? res.body.details : (res.body.problems ?? res.body.details);
     expect(JSON.stringify(problems), `${route} ${body}`).toContain(JSON.stringify(path).slice(1, -1));
     expect(await countRows("jobs")).toBe(before);
   }
@@ -30,17 +30,40 @@ describe("names that are Object.prototype's members", () => {
   for (const name of PROTOTYPE_NAMES) {
     it(`refuses "${name}" as a placeholder, an input, an output, a scratch file and a metadata key`, async () => {
       // Raw JSON: a "__proto__" key written by JSON.stringify from an object literal would be lost before it was sent.
-      await refused(`{"inputs":{"a":${JSON.stringify(url)}},"outputs":{"out":{"fileName":"o.mp4"}},"ffmpegArgs":["-i","{{${name}}}","{{out}}"]}`, ["ffmpegArgs", "1"]);
-      await refused(`{"inputs":{"${name}":${JSON.stringify(url)}},"outputs":{"out":{"fileName":"o.mp4"}},"ffmpegArgs":["-i","{{${name}}}","{{out}}"]}`, ["inputs", name]);
-      await refused(`{"inputs":{"a":${JSON.stringify(url)}},"outputs":{"${name}":{"fileName":"o.mp4"}},"ffmpegArgs":["-i","{{a}}","{{${name}}}"]}`, ["outputs", name]);
-      await refused(`{"inputs":{"a":${JSON.stringify(url)}},"outputs":{"out":{"fileName":"o.mp4"}},"scratch":{"${name}":"s.txt"},"ffmpegArgs":["-i","{{a}}","{{out}}"]}`, ["scratch", name]);
-      await refused(`{"inputs":{"a":${JSON.stringify(url)}},"outputs":{"out":{"fileName":"o.mp4"}},"metadata":{"${name}":"x"},"ffmpegArgs":["-i","{{a}}","{{out}}"]}`, ["metadata", name]);
-      await refused(`{"inputs":{"a":{"type":"job","jobId":"${crypto.randomUUID()}","output":"${name}"}},"outputs":{"out":{"fileName":"o.mp4"}},"ffmpegArgs":["-i","{{a}}","{{out}}"]}`, ["inputs", "a", "output"]);
+      await refused(
+        `{"inputs":{"a":${JSON.stringify(url)}},"outputs":{"out":{"fileName":"o.mp4"}},"ffmpegArgs":["-i","{{${name}}}","{{out}}"]}`,
+        ["ffmpegArgs", "1"],
+      );
+      await refused(
+        `{"inputs":{"${name}":${JSON.stringify(url)}},"outputs":{"out":{"fileName":"o.mp4"}},"ffmpegArgs":["-i","{{${name}}}","{{out}}"]}`,
+        ["inputs", name],
+      );
+      await refused(
+        `{"inputs":{"a":${JSON.stringify(url)}},"outputs":{"${name}":{"fileName":"o.mp4"}},"ffmpegArgs":["-i","{{a}}","{{${name}}}"]}`,
+        ["outputs", name],
+      );
+      await refused(
+        `{"inputs":{"a":${JSON.stringify(url)}},"outputs":{"out":{"fileName":"o.mp4"}},"scratch":{"${name}":"s.txt"},"ffmpegArgs":["-i","{{a}}","{{out}}"]}`,
+        ["scratch", name],
+      );
+      await refused(
+        `{"inputs":{"a":${JSON.stringify(url)}},"outputs":{"out":{"fileName":"o.mp4"}},"metadata":{"${name}":"x"},"ffmpegArgs":["-i","{{a}}","{{out}}"]}`,
+        ["metadata", name],
+      );
+      await refused(
+        `{"inputs":{"a":{"type":"job","jobId":"${crypto.randomUUID()}","output":"${name}"}},"outputs":{"out":{"fileName":"o.mp4"}},"ffmpegArgs":["-i","{{a}}","{{out}}"]}`,
+        ["inputs", "a", "output"],
+      );
     });
   }
 
   it("refuses a key __proto__ anywhere in any JSON body, and as a job list's metadata filter, instead of dropping it", async () => {
-    const file = await api(key, "POST", "/v1/files", `{"fileName":"a.mp4","contentType":"video/mp4","__proto__":{"x":1}}`);
+    const file = await api(
+      key,
+      "POST",
+      "/v1/files",
+      `{"fileName":"a.mp4","contentType":"video/mp4","__proto__":{"x":1}}`,
+    );
     expect(file.status, JSON.stringify(file.body)).toBe(400);
     expect(file.body.details).toContainEqual(expect.objectContaining({ path: ["__proto__"] }));
     const webhook = await api(key, "POST", "/v1/webhooks/test", `{"url":"https://hooks.example.com/x","__proto__":{}}`);
@@ -59,7 +82,11 @@ describe("file names whose extension is an Object.prototype member", () => {
       const file = await api(key, "POST", "/v1/files", { fileName: `a.${name}` });
       expect(file.status, JSON.stringify(file.body)).toBe(201);
       expect(file.body.contentType).toBe("application/octet-stream");
-      const job = await api(key, "POST", "/v1/jobs", { inputs: { a: url }, outputs: { o: { fileName: `o.${name}` } }, ffmpegArgs: ["-i", "{{a}}", "-f", "mp4", "{{o}}"] });
+      const job = await api(key, "POST", "/v1/jobs", {
+        inputs: { a: url },
+        outputs: { o: { fileName: `o.${name}` } },
+        ffmpegArgs: ["-i", "{{a}}", "-f", "mp4", "{{o}}"],
+      });
       expect(job.status, JSON.stringify(job.body)).toBe(202);
       const shown = await api(key, "GET", `/v1/jobs/${job.body.id}`);
       expect(shown.body.outputDeclarations.o.contentType).toBe("application/octet-stream");
@@ -74,7 +101,10 @@ describe("deeply nested bodies", () => {
     for (const route of ["/v1/jobs", "/v1/files"]) {
       const res = await api(key, "POST", route, deep);
       expect(res.status, route).toBe(400);
-      expect(res.body.details[0]).toMatchObject({ path: ["metadata", ...Array(31).fill("0")], message: "nested more than 32 levels deep" });
+      expect(res.body.details[0]).toMatchObject({
+        path: ["metadata", ...Array(31).fill("0")],
+        message: "nested more than 32 levels deep",
+      });
     }
   });
 });

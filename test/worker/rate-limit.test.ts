@@ -8,9 +8,14 @@ describe("request rate per API key", () => {
     const limited = { ...env, RATE_LIMIT_PER_MINUTE: "3", READ_RATE_LIMIT_PER_MINUTE: "5" };
     const { key } = await createAccount();
     const call = (k: string, method = "POST") =>
-      app.fetch(new Request(`https://ffjobs.test/v1/${method === "GET" ? "jobs" : "files"}`, {
-        method, headers: { Authorization: `Bearer ${k}`, "Content-Type": "application/json" }, body: method === "GET" ? undefined : JSON.stringify({ fileName: "a.mp4", contentType: "video/mp4" }),
-      }), limited);
+      app.fetch(
+        new Request(`https://ffjobs.test/v1/${method === "GET" ? "jobs" : "files"}`, {
+          method,
+          headers: { Authorization: `Bearer ${k}`, "Content-Type": "application/json" },
+          body: method === "GET" ? undefined : JSON.stringify({ fileName: "a.mp4", contentType: "video/mp4" }),
+        }),
+        limited,
+      );
     for (let i = 0; i < 3; i++) expect((await call(key)).status).toBe(201);
     const refused = await call(key);
     expect(refused.status).toBe(429);

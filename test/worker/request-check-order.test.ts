@@ -15,7 +15,12 @@ describe("the order of a request's checks", () => {
     ({ key } = await createAccount());
   });
 
-  const firstProblem = (res: { status: number; body: any }) => ({ status: res.status, code: res.body.code, path: res.body.details?.[0]?.path, error: res.body.error });
+  const firstProblem = (res: { status: number; body: any }) => ({
+    status: res.status,
+    code: res.body.code,
+    path: res.body.details?.[0]?.path,
+    error: res.body.error,
+  });
 
   it("checks the path before the query", async () => {
     const res = await api(key, "GET", "/v1/jobs/not-a-uuid?wait=never");

@@ -33,17 +33,29 @@ describe("a split job's credits", () => {
     const { accountId } = await createAccount(6);
     const id = await plannedSplitJob(accountId);
     // Two segments done, 4.2 s between them: 5 seconds' charges spent of 6.
-    await env.DB.prepare("UPDATE job_tasks SET status = 'completed', runtime_ms = 2100 WHERE job_id = ?1 AND name IN ('segment-0', 'segment-1')").bind(id).run();
+    await env.DB.prepare(
+      "UPDATE job_tasks SET status = 'completed', runtime_ms = 2100 WHERE job_id = ?1 AND name IN ('segment-0', 'segment-1')",
+    )
+      .bind(id)
+      .run();
     expect(await runningAfterTick(id)).toBe(1);
     const spent = await plannedSplitJob((await createAccount(1)).accountId);
-    await env.DB.prepare("UPDATE job_tasks SET status = 'completed', runtime_ms = 9000 WHERE job_id = ?1 AND name = 'segment-0'").bind(spent).run();
+    await env.DB.prepare(
+      "UPDATE job_tasks SET status = 'completed', runtime_ms = 9000 WHERE job_id = ?1 AND name = 'segment-0'",
+    )
+      .bind(spent)
+      .run();
     expect(await runningAfterTick(spent)).toBe(1);
   });
 
   it("holds the account's other jobs back for what its running tasks hold", async () => {
     const { accountId } = await createAccount(3);
     expect(await runningAfterTick(await plannedSplitJob(accountId))).toBe(3);
-    const next = await insertQueuedJob(accountId, { binary: "ffprobe", args: ["-show_format", "{{m}}"], inputs: { m: { type: "url", url: mediaUrl("clip.mp4") } } });
+    const next = await insertQueuedJob(accountId, {
+      binary: "ffprobe",
+      args: ["-show_format", "{{m}}"],
+      inputs: { m: { type: "url", url: mediaUrl("clip.mp4") } },
+    });
     const limits = { maxActive: 10, creditsPerSecond: 1 };
     expect(await claimForDispatch(env.DB, next, new Date().toISOString(), limits)).toBe(false);
     await env.DB.prepare("UPDATE accounts SET credit_balance = 4 WHERE id = ?1").bind(accountId).run();

@@ -31,9 +31,24 @@ describe("a split job at its deadline", () => {
     const { started } = await splitTick(id);
     expect(started).toHaveLength(parallel.maxWorkers);
     const now = new Date().toISOString();
-    const timedOut = (jobId: string) => ({ jobId, state: "finished", startedAt: now, progress: null, outcome: {
-      status: "failed", exitCode: null, runtimeMs: 3000, errorCode: "JOB_TIMEOUT", errorMessage: "The job ran past its 0 s limit and was stopped",
-      stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: 3000, storeMs: 0 }, finishedAt: now } });
+    const timedOut = (jobId: string) => ({
+      jobId,
+      state: "finished",
+      startedAt: now,
+      progress: null,
+      outcome: {
+        status: "failed",
+        exitCode: null,
+        runtimeMs: 3000,
+        errorCode: "JOB_TIMEOUT",
+        errorMessage: "The job ran past its 0 s limit and was stopped",
+        stdout: "",
+        stderrTail: "",
+        outputs: [],
+        timings: { fetchMs: 0, runMs: 3000, storeMs: 0 },
+        finishedAt: now,
+      },
+    });
     expect((await splitTick(id, { answer: timedOut })).step).toEqual({ done: true });
     const job = (await getJob(env.DB, id))!;
     expect(job).toMatchObject({ status: "failed", error_code: "JOB_TIMEOUT" });

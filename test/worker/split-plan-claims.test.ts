@@ -24,17 +24,28 @@ beforeAll(async () => {
 });
 
 const facts = (lengthSeconds: number, frameRate: string | null = "25/1"): SplitFacts => ({
-  format: "matroska,webm", formatStartSeconds: 0, formatDurationSeconds: lengthSeconds,
-  video: { startSeconds: 0, durationSeconds: null, frameRate: frameRate as string }, hasAudio: true, videoStreams: 1, audioStreams: 1,
+  format: "matroska,webm",
+  formatStartSeconds: 0,
+  formatDurationSeconds: lengthSeconds,
+  video: { startSeconds: 0, durationSeconds: null, frameRate: frameRate as string },
+  hasAudio: true,
+  videoStreams: 1,
+  audioStreams: 1,
 });
 
 async function runningSplitJob(fileName = "out.mp4"): Promise<string> {
   const id = await insertQueuedJob(accountId, {
-    args: ["-i", "{{video}}", "-c:v", "libx264", "-c:a", "aac", "{{out}}"], inputs: { video: { type: "url", url: mediaUrl("clip.mp4") } },
-    outputs: { out: { fileName, contentType: "video/mp4" } }, parallel: { segmentSeconds: 5, maxWorkers: 4 },
+    args: ["-i", "{{video}}", "-c:v", "libx264", "-c:a", "aac", "{{out}}"],
+    inputs: { video: { type: "url", url: mediaUrl("clip.mp4") } },
+    outputs: { out: { fileName, contentType: "video/mp4" } },
+    parallel: { segmentSeconds: 5, maxWorkers: 4 },
   } as Parameters<typeof insertQueuedJob>[1]);
   const now = new Date().toISOString();
-  await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1").bind(id, now).run();
+  await env.DB.prepare(
+    "UPDATE jobs SET status = 'running', attempts = 1, dispatched_at = ?2, started_at = ?2 WHERE id = ?1",
+  )
+    .bind(id, now)
+    .run();
   return id;
 }
 
@@ -46,7 +57,11 @@ async function tick(id: string, split: SplitFacts) {
     fetch: async (_job, path) => {
       if (path !== "/probe") return new Response("busy", { status: 503 });
       probes.push(path);
-      return Response.json({ inputs: { video: { ok: true, metadata: null, durationSeconds: split.formatDurationSeconds, split, media: null } } });
+      return Response.json({
+        inputs: {
+          video: { ok: true, metadata: null, durationSeconds: split.formatDurationSeconds, split, media: null },
+        },
+      });
     },
     release: async () => {},
     timeouts: { startMs: 1000, callMs: 1000 },
@@ -67,7 +82,11 @@ describe("a split job's plan, whatever its input claims", () => {
     expect(segments.length).toBeLessThanOrEqual(MAX_SPLIT_SEGMENTS);
     expect(segments.length).toBeGreaterThan(MAX_SPLIT_SEGMENTS - 2);
     const join = tasks.find((t) => t.params.kind === "join")!;
-    expect(join.params).toMatchObject({ kind: "join", segments: segments.length, note: expect.stringMatching(/20000 segments; a split has at most 256, so its segments are 390\.625 s/) });
+    expect(join.params).toMatchObject({
+      kind: "join",
+      segments: segments.length,
+      note: expect.stringMatching(/20000 segments; a split has at most 256, so its segments are 390\.625 s/),
+    });
     expect(segments[1].params).toMatchObject({ segment: { startSeconds: 390.625, endSeconds: 781.25 } });
   });
 
@@ -77,7 +96,10 @@ describe("a split job's plan, whatever its input claims", () => {
     expect(step).toHaveProperty("state");
     const tasks = await listTasks(env.DB, id);
     expect(tasks).toHaveLength(1);
-    expect(tasks[0].params).toMatchObject({ kind: "whole", reason: expect.stringMatching(/claims a video of 1\.000e\+12 s .* at most 604800 s/) });
+    expect(tasks[0].params).toMatchObject({
+      kind: "whole",
+      reason: expect.stringMatching(/claims a video of 1\.000e\+12 s .* at most 604800 s/),
+    });
   });
 
   it("fails the job once, SPLIT_PLAN_FAILED and uncharged, when the probe's answer cannot be planned, instead of probing again every tick", async () => {
@@ -86,7 +108,11 @@ describe("a split job's plan, whatever its input claims", () => {
     const { step, probes } = await tick(id, facts(60, null));
     expect(step, JSON.stringify(await listTasks(env.DB, id))).toEqual({ done: true });
     expect(probes).toHaveLength(1);
-    expect(await getJob(env.DB, id)).toMatchObject({ status: "failed", error_code: "SPLIT_PLAN_FAILED", credits_charged: 0 });
+    expect(await getJob(env.DB, id)).toMatchObject({
+      status: "failed",
+      error_code: "SPLIT_PLAN_FAILED",
+      credits_charged: 0,
+    });
     expect((await getJob(env.DB, id))!.error_message).toMatch(/could not be planned/);
   });
 });
@@ -97,24 +123,61 @@ describe("a segment that encodes nothing", () => {
     await splitTick(id);
     const emptyRunner = (await listTasks(env.DB, id)).find((t) => t.name === "segment-3")!.runnerId!;
     const now = new Date().toISOString();
-    const empty = { status: "failed", exitCode: 0, runtimeMs: 400, errorCode: "OUTPUT_EMPTY", errorMessage: "Output \"work\" (segment-3.ts) is empty", stdout: "", stderrTail: "", outputs: [], timings: { fetchMs: 0, runMs: 400, storeMs: 0 }, finishedAt: now };
-    const { step } = await splitTick(id, { answer: (rid) => (rid === emptyRunner ? { jobId: rid, state: "finished", startedAt: now, progress: null, outcome: empty } : undefined) });
+    const empty = {
+      status: "failed",
+      exitCode: 0,
+      runtimeMs: 400,
+      errorCode: "OUTPUT_EMPTY",
+      errorMessage: 'Output "work" (segment-3.ts) is empty',
+      stdout: "",
+      stderrTail: "",
+      outputs: [],
+      timings: { fetchMs: 0, runMs: 400, storeMs: 0 },
+      finishedAt: now,
+    };
+    const { step } = await splitTick(id, {
+      answer: (rid) =>
+        rid === emptyRunner
+          ? { jobId: rid, state: "finished", startedAt: now, progress: null, outcome: empty }
+          : undefined,
+    });
     expect(step).toHaveProperty("state");
     const tasks = await listTasks(env.DB, id);
-    expect(tasks.find((t) => t.name === "segment-3")).toMatchObject({ status: "completed", runtimeMs: 400, result: { outputs: [] } });
+    expect(tasks.find((t) => t.name === "segment-3")).toMatchObject({
+      status: "completed",
+      runtimeMs: 400,
+      result: { outputs: [] },
+    });
     expect((await getJob(env.DB, id))!.status).toBe("running");
     // Every other segment done with its work file: the join reads those, in order, and not segment-3's.
     await env.DB.prepare(`UPDATE job_tasks SET status = 'completed', result_json = '{"outputs":[{"name":"work","size":1}],"timings":{"fetchMs":0,"runMs":1,"storeMs":0},"finishedAt":"${now}"}'
-      WHERE job_id = ?1 AND name LIKE 'segment-%' AND name <> 'segment-3'`).bind(id).run();
+      WHERE job_id = ?1 AND name LIKE 'segment-%' AND name <> 'segment-3'`)
+      .bind(id)
+      .run();
     const join = (await listTasks(env.DB, id)).find((t) => t.name === "join")!;
-    const request = await taskRequest(createServices(env), (await getJob(env.DB, id))!, join, crypto.randomUUID(), 60_000);
+    const request = await taskRequest(
+      createServices(env),
+      (await getJob(env.DB, id))!,
+      join,
+      crypto.randomUUID(),
+      60_000,
+    );
     const parts = request.inputs.map((i) => /work\/[^/]+\/(segment-\d+)\.ts/.exec(decodeURIComponent(i.url))?.[1]);
-    expect(parts).toEqual(["segment-0", "segment-1", "segment-2", ...Array.from({ length: 8 }, (_, i) => `segment-${i + 4}`)]);
+    expect(parts).toEqual([
+      "segment-0",
+      "segment-1",
+      "segment-2",
+      ...Array.from({ length: 8 }, (_, i) => `segment-${i + 4}`),
+    ]);
   });
 
   it("fails the job OUTPUT_EMPTY when every segment is empty", async () => {
     const id = await plannedSplitJob(accountId, { segmentSeconds: 5, maxWorkers: 4 });
-    await env.DB.prepare(`UPDATE job_tasks SET status = 'completed', result_json = '{"outputs":[],"timings":{"fetchMs":0,"runMs":1,"storeMs":0},"finishedAt":"x"}' WHERE job_id = ?1 AND name LIKE 'segment-%'`).bind(id).run();
+    await env.DB.prepare(
+      `UPDATE job_tasks SET status = 'completed', result_json = '{"outputs":[],"timings":{"fetchMs":0,"runMs":1,"storeMs":0},"finishedAt":"x"}' WHERE job_id = ?1 AND name LIKE 'segment-%'`,
+    )
+      .bind(id)
+      .run();
     expect((await splitTick(id)).step).toEqual({ done: true });
     expect(await getJob(env.DB, id)).toMatchObject({ status: "failed", error_code: "OUTPUT_EMPTY" });
   });

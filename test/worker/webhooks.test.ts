@@ -25,20 +25,39 @@ describe("POST /v1/webhooks/test", () => {
     const box = webhookMailbox();
     const res = await api(account.key, "POST", "/v1/webhooks/test", { url: box.url() });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ok: true, status: 204, deliveryId: expect.stringMatching(/^[0-9a-f-]{36}$/), secretPreview: `whsec_********${secret.slice(-4)}` });
+    expect(res.body).toEqual({
+      ok: true,
+      status: 204,
+      deliveryId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      secretPreview: `whsec_********${secret.slice(-4)}`,
+    });
     const [received] = await box.received();
-    const event = new Webhook(secret).verify(received.body, received.headers) as { type: string; data: unknown; timestamp: string };
+    const event = new Webhook(secret).verify(received.body, received.headers) as {
+      type: string;
+      data: unknown;
+      timestamp: string;
+    };
     expect(event).toMatchObject({ type: "webhook.test", data: { accountId: account.accountId } });
     expect(received.headers["webhook-id"]).toMatch(/^evt_/);
-    const log = (await api(account.key, "GET", "/v1/webhooks/deliveries")).body.data.find((d: { id: string }) => d.id === res.body.deliveryId);
-    expect(log).toMatchObject({ eventType: "webhook.test", status: "succeeded", eventId: received.headers["webhook-id"], attempts: [{ httpStatus: 204, errorKind: null }] });
+    const log = (await api(account.key, "GET", "/v1/webhooks/deliveries")).body.data.find(
+      (d: { id: string }) => d.id === res.body.deliveryId,
+    );
+    expect(log).toMatchObject({
+      eventType: "webhook.test",
+      status: "succeeded",
+      eventId: received.headers["webhook-id"],
+      attempts: [{ httpStatus: 204, errorKind: null }],
+    });
   });
 
   it("reports a receiver's 500 without its body", async () => {
     const box = webhookMailbox();
     const res = await api(account.key, "POST", "/v1/webhooks/test", { url: box.url("status/500") });
     expect(res.body).toEqual({
-      ok: false, status: 500, deliveryId: expect.any(String), secretPreview: expect.stringMatching(/^whsec_\*{8}.{4}$/),
+      ok: false,
+      status: 500,
+      deliveryId: expect.any(String),
+      secretPreview: expect.stringMatching(/^whsec_\*{8}.{4}$/),
       error: "The receiver answered with an error status",
     });
     expect(JSON.stringify(res.body)).not.toContain("secret receiver text");
@@ -47,7 +66,9 @@ describe("POST /v1/webhooks/test", () => {
 
   it("says a URL the policy refuses was refused by policy, and an unreachable one only that it could not be reached; the log says the same", async () => {
     const refused = await api(account.key, "POST", "/v1/webhooks/test", { url: "http://127.0.0.1:9/hook" });
-    const blocked = await api(account.key, "POST", "/v1/webhooks/test", { url: "http://169.254.169.254/latest/meta-data" });
+    const blocked = await api(account.key, "POST", "/v1/webhooks/test", {
+      url: "http://169.254.169.254/latest/meta-data",
+    });
     const alsoBlocked = await api(account.key, "POST", "/v1/webhooks/test", { url: "http://[::ffff:10.0.0.1]/x" });
     for (const r of [refused, blocked, alsoBlocked]) {
       expect(r.status).toBe(200);
@@ -65,7 +86,10 @@ describe("POST /v1/webhooks/test", () => {
 
   it("treats a timeout like any unreachable receiver", async () => {
     const box = webhookMailbox();
-    const r = await sendWebhook({ url: box.url("slow/2000"), eventId: "evt_1", body: "{}", secrets: [secret] }, { allowedPrivateHosts: ["127.0.0.1"], now: () => new Date(), timeoutMs: 200 });
+    const r = await sendWebhook(
+      { url: box.url("slow/2000"), eventId: "evt_1", body: "{}", secrets: [secret] },
+      { allowedPrivateHosts: ["127.0.0.1"], now: () => new Date(), timeoutMs: 200 },
+    );
     expect(r).toMatchObject({ ok: false, httpStatus: null, errorKind: "no_response" });
   });
 
@@ -84,7 +108,11 @@ describe("POST /v1/webhooks/test", () => {
   ])("answers a malformed body %j with the spec's 400 body", async (body, path) => {
     const res = await api(account.key, "POST", "/v1/webhooks/test", body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: expect.any(String), code: "INVALID_REQUEST", details: [{ path, message: expect.any(String), code: expect.any(String) }] });
+    expect(res.body).toEqual({
+      error: expect.any(String),
+      code: "INVALID_REQUEST",
+      details: [{ path, message: expect.any(String), code: expect.any(String) }],
+    });
   });
 });
 

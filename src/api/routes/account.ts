@@ -17,11 +17,14 @@ const getAccount = operation(
   }),
   async (c) => {
     const account = c.get("account");
-    const { results } = await c.env.DB
-      .prepare("SELECT status, COUNT(*) AS jobs, COALESCE(SUM(credits_charged), 0) AS credits FROM jobs WHERE account_id = ?1 GROUP BY status")
+    const { results } = await c.env.DB.prepare(
+      "SELECT status, COUNT(*) AS jobs, COALESCE(SUM(credits_charged), 0) AS credits FROM jobs WHERE account_id = ?1 GROUP BY status",
+    )
       .bind(account.id)
       .all<{ status: string; jobs: number; credits: number }>();
-    const balance = await c.env.DB.prepare("SELECT credit_balance FROM accounts WHERE id = ?1").bind(account.id).first<{ credit_balance: number | null }>();
+    const balance = await c.env.DB.prepare("SELECT credit_balance FROM accounts WHERE id = ?1")
+      .bind(account.id)
+      .first<{ credit_balance: number | null }>();
     return c.json({
       id: account.id,
       name: account.name,

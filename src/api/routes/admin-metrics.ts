@@ -23,19 +23,31 @@ const getMetrics = operation(
     summary:
       "Operator metrics for a period: jobs by status and error code, queue wait and run time percentiles, container starts, bytes, credits, webhook outcomes, per hour or day and per account (an operator account's key)",
     request: { query: metricsQuerySchema },
-    responses: { 200: json("MetricsReport", "The period's figures"), ...errors({ 400: ["INVALID_REQUEST"], 403: ["FORBIDDEN"], 404: ["NOT_FOUND"] }) },
+    responses: {
+      200: json("MetricsReport", "The period's figures"),
+      ...errors({ 400: ["INVALID_REQUEST"], 403: ["FORBIDDEN"], 404: ["NOT_FOUND"] }),
+    },
   }),
   async (c) => {
     const q = c.req.valid("query");
     const until = new Date(Math.ceil((q.until ? Date.parse(q.until) : Date.now()) / HOUR_MS) * HOUR_MS);
     const since = new Date(Math.floor((q.since ? Date.parse(q.since) : until.getTime() - DAY_MS) / HOUR_MS) * HOUR_MS);
-    if (since >= until) throw invalidRequest([{ path: ["query", "since"], message: "must be before until", code: "custom" }]);
+    if (since >= until)
+      throw invalidRequest([{ path: ["query", "since"], message: "must be before until", code: "custom" }]);
     if (until.getTime() - since.getTime() > METRICS_RETENTION_DAYS * DAY_MS) {
-      throw invalidRequest([{ path: ["query", "since"], message: `at most ${METRICS_RETENTION_DAYS} days before until (as long as metrics are kept)`, code: "custom" }]);
+      throw invalidRequest([
+        {
+          path: ["query", "since"],
+          message: `at most ${METRICS_RETENTION_DAYS} days before until (as long as metrics are kept)`,
+          code: "custom",
+        },
+      ]);
     }
     let accountId: string | null = null;
     if (q.account) {
-      const row = await c.env.DB.prepare("SELECT id FROM accounts WHERE name = ?1").bind(q.account).first<{ id: string }>();
+      const row = await c.env.DB.prepare("SELECT id FROM accounts WHERE name = ?1")
+        .bind(q.account)
+        .first<{ id: string }>();
       if (!row) throw new ApiError("NOT_FOUND", `No account named "${q.account}"`);
       accountId = row.id;
     }

@@ -8,7 +8,11 @@ import { createServices } from "../../services.ts";
 import { NOTIFY_HOST, notifyUrlFor } from "../../runner/runner-notify.ts";
 import { FILES_HOST } from "../../runner/runner-files.ts";
 import { RunnerBusy } from "../../runner/runner-client.ts";
-import { platformReportRequestSchema, runnerPlatformReportSchema, type PlatformReport } from "../../runner/platform-report.ts";
+import {
+  platformReportRequestSchema,
+  runnerPlatformReportSchema,
+  type PlatformReport,
+} from "../../runner/platform-report.ts";
 
 /**
  * One report at a time in the whole deployment: each holds a container (a fresh one with per-job
@@ -47,20 +51,29 @@ const getPlatformReport = operation(
     const slots = c.env.RATE_LIMITER.get(c.env.RATE_LIMITER.idFromName(PLATFORM_REPORT_SLOTS));
     const slot = await slots.acquire(1, PLATFORM_REPORT_LEASE_MS, reportId);
     if (!slot.taken) {
-      throw new ApiError("RATE_LIMITED", "A platform report is already running (one at a time: each holds a container); retry when it ends", {
-        headers: { "Retry-After": String(slot.retryAfterSeconds) },
-      });
+      throw new ApiError(
+        "RATE_LIMITED",
+        "A platform report is already running (one at a time: each holds a container); retry when it ends",
+        {
+          headers: { "Retry-After": String(slot.retryAfterSeconds) },
+        },
+      );
     }
     const checkedAt = new Date();
     let answer: unknown;
     try {
       answer = await createServices(c.env).runner.platformReport({
-        reportId, publicHost, internalHosts: [NOTIFY_HOST, FILES_HOST], notifyUrl: notifyUrlFor(config, reportId),
+        reportId,
+        publicHost,
+        internalHosts: [NOTIFY_HOST, FILES_HOST],
+        notifyUrl: notifyUrlFor(config, reportId),
       });
     } catch (err) {
       console.error("platform report: no runner answered", err);
       const why = err instanceof RunnerBusy ? "every runner is busy" : "no runner could be reached";
-      throw new ApiError("RUNNER_UNAVAILABLE", `No platform report: ${why}; try again shortly`, { headers: { "Retry-After": "5" } });
+      throw new ApiError("RUNNER_UNAVAILABLE", `No platform report: ${why}; try again shortly`, {
+        headers: { "Retry-After": "5" },
+      });
     } finally {
       await slots.release(reportId);
     }
@@ -70,7 +83,11 @@ const getPlatformReport = operation(
       throw new ApiError("INTERNAL", "The runner's platform report was malformed (see the Worker's logs)");
     }
     const report: PlatformReport = {
-      ...parsed.data, runnerMode: config.runnerMode, publicHost, checkedAt: checkedAt.toISOString(), durationMs: Date.now() - checkedAt.getTime(),
+      ...parsed.data,
+      runnerMode: config.runnerMode,
+      publicHost,
+      checkedAt: checkedAt.toISOString(),
+      durationMs: Date.now() - checkedAt.getTime(),
     };
     return c.json(report);
   },

@@ -20,7 +20,8 @@ const getCapabilities = operation(
     method: "get",
     path: "/",
     operationId: "getCapabilities",
-    summary: "The runner's ffmpeg/ffprobe versions, encoders, decoders, muxers, demuxers and filters, each marked `allowed` by the policy",
+    summary:
+      "The runner's ffmpeg/ffprobe versions, encoders, decoders, muxers, demuxers and filters, each marked `allowed` by the policy",
     responses: { 200: json("FreeForm", "The capabilities"), ...errors(), ...runnerUnavailable },
   }),
   async (c) => {
@@ -29,7 +30,11 @@ const getCapabilities = operation(
         cache = { at: Date.now(), value: await createServices(c.env).runner.capabilities() };
       } catch (err) {
         console.error("capabilities: no runner answered", err);
-        throw new ApiError("RUNNER_UNAVAILABLE", "No runner could be asked what its ffmpeg supports; try again shortly", { headers: { "Retry-After": "5" } });
+        throw new ApiError(
+          "RUNNER_UNAVAILABLE",
+          "No runner could be asked what its ffmpeg supports; try again shortly",
+          { headers: { "Retry-After": "5" } },
+        );
       }
     }
     return c.json(markCapabilities(cache.value));

@@ -30,12 +30,17 @@ const CORS_HEADERS = {
 // status can be answered without them.
 directoryDownloadRoutes.use(FILE_PATH, async (c, next) => {
   await next();
-  for (const [name, value] of Object.entries({ ...CORS_HEADERS, ...SERVED_FILE_HEADERS })) c.res.headers.set(name, value);
+  for (const [name, value] of Object.entries({ ...CORS_HEADERS, ...SERVED_FILE_HEADERS }))
+    c.res.headers.set(name, value);
 });
 
 /** The preflight of a request with a Range header (not a CORS-safelisted one): GET and HEAD, with Range. */
 directoryDownloadRoutes.options(FILE_PATH, (c) =>
-  c.body(null, 204, { "access-control-allow-methods": "GET, HEAD", "access-control-allow-headers": "range, if-none-match", "access-control-max-age": "86400" }),
+  c.body(null, 204, {
+    "access-control-allow-methods": "GET, HEAD",
+    "access-control-allow-headers": "range, if-none-match",
+    "access-control-max-age": "86400",
+  }),
 );
 
 /**
@@ -46,10 +51,16 @@ const getDirectoryFile = createRoute({
   method: "get",
   path: "/{jobId}/{output}/{token}/{file}",
   operationId: "getDirectoryFile",
-  summary: "A file of a directory output (HLS, image sequence), as linked from the job: the token authorizes the whole folder, so playlists' relative URLs work",
+  summary:
+    "A file of a directory output (HLS, image sequence), as linked from the job: the token authorizes the whole folder, so playlists' relative URLs work",
   security: [],
   parameters: [
-    ...["jobId", "output", "token", "file"].map((name) => ({ name, in: "path" as const, required: true, schema: { type: "string" as const } })),
+    ...["jobId", "output", "token", "file"].map((name) => ({
+      name,
+      in: "path" as const,
+      required: true,
+      schema: { type: "string" as const },
+    })),
     { name: "Range", in: "header", schema: { type: "string" } },
   ],
   responses: {

@@ -4,11 +4,32 @@ import { IDEMPOTENCY_KEY_HEADER, idempotent } from "../idempotency.ts";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest, unknownCursor } from "../api-error.ts";
 import { idParamSchema } from "../schemas/common.ts";
-import { completeUploadSchema, createFileSchema, listFilesQuerySchema, partUrlsRequestSchema } from "../schemas/files.ts";
+import {
+  completeUploadSchema,
+  createFileSchema,
+  listFilesQuerySchema,
+  partUrlsRequestSchema,
+} from "../schemas/files.ts";
 import { operation, serveOperations } from "../operation.ts";
 import { errors, json, jsonBody } from "../openapi-responses.ts";
-import { getAsset, insertUploadAsset, isInputOfActiveJob, listAssets as readAssets, markUploadComplete, refreshUploadStatus, type AssetRow, type ListedAsset } from "../../storage/asset-store.ts";
-import { completeMultipart, partPlan, partUrls, pendingMultipart, renewMultipart, startMultipart } from "../../storage/multipart-upload.ts";
+import {
+  getAsset,
+  insertUploadAsset,
+  isInputOfActiveJob,
+  listAssets as readAssets,
+  markUploadComplete,
+  refreshUploadStatus,
+  type AssetRow,
+  type ListedAsset,
+} from "../../storage/asset-store.ts";
+import {
+  completeMultipart,
+  partPlan,
+  partUrls,
+  pendingMultipart,
+  renewMultipart,
+  startMultipart,
+} from "../../storage/multipart-upload.ts";
 import { createPresigner, objectKeys } from "../../storage/presigner.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
 import { decodeCursor } from "../../storage/keyset-page.ts";
@@ -19,8 +40,15 @@ import { loadConfig } from "../../config.ts";
 
 function assetView(a: ListedAsset) {
   return {
-    id: a.id, fileName: a.file_name, contentType: a.content_type, size: a.size, status: a.expired_at ? ("expired" as const) : a.status,
-    origin: a.origin, jobId: a.job_id, createdAt: a.created_at, expiresAt: a.expires_at,
+    id: a.id,
+    fileName: a.file_name,
+    contentType: a.content_type,
+    size: a.size,
+    status: a.expired_at ? ("expired" as const) : a.status,
+    origin: a.origin,
+    jobId: a.job_id,
+    createdAt: a.created_at,
+    expiresAt: a.expires_at,
   };
 }
 
@@ -39,7 +67,11 @@ const createFile = operation(
     middleware: [idempotent("files.create")],
     responses: {
       201: json("Asset", "The asset with its upload URL"),
-      ...errors({ 400: ["INVALID_REQUEST"], 409: ["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"], 413: ["PAYLOAD_TOO_LARGE"] }),
+      ...errors({
+        400: ["INVALID_REQUEST"],
+        409: ["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"],
+        413: ["PAYLOAD_TOO_LARGE"],
+      }),
     },
   }),
   async (c) => {
@@ -50,10 +82,29 @@ const createFile = operation(
     const objectKey = objectKeys.upload(id, body.fileName);
     const now = new Date();
     const row: AssetRow = {
-      id, account_id: c.get("account").id, origin: "upload", job_id: null, file_name: body.fileName, content_type: contentType, size: body.size ?? null,
-      status: "pending", object_key: objectKey, created_at: now.toISOString(), expires_at: new Date(now.getTime() + config.uploadRetentionMs).toISOString(), expired_at: null,
+      id,
+      account_id: c.get("account").id,
+      origin: "upload",
+      job_id: null,
+      file_name: body.fileName,
+      content_type: contentType,
+      size: body.size ?? null,
+      status: "pending",
+      object_key: objectKey,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + config.uploadRetentionMs).toISOString(),
+      expired_at: null,
     };
-    const asset = { id, accountId: row.account_id, fileName: row.file_name, contentType, size: row.size, objectKey, now: row.created_at, expiresAt: row.expires_at! };
+    const asset = {
+      id,
+      accountId: row.account_id,
+      fileName: row.file_name,
+      contentType,
+      size: row.size,
+      objectKey,
+      now: row.created_at,
+      expiresAt: row.expires_at!,
+    };
     if (body.multipart) {
       const plan = partPlan(body.size!, body.partSizeBytes);
       const uploadId = await startMultipart(c.env.BUCKET, objectKey, contentType);
@@ -61,8 +112,21 @@ const createFile = operation(
       return c.json({ ...assetView(row), upload: { method: "multipart" as const, ...plan, headers: {} } }, 201);
     }
     await insertUploadAsset(c.env.DB, asset);
-    const upload = await createPresigner(config.storage).presign("PUT", objectKey, UPLOAD_URL_TTL_SECONDS, { headers: WRITE_ONCE_HEADERS });
-    return c.json({ ...assetView(row), upload: { url: upload.url, method: "PUT" as const, headers: { "Content-Type": contentType, ...WRITE_ONCE_HEADERS }, expiresAt: upload.expiresAt } }, 201);
+    const upload = await createPresigner(config.storage).presign("PUT", objectKey, UPLOAD_URL_TTL_SECONDS, {
+      headers: WRITE_ONCE_HEADERS,
+    });
+    return c.json(
+      {
+        ...assetView(row),
+        upload: {
+          url: upload.url,
+          method: "PUT" as const,
+          headers: { "Content-Type": contentType, ...WRITE_ONCE_HEADERS },
+          expiresAt: upload.expiresAt,
+        },
+      },
+      201,
+    );
   },
 );
 
@@ -71,7 +135,11 @@ async function uploadInProgress(c: Context<AppEnv>, id: string) {
   const asset = await getAsset(c.env.DB, id, c.get("account").id);
   if (!asset) throw new ApiError("NOT_FOUND", "No file with this id");
   const upload = pendingMultipart(asset);
-  if (!upload) throw new ApiError("UPLOAD_NOT_IN_PROGRESS", asset.status === "ready" ? "This file's upload is complete" : "This file is uploaded with one PUT, not in parts");
+  if (!upload)
+    throw new ApiError(
+      "UPLOAD_NOT_IN_PROGRESS",
+      asset.status === "ready" ? "This file's upload is complete" : "This file is uploaded with one PUT, not in parts",
+    );
   return { asset, upload };
 }
 
@@ -83,7 +151,10 @@ const getUploadPartUrls = operation(
     operationId: "getUploadPartUrls",
     summary: "Presigned PUT URLs for parts of a multipart upload (again for a part that failed)",
     request: { params: idParamSchema, body: jsonBody(partUrlsRequestSchema) },
-    responses: { 200: json("PartUrls", "The parts' URLs"), ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["UPLOAD_NOT_IN_PROGRESS"] }) },
+    responses: {
+      200: json("PartUrls", "The parts' URLs"),
+      ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["UPLOAD_NOT_IN_PROGRESS"] }),
+    },
   }),
   async (c) => {
     const { upload } = await uploadInProgress(c, c.req.valid("param").id);
@@ -101,7 +172,10 @@ const completeUpload = operation(
     operationId: "completeUpload",
     summary: "Complete a multipart upload from its parts' ETags; the file is then ready",
     request: { params: idParamSchema, body: jsonBody(completeUploadSchema) },
-    responses: { 200: json("Asset", "The uploaded file"), ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["UPLOAD_NOT_IN_PROGRESS"] }) },
+    responses: {
+      200: json("Asset", "The uploaded file"),
+      ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["UPLOAD_NOT_IN_PROGRESS"] }),
+    },
   }),
   async (c) => {
     const { asset, upload } = await uploadInProgress(c, c.req.valid("param").id);
@@ -157,14 +231,20 @@ const deleteFile = operation(
     operationId: "deleteFile",
     summary: "Delete a file's bytes and record now (an output also leaves its job) (204)",
     request: { params: idParamSchema },
-    responses: { 204: { description: "Deleted" }, ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["FILE_IN_USE"] }) },
+    responses: {
+      204: { description: "Deleted" },
+      ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["FILE_IN_USE"] }),
+    },
   }),
   async (c) => {
     const accountId = c.get("account").id;
     const asset = await getAsset(c.env.DB, c.req.valid("param").id, accountId);
     if (!asset) throw new ApiError("NOT_FOUND", "No file with this id");
     if (await isInputOfActiveJob(c.env.DB, accountId, asset.id)) {
-      throw new ApiError("FILE_IN_USE", "A job that has not finished uses this file as an input; cancel it or wait for it to end");
+      throw new ApiError(
+        "FILE_IN_USE",
+        "A job that has not finished uses this file as an input; cancel it or wait for it to end",
+      );
     }
     await deleteAsset(c.env.DB, c.env.BUCKET, asset);
     return c.body(null, 204);

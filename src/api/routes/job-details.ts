@@ -24,7 +24,8 @@ export const streamJobEvents = operation(
     method: "get",
     path: "/{id}/events",
     operationId: "streamJobEvents",
-    summary: "Server-Sent Events: the job, then `progress` and `status` events (each with the full job) until it is terminal; resumable with Last-Event-ID",
+    summary:
+      "Server-Sent Events: the job, then `progress` and `status` events (each with the full job) until it is terminal; resumable with Last-Event-ID",
     parameters: [{ name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
     request: { params: idParamSchema },
     responses: {
@@ -42,7 +43,8 @@ export const streamJobEvents = operation(
       {
         read: () => requireJob(c.env.DB, id, accountId),
         // Outputs are recorded with the terminal state: before it there are none to read.
-        view: async (job) => jobView(job, isTerminal(job.status) ? await listOutputs(c.env.DB, [job.id]) : [], linksOf(c)),
+        view: async (job) =>
+          jobView(job, isTerminal(job.status) ? await listOutputs(c.env.DB, [job.id]) : [], linksOf(c)),
         tick: feed.tick,
         close: feed.close,
       },
@@ -59,12 +61,17 @@ export const getJobResult = operation(
     operationId: "getJobResult",
     summary: "A finished job's result",
     request: { params: idParamSchema },
-    responses: { 200: json("JobResult", "The result"), ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["JOB_NOT_FINISHED"] }) },
+    responses: {
+      200: json("JobResult", "The result"),
+      ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["JOB_NOT_FINISHED"] }),
+    },
   }),
   async (c) => {
     const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
     if (!isTerminal(job.status)) {
-      throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}; its result exists once it finishes`, { extra: { status: job.status } });
+      throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}; its result exists once it finishes`, {
+        extra: { status: job.status },
+      });
     }
     return c.json(await jobResultView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
   },
@@ -79,7 +86,10 @@ export const listJobTasks = operation(
     summary:
       "A split job's tasks (its segments, its audio, the join; or why it ran whole), with their state and run time; empty for other jobs and before the plan",
     request: { params: idParamSchema },
-    responses: { 200: json("JobTaskList", "The tasks, in plan order"), ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"] }) },
+    responses: {
+      200: json("JobTaskList", "The tasks, in plan order"),
+      ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"] }),
+    },
   }),
   async (c) => {
     const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
@@ -93,7 +103,8 @@ export const getJobCommand = operation(
     method: "get",
     path: "/{id}/command",
     operationId: "getJobCommand",
-    summary: "A shell script that runs the job again with a local ffmpeg: inputs fetched with curl, each step's resolved command, outputs named as in the job",
+    summary:
+      "A shell script that runs the job again with a local ffmpeg: inputs fetched with curl, each step's resolved command, outputs named as in the job",
     request: { params: idParamSchema },
     responses: {
       200: { description: "The script (POSIX sh)", content: { "text/x-shellscript": { schema: { type: "string" } } } },
@@ -105,7 +116,16 @@ export const getJobCommand = operation(
     const spec = jobSpecOf(job);
     const inputs = await runnerInputs(createServices(c.env), spec, job.account_id, { skipMissing: true });
     const expires = new Date(Date.now() + RUNNER_IO_URL_TTL_SECONDS * 1000).toISOString();
-    const script = reproduceScript({ id: job.id, status: job.status, createdAt: job.created_at, plannedArgs: plannedArgsOf(job) }, spec, inputs, expires);
-    return c.body(script, 200, { "content-type": "text/x-shellscript; charset=utf-8", "content-disposition": `inline; filename="ffjobs-${job.id}.sh"`, "cache-control": "no-store" });
+    const script = reproduceScript(
+      { id: job.id, status: job.status, createdAt: job.created_at, plannedArgs: plannedArgsOf(job) },
+      spec,
+      inputs,
+      expires,
+    );
+    return c.body(script, 200, {
+      "content-type": "text/x-shellscript; charset=utf-8",
+      "content-disposition": `inline; filename="ffjobs-${job.id}.sh"`,
+      "cache-control": "no-store",
+    });
   },
 );

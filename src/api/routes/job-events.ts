@@ -76,9 +76,14 @@ export function jobEventStream(deps: EventDeps, lastEventId: string | null): Rea
           lastStatus = job.status;
         }
         if (isTerminal(job.status)) break;
-        const news = await deps.tick(KEEPALIVE_MS).catch(
-          () => new Promise<TickNews>((r) => setTimeout(() => r({ woken: false, ended: false, snapshot: null }), RETRY_TICK_MS)),
-        );
+        const news = await deps
+          .tick(KEEPALIVE_MS)
+          .catch(
+            () =>
+              new Promise<TickNews>((r) =>
+                setTimeout(() => r({ woken: false, ended: false, snapshot: null }), RETRY_TICK_MS),
+              ),
+          );
         if (!news.woken) send(": keepalive\n\n");
         if (needsRead(news, reported, now() - readAt)) {
           job = await deps.read();

@@ -15,10 +15,16 @@ export async function requireJob(db: D1Database, id: string, accountId: string) 
   return job;
 }
 
-export const coordinatorOf = (env: AppEnv["Bindings"], jobId: string) => env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));
+export const coordinatorOf = (env: AppEnv["Bindings"], jobId: string) =>
+  env.JOB_COORDINATOR.get(env.JOB_COORDINATOR.idFromName(jobId));
 
 /** Download URLs for this request: presigned storage URLs, and directory outputs under this origin. */
 export const linksOf = (c: Context<AppEnv>): Links => {
   const config = loadConfig(c.env);
-  return { presigner: createPresigner(config.storage), storage: config.storage, origin: new URL(c.req.url).origin, jobTimeoutMs: config.jobTimeoutMs };
+  return {
+    presigner: createPresigner(config.storage),
+    storage: config.storage,
+    origin: new URL(c.req.url).origin,
+    jobTimeoutMs: config.jobTimeoutMs,
+  };
 };

@@ -40,19 +40,33 @@ const createJob = operation(
     middleware: [idempotent("jobs.create"), validateCreateJob],
     responses: {
       200: json("Job", "Finished within the preferred wait (Preference-Applied: wait=N)"),
-      202: json("JobAccepted", "Accepted", { headers: { Location: { schema: { type: "string" }, description: "The job's URL" } } }),
-      ...errors({ 400: ["INVALID_REQUEST"], 409: ["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"], 413: ["PAYLOAD_TOO_LARGE"] }),
+      202: json("JobAccepted", "Accepted", {
+        headers: { Location: { schema: { type: "string" }, description: "The job's URL" } },
+      }),
+      ...errors({
+        400: ["INVALID_REQUEST"],
+        409: ["IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"],
+        413: ["PAYLOAD_TOO_LARGE"],
+      }),
     },
   }),
   async (c) => {
     const account = c.get("account");
-    const { spec } = await prepareJob(c.env, loadConfig(c.env), account.id, c.get("createJob"), new URL(c.req.url).origin);
+    const { spec } = await prepareJob(
+      c.env,
+      loadConfig(c.env),
+      account.id,
+      c.get("createJob"),
+      new URL(c.req.url).origin,
+    );
 
     const id = crypto.randomUUID();
     await insertJob(c.env.DB, { id, accountId: account.id, spec, now: new Date().toISOString() });
     // The job is stored: a lost dispatch message is re-sent by the sweeper, so the client still gets
     // its 202 (a 500 here would make it retry and create the job twice).
-    await c.env.JOBS_QUEUE.send({ jobId: id }).catch((err) => console.error(`job ${id}: dispatch deferred to the sweeper`, err));
+    await c.env.JOBS_QUEUE.send({ jobId: id }).catch((err) =>
+      console.error(`job ${id}: dispatch deferred to the sweeper`, err),
+    );
     // Straight to its coordinator as well, without waiting for the queue's delivery: the message is
     // the durable path (a second start is a no-op), this one only saves the hop.
     afterResponse(c, coordinatorOf(c.env, id).start(id));
@@ -76,7 +90,8 @@ const listJobs = operation(
     method: "get",
     path: "/",
     operationId: "listJobs",
-    summary: "List jobs, newest first, as summaries (GET /v1/jobs/{id} has the whole job); `metadata[key]=value` filters by metadata",
+    summary:
+      "List jobs, newest first, as summaries (GET /v1/jobs/{id} has the whole job); `metadata[key]=value` filters by metadata",
     parameters: [...parametersOf(listJobsQuerySchema, "query"), METADATA_FILTER_PARAMETER],
     responses: { 200: json("JobList", "A page of job summaries"), ...errors({ 400: ["INVALID_REQUEST"] }) },
   }),
@@ -116,7 +131,10 @@ const cancelJob = operation(
     operationId: "cancelJob",
     summary: "Cancel a queued or running job",
     request: { params: idParamSchema },
-    responses: { 200: json("Job", "The canceled job"), ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["JOB_ALREADY_FINISHED"] }) },
+    responses: {
+      200: json("Job", "The canceled job"),
+      ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["JOB_ALREADY_FINISHED"] }),
+    },
   }),
   async (c) => {
     const accountId = c.get("account").id;
@@ -138,21 +156,31 @@ const deleteJob = operation(
     operationId: "deleteJob",
     summary: "Delete a finished job and its stored outputs (204)",
     request: { params: idParamSchema },
-    responses: { 204: { description: "Deleted" }, ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["JOB_NOT_FINISHED"] }) },
+    responses: {
+      204: { description: "Deleted" },
+      ...errors({ 400: ["INVALID_REQUEST"], 404: ["NOT_FOUND"], 409: ["JOB_NOT_FINISHED"] }),
+    },
   }),
   async (c) => {
     const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
     if (!isTerminal(job.status)) {
-      throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}: cancel it, then delete it`, { extra: { status: job.status } });
+      throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}: cancel it, then delete it`, {
+        extra: { status: job.status },
+      });
     }
     // Rows first, bytes after (src/storage/delete-asset.ts): false only if another delete got there first.
-    if (!(await deleteFinishedJob(c.env.DB, c.env.BUCKET, job.id))) throw new ApiError("NOT_FOUND", "No job with this id");
+    if (!(await deleteFinishedJob(c.env.DB, c.env.BUCKET, job.id)))
+      throw new ApiError("NOT_FOUND", "No job with this id");
     return c.body(null, 204);
   },
 );
 
 function waitDeps(env: AppEnv["Bindings"], jobId: string, accountId: string, signal: AbortSignal) {
-  return { read: () => requireJob(env.DB, jobId, accountId), wake: (ms: number) => coordinatorOf(env, jobId).waitForEnd(ms), signal };
+  return {
+    read: () => requireJob(env.DB, jobId, accountId),
+    wake: (ms: number) => coordinatorOf(env, jobId).waitForEnd(ms),
+    signal,
+  };
 }
 
 function alreadyFinished(status: string): never {
@@ -164,10 +192,24 @@ function alreadyFinished(status: string): never {
  * gets it every PROGRESS_SAVE_INTERVAL_MS); D1's if the coordinator cannot say (restarting).
  */
 async function withCoordinatorProgress(env: AppEnv["Bindings"], job: JobRow): Promise<JobRow> {
-  const snapshot = await coordinatorOf(env, job.id).snapshot().catch(() => null);
+  const snapshot = await coordinatorOf(env, job.id)
+    .snapshot()
+    .catch(() => null);
   return withPushedProgress(job, { woken: true, ended: false, snapshot });
 }
 
 /** `/v1/jobs`, in the document's order (the dry run and a job's details have files of their own). */
 export const jobRoutes = new OpenAPIHono<AppEnv>();
-serveOperations(jobRoutes, createJob, listJobs, validateJob, getJob, deleteJob, streamJobEvents, getJobResult, listJobTasks, getJobCommand, cancelJob);
+serveOperations(
+  jobRoutes,
+  createJob,
+  listJobs,
+  validateJob,
+  getJob,
+  deleteJob,
+  streamJobEvents,
+  getJobResult,
+  listJobTasks,
+  getJobCommand,
+  cancelJob,
+);

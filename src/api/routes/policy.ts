@@ -4,7 +4,12 @@ import { operation, serveOperations } from "../operation.ts";
 import { errors, json } from "../openapi-responses.ts";
 import { loadConfig } from "../../config.ts";
 import * as L from "../../jobs/request/limits.ts";
-import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "../../jobs/policy/filter-tables.ts";
+import {
+  ALLOWED_FILTERS,
+  FILE_OPTIONS,
+  MAX_SOURCE_SECONDS,
+  SOURCE_DURATION_OPTIONS,
+} from "../../jobs/policy/filter-tables.ts";
 import * as T from "../../jobs/policy/option-tables.ts";
 import { ALLOWED_BITSTREAM_FILTERS } from "../../jobs/policy/bitstream-filters.ts";
 import { FLAG_OPTIONS } from "../../jobs/policy/flag-options.ts";
@@ -23,16 +28,20 @@ const getPolicy = operation(
     return c.json({
       placeholders: {
         name: "{{name}} is a whole argument (the value of -i, or an output position) or a file option inside a filter graph",
-        directoryFile: "{{name/file}} is a file inside directory output `name` (an output position, -hls_segment_filename, or -i in a later step)",
-        scratch: "scratch files (multi-step jobs) are read and written like inputs and outputs, never stored; -passlogfile takes only a scratch placeholder",
+        directoryFile:
+          "{{name/file}} is a file inside directory output `name` (an output position, -hls_segment_filename, or -i in a later step)",
+        scratch:
+          "scratch files (multi-step jobs) are read and written like inputs and outputs, never stored; -passlogfile takes only a scratch placeholder",
       },
       steps: {
         max: L.MAX_STEPS,
-        workspace: "the steps run in order in one folder; a step reads the inputs, scratch files and the outputs earlier steps wrote; the working directory (two-pass logs) is kept across steps",
+        workspace:
+          "the steps run in order in one folder; a step reads the inputs, scratch files and the outputs earlier steps wrote; the working directory (two-pass logs) is kept across steps",
       },
       directoryOutputs: {
         maxFiles: config.maxDirectoryFiles,
-        formats: "any muxer writing into the output's folder: image sequences (image2 patterns like frame_%04d.png), HLS and segments (-f hls, -f segment: only into a directory output)",
+        formats:
+          "any muxer writing into the output's folder: image sequences (image2 patterns like frame_%04d.png), HLS and segments (-f hls, -f segment: only into a directory output)",
         manyFileFormats: T.DIRECTORY_FORMATS,
         hlsFlags: T.ALLOWED_HLS_FLAGS,
         fileInDirectoryOptions: ["hls_segment_filename", "segment_list"],
@@ -55,8 +64,16 @@ const getPolicy = operation(
         other: "every filter not listed is refused",
       },
       injected: {
-        beforeEachInput: ["-protocol_whitelist", "file", "-format_whitelist", "<inputDemuxers>", "-max_pixels", String(T.MAX_PIXELS)],
-        beforeEachStreamedInput: "the same with -protocol_whitelist http,tcp -recv_buffer_size 131072: the input is read by range through the sandbox's relay (docs/security.md section 5)",
+        beforeEachInput: [
+          "-protocol_whitelist",
+          "file",
+          "-format_whitelist",
+          "<inputDemuxers>",
+          "-max_pixels",
+          String(T.MAX_PIXELS),
+        ],
+        beforeEachStreamedInput:
+          "the same with -protocol_whitelist http,tcp -recv_buffer_size 131072: the input is read by range through the sandbox's relay (docs/security.md section 5)",
         beforeEachOutput: ["-fs", "<maxOutputBytes>"],
         global: ["-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:3"],
       },

@@ -6,7 +6,10 @@ import type { TickNews } from "../../jobs/lifecycle/tick-news.ts";
  * the stream's whole life, and again only after it broke (the coordinator restarted: `tick` then
  * rejects once, and the stream waits before it asks again) or ended.
  */
-export function tickFeedReader(open: () => Promise<ReadableStream<Uint8Array>>): { tick: () => Promise<TickNews>; close: () => void } {
+export function tickFeedReader(open: () => Promise<ReadableStream<Uint8Array>>): {
+  tick: () => Promise<TickNews>;
+  close: () => void;
+} {
   let reader: ReadableStreamDefaultReader<string> | null = null;
   let buffered = "";
   let closed = false;

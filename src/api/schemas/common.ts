@@ -10,9 +10,17 @@ import * as L from "../../jobs/request/limits.ts";
 
 export const FILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** An input's, output's or scratch file's name: what a placeholder `{{name}}` says. */
-export const name = z.string().regex(NAME_PATTERN, "names are 1-64 letters, digits or _").refine((n) => !PROTOTYPE_NAMES.has(n), PROTOTYPE_NAME_MESSAGE);
-export const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "must be a UUID");
-export const contentType = z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a media type like video/mp4");
+export const name = z
+  .string()
+  .regex(NAME_PATTERN, "names are 1-64 letters, digits or _")
+  .refine((n) => !PROTOTYPE_NAMES.has(n), PROTOTYPE_NAME_MESSAGE);
+export const uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "must be a UUID");
+export const contentType = z
+  .string()
+  .max(255)
+  .regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a media type like video/mp4");
 export const fileName = z
   .string()
   .max(L.MAX_FILE_NAME_CHARS)

@@ -12,7 +12,9 @@ export const assetInputSchema = z.object({ type: z.literal("asset"), assetId: uu
 export const jobOutputInputSchema = z.object({ type: z.literal("job"), jobId: uuid, output: name }).strict();
 export const jobInputSchema = z.discriminatedUnion("type", [urlInputSchema, assetInputSchema, jobOutputInputSchema]);
 /** Named inputs (`{{name}}`), or `input`, a list whose placeholders are `{{input0}}`, `{{input1}}`, … */
-export const namedInputs = z.record(name, jobInputSchema).refine((m) => Object.keys(m).length <= L.MAX_INPUTS, `at most ${L.MAX_INPUTS} inputs`);
+export const namedInputs = z
+  .record(name, jobInputSchema)
+  .refine((m) => Object.keys(m).length <= L.MAX_INPUTS, `at most ${L.MAX_INPUTS} inputs`);
 export const listedInputs = z.array(jobInputSchema).max(L.MAX_INPUTS);
 
 /**
@@ -20,9 +22,18 @@ export const listedInputs = z.array(jobInputSchema).max(L.MAX_INPUTS);
  * (`x-amz-*`, `x-goog-*`, `x-ms-blob-type`, the content headers), nothing that would change the request
  * itself (Host, Authorization, Content-Length, Transfer-Encoding).
  */
-export const DESTINATION_HEADER_PATTERN = /^(content-type|content-disposition|content-encoding|content-language|cache-control|content-md5|x-amz-[a-z0-9-]+|x-goog-[a-z0-9-]+|x-ms-[a-z0-9-]+)$/;
+export const DESTINATION_HEADER_PATTERN =
+  /^(content-type|content-disposition|content-encoding|content-language|cache-control|content-md5|x-amz-[a-z0-9-]+|x-goog-[a-z0-9-]+|x-ms-[a-z0-9-]+)$/;
 const destinationHeaders = z
-  .record(z.string().regex(DESTINATION_HEADER_PATTERN, "a content header, or an x-amz-, x-goog- or x-ms- header, in lower case"), z.string().max(1024).regex(/^[\x20-\x7e]*$/, "visible ASCII"))
+  .record(
+    z
+      .string()
+      .regex(DESTINATION_HEADER_PATTERN, "a content header, or an x-amz-, x-goog- or x-ms- header, in lower case"),
+    z
+      .string()
+      .max(1024)
+      .regex(/^[\x20-\x7e]*$/, "visible ASCII"),
+  )
   .refine((h) => Object.keys(h).length <= 16, "at most 16 headers");
 /**
  * An S3 multipart upload the client started (CreateMultipartUpload) and presigned: one UploadPart URL
@@ -32,7 +43,12 @@ const destinationHeaders = z
 export const destinationPartsSchema = z
   .object({
     urls: z.array(httpUrl).min(1).max(L.MAX_PARTS).describe("Presigned UploadPart URLs for parts 1, 2, …, in order."),
-    partSizeBytes: z.number().int().min(L.MIN_PART_BYTES).max(L.MAX_PART_BYTES).describe("Every part's size but the last's: 5 MiB to 5 GiB, as S3 requires."),
+    partSizeBytes: z
+      .number()
+      .int()
+      .min(L.MIN_PART_BYTES)
+      .max(L.MAX_PART_BYTES)
+      .describe("Every part's size but the last's: 5 MiB to 5 GiB, as S3 requires."),
     completeUrl: httpUrl.describe("The presigned CompleteMultipartUpload (POST) URL."),
   })
   .strict();
@@ -48,7 +64,9 @@ export const outputDestinationSchema = z
     headers: destinationHeaders.optional(),
   })
   .strict()
-  .refine((d) => (d.url === undefined) !== (d.parts === undefined), { message: "give either url (one PUT) or parts (an S3 multipart upload)" });
+  .refine((d) => (d.url === undefined) !== (d.parts === undefined), {
+    message: "give either url (one PUT) or parts (an S3 multipart upload)",
+  });
 
 /**
  * An output: one file, or a directory (HLS, image sequences) whose `fileName` is its main file and
@@ -56,16 +74,30 @@ export const outputDestinationSchema = z
  */
 export const outputDeclarationSchema = z
   .object({
-    fileName: z.string().max(L.MAX_FILE_NAME_CHARS).regex(DIRECTORY_FILE_PATTERN, "a plain file name: letters, digits, . _ - (and % patterns in a directory output), no slash, not starting with a dot"),
+    fileName: z
+      .string()
+      .max(L.MAX_FILE_NAME_CHARS)
+      .regex(
+        DIRECTORY_FILE_PATTERN,
+        "a plain file name: letters, digits, . _ - (and % patterns in a directory output), no slash, not starting with a dot",
+      ),
     contentType: contentType.optional(),
     kind: z.enum(["file", "directory"]).optional(),
     destination: outputDestinationSchema.optional(),
   })
   .strict()
-  .refine((o) => o.kind === "directory" || !o.fileName.includes("%"), { path: ["fileName"], message: "% patterns name many files: declare the output with \"kind\": \"directory\"" })
-  .refine((o) => o.kind !== "directory" || !o.destination?.parts, { path: ["destination", "parts"], message: "a directory's files are each PUT under a URL prefix: give url" })
+  .refine((o) => o.kind === "directory" || !o.fileName.includes("%"), {
+    path: ["fileName"],
+    message: '% patterns name many files: declare the output with "kind": "directory"',
+  })
+  .refine((o) => o.kind !== "directory" || !o.destination?.parts, {
+    path: ["destination", "parts"],
+    message: "a directory's files are each PUT under a URL prefix: give url",
+  })
   .refine((o) => o.kind !== "directory" || !o.destination?.url || isPrefixUrl(o.destination.url), {
-    path: ["destination", "url"], message: "a directory's destination is a URL prefix: its path ends with \"/\" (each file is PUT under it, with its query)",
+    path: ["destination", "url"],
+    message:
+      'a directory\'s destination is a URL prefix: its path ends with "/" (each file is PUT under it, with its query)',
   });
 
 /** A URL whose path ends with "/": a directory destination, each of whose files is PUT under it. */
@@ -81,14 +113,27 @@ export const jobStepSchema = z.object({ binary: binary.optional(), ffmpegArgs })
 export const METADATA_KEY_PATTERN = /^[A-Za-z0-9_.:-]+$/;
 export const jobMetadataSchema = z
   .record(
-    z.string().min(1).max(L.MAX_METADATA_KEY_CHARS).regex(METADATA_KEY_PATTERN, "keys are letters, digits and _ . : -").refine((k) => !PROTOTYPE_NAMES.has(k), PROTOTYPE_NAME_MESSAGE),
+    z
+      .string()
+      .min(1)
+      .max(L.MAX_METADATA_KEY_CHARS)
+      .regex(METADATA_KEY_PATTERN, "keys are letters, digits and _ . : -")
+      .refine((k) => !PROTOTYPE_NAMES.has(k), PROTOTYPE_NAME_MESSAGE),
     z.string().max(L.MAX_METADATA_VALUE_CHARS),
   )
   .refine((m) => Object.keys(m).length <= L.MAX_METADATA_ENTRIES, `at most ${L.MAX_METADATA_ENTRIES} entries`);
 /** Jobs (the account's own) that must complete before this one starts, when it reads none of their outputs. */
-export const dependsOn = z.array(uuid).min(1).max(L.MAX_INPUTS).refine((ids) => new Set(ids).size === ids.length, "each job once");
+export const dependsOn = z
+  .array(uuid)
+  .min(1)
+  .max(L.MAX_INPUTS)
+  .refine((ids) => new Set(ids).size === ids.length, "each job once");
 /** This job's time limit; the operator's JOB_TIMEOUT_SECONDS is the default and the most allowed. */
-export const timeoutSeconds = z.number().int().min(1).max(7 * 24 * 3600);
+export const timeoutSeconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(7 * 24 * 3600);
 
 /** A split encode: the video cut into segments encoded on containers of their own, then joined. */
 export const parallelSchema = z
@@ -105,7 +150,10 @@ export const createJobSchema = z
     binary: binary.default("ffmpeg"),
     inputs: namedInputs.optional(),
     input: listedInputs.optional(),
-    outputs: z.record(name, outputDeclarationSchema).refine((m) => Object.keys(m).length <= L.MAX_OUTPUTS, `at most ${L.MAX_OUTPUTS} outputs`).optional(),
+    outputs: z
+      .record(name, outputDeclarationSchema)
+      .refine((m) => Object.keys(m).length <= L.MAX_OUTPUTS, `at most ${L.MAX_OUTPUTS} outputs`)
+      .optional(),
     ffmpegArgs: ffmpegArgs.optional(),
     steps: z.array(jobStepSchema).min(1).max(L.MAX_STEPS).optional(),
     scratch: z.record(name, fileName).optional(),

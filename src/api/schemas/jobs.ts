@@ -22,7 +22,12 @@ export const validateJobQuerySchema = z
     probe: z
       .enum(["true", "false", "1", "0"])
       .optional()
-      .meta({ param: { schema: { type: "boolean" }, description: "true: also probe the inputs (1 and 0 are read as true and false; anything else is a 400)" } }),
+      .meta({
+        param: {
+          schema: { type: "boolean" },
+          description: "true: also probe the inputs (1 and 0 are read as true and false; anything else is a 400)",
+        },
+      }),
   })
   .strict();
 
@@ -38,7 +43,9 @@ export const outputSchema = z.object({
   /** A directory's main file (its playlist, or the first image of a sequence). */
   downloadUrl: z.string(),
   /** Directory outputs: every stored file, by path inside the directory, each with its own URL. */
-  files: z.array(z.object({ path: z.string(), size: z.number().int(), contentType: z.string(), downloadUrl: z.string() })).optional(),
+  files: z
+    .array(z.object({ path: z.string(), size: z.number().int(), contentType: z.string(), downloadUrl: z.string() }))
+    .optional(),
 });
 
 export const jobSchema = z.object({
@@ -68,13 +75,22 @@ export const jobSchema = z.object({
   /** Multi-step jobs: the index in `steps` of the step that failed (or was running when the job ended). */
   failedStep: z.number().int().nullable(),
   inputs: z.record(z.string(), jobInputSchema),
-  outputDeclarations: z.record(z.string(), z.object({
-    fileName: z.string(),
-    contentType: z.string(),
-    kind: z.enum(["file", "directory"]).optional(),
-    /** Shown without its signature: the URL without query, the headers' names. */
-    destination: z.object({ url: z.string(), headers: z.array(z.string()), parts: z.object({ count: z.number().int(), partSizeBytes: z.number().int() }).optional() }).optional(),
-  })),
+  outputDeclarations: z.record(
+    z.string(),
+    z.object({
+      fileName: z.string(),
+      contentType: z.string(),
+      kind: z.enum(["file", "directory"]).optional(),
+      /** Shown without its signature: the URL without query, the headers' names. */
+      destination: z
+        .object({
+          url: z.string(),
+          headers: z.array(z.string()),
+          parts: z.object({ count: z.number().int(), partSizeBytes: z.number().int() }).optional(),
+        })
+        .optional(),
+    }),
+  ),
   /** Outputs sent to the client's own storage (`destination`): where, how big, their SHA-256 and the storage's ETag. */
   deliveredOutputs: z.array(deliveredOutputSchema),
   preset: z.string().nullable(),
@@ -89,7 +105,9 @@ export const jobSchema = z.object({
    * the input's origin (inputs are read by range while the job runs; `copied`: downloaded whole first,
    * for an origin without ranges or a file a filter opens). Not billed; bounded per job (docs/api.md).
    */
-  inputReads: z.record(z.string(), z.object({ bytesRead: z.number().int(), originBytes: z.number().int(), copied: z.boolean() })).nullable(),
+  inputReads: z
+    .record(z.string(), z.object({ bytesRead: z.number().int(), originBytes: z.number().int(), copied: z.boolean() }))
+    .nullable(),
   webhookUrl: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
   timeoutSeconds: z.number().int(),
@@ -144,16 +162,38 @@ export const jobResultSchema = z.object({
  */
 export const jobSummarySchema = jobSchema
   .pick({
-    id: true, binary: true, mode: true, status: true, queuedReason: true, preset: true, metadata: true, progress: true, attempts: true,
-    runtimeSeconds: true, creditsCharged: true, timings: true, errorCode: true, errorMessage: true, failedStep: true,
-    createdAt: true, startedAt: true, finishedAt: true,
+    id: true,
+    binary: true,
+    mode: true,
+    status: true,
+    queuedReason: true,
+    preset: true,
+    metadata: true,
+    progress: true,
+    attempts: true,
+    runtimeSeconds: true,
+    creditsCharged: true,
+    timings: true,
+    errorCode: true,
+    errorMessage: true,
+    failedStep: true,
+    createdAt: true,
+    startedAt: true,
+    finishedAt: true,
   })
   .extend({
-    command: z.string().describe(
-      `The job's command line as one shell line (the planned arguments of a preset job that ran, else as created; a multi-step job's commands joined with &&), cut to ${L.COMMAND_PREVIEW_CHARS} characters ending in … (the job's own GET has its arguments whole).`,
-    ),
-    errorMessage: z.string().nullable().describe(`As in the job's own GET, cut to ${L.ERROR_PREVIEW_CHARS} characters ending in … if longer.`),
+    command: z
+      .string()
+      .describe(
+        `The job's command line as one shell line (the planned arguments of a preset job that ran, else as created; a multi-step job's commands joined with &&), cut to ${L.COMMAND_PREVIEW_CHARS} characters ending in … (the job's own GET has its arguments whole).`,
+      ),
+    errorMessage: z
+      .string()
+      .nullable()
+      .describe(`As in the job's own GET, cut to ${L.ERROR_PREVIEW_CHARS} characters ending in … if longer.`),
   })
-  .describe("A job as lists show it; GET /v1/jobs/{id} has the whole job (request, outputs and their URLs), its /result the stdout and stderr.");
+  .describe(
+    "A job as lists show it; GET /v1/jobs/{id} has the whole job (request, outputs and their URLs), its /result the stdout and stderr.",
+  );
 
 export const jobListSchema = z.object({ data: z.array(jobSummarySchema), nextCursor: z.string().nullable() });

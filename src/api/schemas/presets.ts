@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { fileName, name } from "./common.ts";
-import { dependsOn, jobMetadataSchema, listedInputs, namedInputs, parallelSchema, timeoutSeconds } from "./job-request.ts";
+import {
+  dependsOn,
+  jobMetadataSchema,
+  listedInputs,
+  namedInputs,
+  parallelSchema,
+  timeoutSeconds,
+} from "./job-request.ts";
 import { webhookUrlSchema } from "./webhooks.ts";
 
 /** A job from a named recipe (GET /v1/presets): its parameters instead of ffmpegArgs. */

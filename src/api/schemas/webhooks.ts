@@ -4,13 +4,20 @@ import { httpUrl, pageQuery, timestamp, uuid } from "./common.ts";
 /** Webhooks: the URL a job's events go to, the signing secret, a test send and the delivery log. */
 
 // zod runs every refinement even after one failed, so each must be safe on any string.
-export const webhookUrlSchema = httpUrl.refine((v) => !URL.canParse(v) || (!new URL(v).username && !new URL(v).password), "must not contain credentials");
+export const webhookUrlSchema = httpUrl.refine(
+  (v) => !URL.canParse(v) || (!new URL(v).username && !new URL(v).password),
+  "must not contain credentials",
+);
 
 export const webhookTestSchema = z.object({ url: webhookUrlSchema }).strict();
 
 export const listDeliveriesQuerySchema = z.object({ ...pageQuery, jobId: uuid.optional() }).strict();
 
-export const webhookSecretSchema = z.object({ secret: z.string(), createdAt: timestamp, previousSecretExpiresAt: timestamp.nullable() });
+export const webhookSecretSchema = z.object({
+  secret: z.string(),
+  createdAt: timestamp,
+  previousSecretExpiresAt: timestamp.nullable(),
+});
 
 export const webhookTestResultSchema = z.object({
   ok: z.boolean(),
@@ -31,6 +38,12 @@ export const deliverySchema = z.object({
   createdAt: timestamp,
   updatedAt: timestamp,
   attempts: z.array(
-    z.object({ attemptedAt: timestamp, httpStatus: z.number().int().nullable(), errorKind: z.string().nullable(), error: z.string().nullable(), latencyMs: z.number().int() }),
+    z.object({
+      attemptedAt: timestamp,
+      httpStatus: z.number().int().nullable(),
+      errorKind: z.string().nullable(),
+      error: z.string().nullable(),
+      latencyMs: z.number().int(),
+    }),
   ),
 });

@@ -9,5 +9,7 @@ import { deletePrefix } from "../../storage/delete-objects.ts";
 export async function discardUnrecordedOutputs(s: Services, jobId: string): Promise<void> {
   const row = await s.db.prepare("SELECT status FROM jobs WHERE id = ?1").bind(jobId).first<{ status: string }>();
   if (!row || row.status === "completed") return;
-  await deletePrefix(s.bucket, `outputs/${jobId}/`).catch((err) => console.error(`job ${jobId}: its unrecorded outputs were not deleted`, err));
+  await deletePrefix(s.bucket, `outputs/${jobId}/`).catch((err) =>
+    console.error(`job ${jobId}: its unrecorded outputs were not deleted`, err),
+  );
 }

@@ -32,7 +32,11 @@ export async function consumeJobMessages(batch: MessageBatch<JobMessage>, env: E
 export async function consumeDeadJobMessages(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
   const services = createServices(env);
   for (const msg of batch.messages) {
-    await endJob(services, msg.body.jobId, rejectedEnding("RUNNER_UNAVAILABLE", "The job could not be dispatched to a runner"));
+    await endJob(
+      services,
+      msg.body.jobId,
+      rejectedEnding("RUNNER_UNAVAILABLE", "The job could not be dispatched to a runner"),
+    );
     msg.ack();
   }
 }

@@ -62,20 +62,31 @@ async function waitForOtherJobs(s: Services, job: JobRow): Promise<NextTick | nu
   }
   const reason = chain.kind === "waiting" ? chain.reason : null;
   if ((job.queued_reason ?? null) !== reason) await setQueuedReason(s.db, job.id, reason);
-  return chain.kind === "waiting" ? { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CHAIN_CHECK_MS } : null;
+  return chain.kind === "waiting"
+    ? { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CHAIN_CHECK_MS }
+    : null;
 }
 
 async function notClaimed(s: Services, job: JobRow): Promise<NextTick> {
   switch (await whyNotClaimed(s.db, job, s.config.maxActiveJobsPerAccount)) {
     case "gone":
-      return job.status === "running" ? { state: { jobId: job.id, phase: "watch", misses: 0 }, delayMs: 0 } : { done: true };
+      return job.status === "running"
+        ? { state: { jobId: job.id, phase: "watch", misses: 0 }, delayMs: 0 }
+        : { done: true };
     case "already-dispatched":
       return { state: { jobId: job.id, phase: "watch", misses: 0 }, delayMs: 0 };
     case "no-credits":
       await endJob(s, job.id, rejectedEnding("INSUFFICIENT_CREDITS", "The account's credit balance is exhausted"));
       return { done: true };
     case "too-many-active":
-      await endJob(s, job.id, rejectedEnding("TOO_MANY_ACTIVE_JOBS", `The account already has ${s.config.maxActiveJobsPerAccount} jobs queued or running`));
+      await endJob(
+        s,
+        job.id,
+        rejectedEnding(
+          "TOO_MANY_ACTIVE_JOBS",
+          `The account already has ${s.config.maxActiveJobsPerAccount} jobs queued or running`,
+        ),
+      );
       return { done: true };
     case "credits-reserved":
       return { state: { jobId: job.id, phase: "dispatch", misses: 0 }, delayMs: CAPACITY_RETRY_MS };

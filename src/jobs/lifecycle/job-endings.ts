@@ -48,22 +48,48 @@ export function endingFromRunner(outcome: RunnerOutcome, creditsPerSecond: numbe
 }
 
 /** A job that failed apart from its binary's own exit (a timeout, lost runners, a failed dependency). */
-export function failedEnding(errorCode: JobErrorCode, errorMessage: string, runtimeSeconds = 0, creditsPerSecond = 0): JobEnding {
+export function failedEnding(
+  errorCode: JobErrorCode,
+  errorMessage: string,
+  runtimeSeconds = 0,
+  creditsPerSecond = 0,
+): JobEnding {
   return {
-    status: "failed", exitCode: null, runtimeSeconds, creditsCharged: runtimeSeconds * creditsPerSecond, errorCode,
-    errorMessage, stdout: null, stderrTail: null,
+    status: "failed",
+    exitCode: null,
+    runtimeSeconds,
+    creditsCharged: runtimeSeconds * creditsPerSecond,
+    errorCode,
+    errorMessage,
+    stdout: null,
+    stderrTail: null,
   };
 }
 
 /** A job refused before it ran: never charged. */
 export function rejectedEnding(errorCode: JobErrorCode, errorMessage: string): JobEnding {
-  return { status: "rejected", exitCode: null, runtimeSeconds: 0, creditsCharged: 0, errorCode, errorMessage, stdout: null, stderrTail: null };
+  return {
+    status: "rejected",
+    exitCode: null,
+    runtimeSeconds: 0,
+    creditsCharged: 0,
+    errorCode,
+    errorMessage,
+    stdout: null,
+    stderrTail: null,
+  };
 }
 
 /** A canceled job, charged for what its binary ran before it was stopped (nothing, if it had not started). */
 export function canceledEnding(runtimeSeconds = 0, creditsPerSecond = 0): JobEnding {
   return {
-    status: "canceled", exitCode: null, runtimeSeconds, creditsCharged: runtimeSeconds * creditsPerSecond, errorCode: "CANCELED",
-    errorMessage: "The job was canceled", stdout: null, stderrTail: null,
+    status: "canceled",
+    exitCode: null,
+    runtimeSeconds,
+    creditsCharged: runtimeSeconds * creditsPerSecond,
+    errorCode: "CANCELED",
+    errorMessage: "The job was canceled",
+    stdout: null,
+    stderrTail: null,
   };
 }

@@ -21,7 +21,8 @@ export async function watchJob(s: Services, job: JobRow, state: TickState): Prom
   const now = s.now();
   const next = (misses: number): NextTick => ({ state: { ...state, misses }, delayMs: s.config.runnerPollIntervalMs });
   const timeoutMs = jobTimeoutMs(jobSpecOf(job), s.config.jobTimeoutMs);
-  const deadline = job.status === "running" ? Date.parse(job.started_at!) + timeoutMs + DEADLINE_GRACE_MS : Number.POSITIVE_INFINITY;
+  const deadline =
+    job.status === "running" ? Date.parse(job.started_at!) + timeoutMs + DEADLINE_GRACE_MS : Number.POSITIVE_INFINITY;
   const status = await s.runner.status(job.id).catch((err) => {
     // A runner that cannot answer now (unreachable, or too busy to) counts as a missed poll.
     if (err instanceof RunnerUnreachable || err instanceof RunnerBusy) return null;
@@ -34,14 +35,23 @@ export async function watchJob(s: Services, job: JobRow, state: TickState): Prom
     const report = await s.runner.cancel(job.id).catch(() => null);
     // Charged for what the runner says the binary ran; with no report, nothing proves it ran.
     const seconds = billableSeconds(report?.outcome?.runtimeMs ?? 0);
-    await endJob(s, job.id, failedEnding("JOB_TIMEOUT", timedOutMessage(timeoutMs), seconds, s.config.creditsPerSecond));
+    await endJob(
+      s,
+      job.id,
+      failedEnding("JOB_TIMEOUT", timedOutMessage(timeoutMs), seconds, s.config.creditsPerSecond),
+    );
     await s.runner.release(job.id);
     await discardUnrecordedOutputs(s, job.id);
     return { done: true };
   }
   if (!status) {
     if (state.misses + 1 < RUNNER_LOST_AFTER_MISSES) return next(state.misses + 1);
-    return loseAttempt(s, job, "RUNNER_LOST", "The runner stopped answering about this job (restarted, evicted or unreachable)");
+    return loseAttempt(
+      s,
+      job,
+      "RUNNER_LOST",
+      "The runner stopped answering about this job (restarted, evicted or unreachable)",
+    );
   }
   const current = await noteStart(s, job, status);
   if (status.outcome?.errorCode === "RUNNER_LOST") {
@@ -61,7 +71,10 @@ export async function watchJob(s: Services, job: JobRow, state: TickState): Prom
     s.onProgress?.(status.progress, now.toISOString());
     if (state.progressSavedAtMs === undefined || now.getTime() - state.progressSavedAtMs >= PROGRESS_SAVE_INTERVAL_MS) {
       await saveProgress(s.db, job.id, status.progress, now.toISOString());
-      return { state: { ...state, misses: 0, progressSavedAtMs: now.getTime() }, delayMs: s.config.runnerPollIntervalMs };
+      return {
+        state: { ...state, misses: 0, progressSavedAtMs: now.getTime() },
+        delayMs: s.config.runnerPollIntervalMs,
+      };
     }
   }
   return next(0);

@@ -1,12 +1,27 @@
 import { ENCODER_PARAM_OPTIONS, refusedEncoderParam } from "./encoder-params.ts";
-import { DIRECTORY_FILE_PATTERN, isFilterGraphOption, placeholderTarget, timePlaceholder } from "../request/placeholders.ts";
+import {
+  DIRECTORY_FILE_PATTERN,
+  isFilterGraphOption,
+  placeholderTarget,
+  timePlaceholder,
+} from "../request/placeholders.ts";
 import { parseFilterGraph, type ParsedFilter } from "./filter-graph.ts";
 import { ALLOWED_FILTERS, FILE_OPTIONS, MAX_SOURCE_SECONDS, SOURCE_DURATION_OPTIONS } from "./filter-tables.ts";
 import { durationSeconds } from "./durations.ts";
 import { refusedBitstreamFilters } from "./bitstream-filters.ts";
 import { FLAG_OPTIONS, refusedFlags } from "./flag-options.ts";
 import {
-  ALLOWED_FORMATS, ALLOWED_HLS_FLAGS, DIRECTORY_FORMATS, FFMPEG_FLAGS, FFMPEG_VALUE_OPTIONS, FFPROBE_FLAGS, FFPROBE_VALUE_OPTIONS, MAX_STATS_PERIOD_SECONDS, MAX_STREAM_LOOP, REFUSED_FLAGS, REFUSED_FORMAT_HINTS,
+  ALLOWED_FORMATS,
+  ALLOWED_HLS_FLAGS,
+  DIRECTORY_FORMATS,
+  FFMPEG_FLAGS,
+  FFMPEG_VALUE_OPTIONS,
+  FFPROBE_FLAGS,
+  FFPROBE_VALUE_OPTIONS,
+  MAX_STATS_PERIOD_SECONDS,
+  MAX_STREAM_LOOP,
+  REFUSED_FLAGS,
+  REFUSED_FORMAT_HINTS,
   REFUSED_OPTIONS,
 } from "./option-tables.ts";
 import { ownValue } from "../../own-key.ts";
@@ -16,7 +31,12 @@ export type PolicyIssue = { index: number; message: string };
  * Names a command may read and write; `scratch` (work files) is also in both; `directories` are
  * the outputs whose files `{{name/file}}` may name.
  */
-export type DeclaredNames = { inputs: ReadonlySet<string>; outputs: ReadonlySet<string>; scratch?: ReadonlySet<string>; directories?: ReadonlySet<string> };
+export type DeclaredNames = {
+  inputs: ReadonlySet<string>;
+  outputs: ReadonlySet<string>;
+  scratch?: ReadonlySet<string>;
+  directories?: ReadonlySet<string>;
+};
 
 /** Whether `arg` is a placeholder for one of `allowed` (a `{{dir/file}}` only inside a directory output). */
 function isPlaceholderFor(arg: string | undefined, allowed: ReadonlySet<string>, names: DeclaredNames): boolean {
@@ -25,10 +45,12 @@ function isPlaceholderFor(arg: string | undefined, allowed: ReadonlySet<string>,
   return t.file === undefined || (names.directories?.has(t.name) === true && DIRECTORY_FILE_PATTERN.test(t.file));
 }
 
-const NUL_MESSAGE = "an argument may not contain a NUL character (U+0000): ffmpeg receives its arguments as C strings, which end at the first NUL";
+const NUL_MESSAGE =
+  "an argument may not contain a NUL character (U+0000): ffmpeg receives its arguments as C strings, which end at the first NUL";
 /** A UTF-16 surrogate without its pair (matched by code unit: no `u` flag). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const LONE_SURROGATE_MESSAGE = "an argument must be well-formed Unicode (a lone surrogate such as \\ud800 has no UTF-8 form, so ffmpeg could not receive it as sent)";
+const LONE_SURROGATE_MESSAGE =
+  "an argument must be well-formed Unicode (a lone surrogate such as \\ud800 has no UTF-8 form, so ffmpeg could not receive it as sent)";
 const WHOLE = /^\{\{([A-Za-z0-9_]{1,64})\}\}$/;
 const tables = {
   ffmpeg: { flags: new Set<string>(FFMPEG_FLAGS), values: new Set<string>(FFMPEG_VALUE_OPTIONS) },
@@ -71,7 +93,14 @@ export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly strin
       // An option the policy does not know (refused as such): its next token, unless that is an option or a
       // placeholder, is taken as its value, so one unknown option is one error and not a second about its value.
       const next = args[i + 1];
-      if (!flags.has(name) && !Object.hasOwn(REFUSED_OPTIONS, name) && next !== undefined && !isOptionLike(next) && !next.includes("{{")) i++;
+      if (
+        !flags.has(name) &&
+        !Object.hasOwn(REFUSED_OPTIONS, name) &&
+        next !== undefined &&
+        !isOptionLike(next) &&
+        !next.includes("{{")
+      )
+        i++;
       continue;
     }
     tokens.push({ kind: "option", index: i, name, valueIndex: i + 1, value: args[i + 1] });
@@ -85,7 +114,12 @@ export function walkArguments(binary: "ffmpeg" | "ffprobe", args: readonly strin
  * positional token is an output placeholder (ffmpeg) or input placeholder (ffprobe); formats, filters
  * and option values that reach files, sockets, devices or plugins are refused.
  */
-export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly string[], names: DeclaredNames, service: { concatInputs?: boolean } = {}): PolicyIssue[] {
+export function checkArguments(
+  binary: "ffmpeg" | "ffprobe",
+  args: readonly string[],
+  names: DeclaredNames,
+  service: { concatInputs?: boolean } = {},
+): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
   const refuse = (index: number, message: string) => issues.push({ index, message });
   // execve takes C strings: a NUL would end the argument there (Node's spawn refuses it outright, which
@@ -123,16 +157,25 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
     }
     if (name === "i") {
       const joined = service.concatInputs ? concatParts(value) : null;
-      if (joined ? !joined.every((part) => isPlaceholderFor(part, names.inputs, names)) : !isPlaceholderFor(value, names.inputs, names)) {
+      if (
+        joined
+          ? !joined.every((part) => isPlaceholderFor(part, names.inputs, names))
+          : !isPlaceholderFor(value, names.inputs, names)
+      ) {
         refuse(valueIndex, `the value of -i must be an input placeholder like {{video}}`);
       }
       // A playlist demuxer would read whatever files the playlist names.
-      if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat)) refuse(lastFormatIndex, `format "${lastFormat}" is for outputs only`);
+      if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat))
+        refuse(lastFormatIndex, `format "${lastFormat}" is for outputs only`);
       lastFormat = null;
     } else if (name === "f") {
       lastFormat = value.toLowerCase();
       lastFormatIndex = valueIndex;
-      if (!FORMATS.has(lastFormat)) refuse(valueIndex, `format "${value}" is not allowed: ${ownValue(REFUSED_FORMAT_HINTS, lastFormat) ?? "GET /v1/policy lists the formats"}`);
+      if (!FORMATS.has(lastFormat))
+        refuse(
+          valueIndex,
+          `format "${value}" is not allowed: ${ownValue(REFUSED_FORMAT_HINTS, lastFormat) ?? "GET /v1/policy lists the formats"}`,
+        );
     } else if (isFilterGraphOption(arg)) {
       for (const message of checkFilterGraph(value, names)) refuse(valueIndex, message);
     } else if (name === "ss" && timePlaceholder(value)) {
@@ -141,12 +184,18 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
       if (!["1", "2", "3"].includes(value)) refuse(valueIndex, `-pass must be 1, 2 or 3`);
     } else if (name === "passlogfile") {
       const m = WHOLE.exec(value);
-      if (!m || !names.scratch?.has(m[1])) refuse(valueIndex, `-passlogfile must be a scratch placeholder like {{passlog}} (declare it in "scratch")`);
+      if (!m || !names.scratch?.has(m[1]))
+        refuse(valueIndex, `-passlogfile must be a scratch placeholder like {{passlog}} (declare it in "scratch")`);
     } else if (name === "hls_segment_filename" || name === "segment_list") {
       const t = placeholderTarget(value);
-      if (!t?.file || !isPlaceholderFor(value, names.outputs, names)) refuse(valueIndex, `-${name} must name a file in a directory output, like {{out/${name === "segment_list" ? "list.m3u8" : "seg_%03d.ts"}}}`);
+      if (!t?.file || !isPlaceholderFor(value, names.outputs, names))
+        refuse(
+          valueIndex,
+          `-${name} must name a file in a directory output, like {{out/${name === "segment_list" ? "list.m3u8" : "seg_%03d.ts"}}}`,
+        );
     } else if (name === "segment_format") {
-      if (!FORMATS.has(value) || MANY_FILE_FORMATS.has(value)) refuse(valueIndex, `-segment_format must be a single-file format (GET /v1/policy lists the formats)`);
+      if (!FORMATS.has(value) || MANY_FILE_FORMATS.has(value))
+        refuse(valueIndex, `-segment_format must be a single-file format (GET /v1/policy lists the formats)`);
     } else if (name === "bsf") {
       const problem = refusedBitstreamFilters(value);
       if (problem) refuse(valueIndex, problem);
@@ -154,21 +203,33 @@ export function checkArguments(binary: "ffmpeg" | "ffprobe", args: readonly stri
       const problem = refusedFlags(name, value);
       if (problem) refuse(valueIndex, problem);
     } else if (name === "master_pl_name" || name === "hls_fmp4_init_filename") {
-      if (!DIRECTORY_FILE_PATTERN.test(value)) refuse(valueIndex, `-${name} must be a plain file name (it is written next to the playlist)`);
+      if (!DIRECTORY_FILE_PATTERN.test(value))
+        refuse(valueIndex, `-${name} must be a plain file name (it is written next to the playlist)`);
     } else if (name === "var_stream_map") {
-      if (!/^[A-Za-z0-9:, _]+$/.test(value)) refuse(valueIndex, `-var_stream_map takes stream specifiers like "v:0,a:0 v:1,a:1"`);
+      if (!/^[A-Za-z0-9:, _]+$/.test(value))
+        refuse(valueIndex, `-var_stream_map takes stream specifiers like "v:0,a:0 v:1,a:1"`);
     } else if (name === "hls_flags") {
       const unknown = value.split(/[+-]/).filter((f) => f && !HLS_FLAGS.has(f));
-      if (unknown.length) refuse(valueIndex, `hls flag "${unknown[0]}" is not allowed (allowed: ${[...HLS_FLAGS].join(", ")})`);
+      if (unknown.length)
+        refuse(valueIndex, `hls flag "${unknown[0]}" is not allowed (allowed: ${[...HLS_FLAGS].join(", ")})`);
     } else if (name === "stream_loop") {
       const n = Number(value);
-      if (!Number.isInteger(n) || n < 0 || n > MAX_STREAM_LOOP) refuse(valueIndex, `-stream_loop must be 0-${MAX_STREAM_LOOP} (no endless loops)`);
+      if (!Number.isInteger(n) || n < 0 || n > MAX_STREAM_LOOP)
+        refuse(valueIndex, `-stream_loop must be 0-${MAX_STREAM_LOOP} (no endless loops)`);
     } else if (name === "stats_period") {
       const seconds = durationSeconds(value);
-      if (seconds === null || seconds <= 0 || seconds > MAX_STATS_PERIOD_SECONDS) refuse(valueIndex, `-stats_period must be a duration up to ${MAX_STATS_PERIOD_SECONDS} s (progress and the stall watch read ffmpeg's reports)`);
+      if (seconds === null || seconds <= 0 || seconds > MAX_STATS_PERIOD_SECONDS)
+        refuse(
+          valueIndex,
+          `-stats_period must be a duration up to ${MAX_STATS_PERIOD_SECONDS} s (progress and the stall watch read ffmpeg's reports)`,
+        );
     } else if (ENCODER_PARAM_OPTIONS.has(name)) {
       const key = refusedEncoderParam(name as "x264-params", value);
-      if (key !== null) refuse(valueIndex, `${arg} parameter "${key}" is not allowed: only parameters that tune the encoding are (files such as stats, csv or dump-yuv never)`);
+      if (key !== null)
+        refuse(
+          valueIndex,
+          `${arg} parameter "${key}" is not allowed: only parameters that tune the encoding are (files such as stats, csv or dump-yuv never)`,
+        );
     } else if (value.includes("{{")) {
       refuse(valueIndex, `placeholders belong in -i, in output positions, or inside filter graphs`);
     }
@@ -199,18 +260,30 @@ function checkPositional(
   refuse: (i: number, m: string) => void,
 ) {
   if (binary === "ffprobe") {
-    if (!isPlaceholderFor(arg, names.inputs, names)) refuse(index, `ffprobe's input must be an input placeholder like {{video}}`);
+    if (!isPlaceholderFor(arg, names.inputs, names))
+      refuse(index, `ffprobe's input must be an input placeholder like {{video}}`);
     // Its input is positional: a playlist demuxer would read whatever files the playlist names, as for -i.
-    if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat)) refuse(index, `format "${lastFormat}" is for outputs only`);
+    if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat))
+      refuse(index, `format "${lastFormat}" is for outputs only`);
     return;
   }
   if (arg === "-" && lastFormat === "null") return;
-  if (lastFormat !== null && MANY_FILE_FORMATS.has(lastFormat) && !names.directories?.has(placeholderTarget(arg)?.name ?? "")) {
-    refuse(index, `${lastFormat === "hls" ? "HLS" : `The ${lastFormat} muxer`} writes many files: its output must be a directory output ("kind": "directory")`);
+  if (
+    lastFormat !== null &&
+    MANY_FILE_FORMATS.has(lastFormat) &&
+    !names.directories?.has(placeholderTarget(arg)?.name ?? "")
+  ) {
+    refuse(
+      index,
+      `${lastFormat === "hls" ? "HLS" : `The ${lastFormat} muxer`} writes many files: its output must be a directory output ("kind": "directory")`,
+    );
     return;
   }
   if (!isPlaceholderFor(arg, names.outputs, names)) {
-    refuse(index, `output positions must be an output placeholder like {{out}} or {{dir/file}} ("-" only after -f null)`);
+    refuse(
+      index,
+      `output positions must be an output placeholder like {{out}} or {{dir/file}} ("-" only after -f null)`,
+    );
   }
 }
 
@@ -224,16 +297,22 @@ export function checkFilterGraph(graph: string, names: DeclaredNames): string[] 
     const unbounded = sourceProblem(f);
     if (unbounded) problems.push(unbounded);
     const rule = ownValue(FILE_OPTIONS, f.name);
-    const values: [string, string, "placeholderOnly" | "refused" | undefined][] = Object.entries(f.options).map(([k, v]) => [
-      k, v, rule?.placeholderOnly?.includes(k) ? "placeholderOnly" : rule?.refused?.includes(k) ? "refused" : undefined,
-    ]);
+    const values: [string, string, "placeholderOnly" | "refused" | undefined][] = Object.entries(f.options).map(
+      ([k, v]) => [
+        k,
+        v,
+        rule?.placeholderOnly?.includes(k) ? "placeholderOnly" : rule?.refused?.includes(k) ? "refused" : undefined,
+      ],
+    );
     if (f.positional.length > 0) values.push(["(first argument)", f.positional[0], rule?.positional0]);
     // Positional values land on the filter's options in their declared order, which can reach a file
     // option (curves' second is psfile): a filter with file options takes the rest by name only.
     if (rule && f.positional.length > 1) problems.push(`give ${f.name}'s options by name (key=value) after the first`);
-    if (rule && !rule.positional0 && f.positional.length > 0) problems.push(`give ${f.name}'s options by name (key=value)`);
+    if (rule && !rule.positional0 && f.positional.length > 0)
+      problems.push(`give ${f.name}'s options by name (key=value)`);
     for (const [key, value, kind] of values) {
-      if (kind === "refused") problems.push(`${f.name} option ${key} is not allowed: it reads or writes files outside the job`);
+      if (kind === "refused")
+        problems.push(`${f.name} option ${key} is not allowed: it reads or writes files outside the job`);
       else if (kind === "placeholderOnly") {
         const m = WHOLE.exec(value);
         if (!m || !names.inputs.has(m[1])) problems.push(`${f.name} ${key} must be an input placeholder like {{subs}}`);
@@ -253,7 +332,10 @@ function sourceProblem(f: ParsedFilter): string | null {
   if (!keys) return null;
   // Every spelling given must be bounded: ffmpeg applies the last of `d=1:duration=99999`.
   const given = keys.map((k) => f.options[k]).filter((v) => v !== undefined);
-  const bounded = (v: string) => { const s = durationSeconds(v); return s !== null && s > 0 && s <= MAX_SOURCE_SECONDS; };
+  const bounded = (v: string) => {
+    const s = durationSeconds(v);
+    return s !== null && s > 0 && s <= MAX_SOURCE_SECONDS;
+  };
   if (given.length > 0 && given.every(bounded)) return null;
   return `source filter ${f.name} needs ${keys.map((k) => `${k}=`).join(" or ")} with a duration from 0 to ${MAX_SOURCE_SECONDS} s`;
 }

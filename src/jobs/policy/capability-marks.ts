@@ -3,7 +3,8 @@ import { ALLOWED_FILTERS } from "./filter-tables.ts";
 import { ALLOWED_FORMATS, INPUT_FORMAT_WHITELIST } from "./option-tables.ts";
 
 /** Codecs that need a hardware device: the sandbox has none (and -hwaccel is refused). */
-const HARDWARE = /_(vaapi|qsv|nvenc|cuvid|v4l2m2m|vulkan|amf|mf|videotoolbox|omx|rkmpp|mmal|mediacodec|crystalhd|vdpau)$/;
+const HARDWARE =
+  /_(vaapi|qsv|nvenc|cuvid|v4l2m2m|vulkan|amf|mf|videotoolbox|omx|rkmpp|mmal|mediacodec|crystalhd|vdpau)$/;
 
 const FILTERS = new Set<string>(ALLOWED_FILTERS);
 const MUXERS = new Set<string>(ALLOWED_FORMATS);
@@ -15,9 +16,16 @@ const DEMUXERS = new Set<string>(INPUT_FORMAT_WHITELIST);
  * be read with (`-format_whitelist`), filters the allowlist (GET /v1/policy has the rules).
  */
 export function markCapabilities(c: RunnerCapabilities) {
-  const codec = <T extends { name: string }>(x: T) => ({ ...x, allowed: !HARDWARE.test(x.name), ...(HARDWARE.test(x.name) ? { reason: "needs a hardware device" } : {}) });
+  const codec = <T extends { name: string }>(x: T) => ({
+    ...x,
+    allowed: !HARDWARE.test(x.name),
+    ...(HARDWARE.test(x.name) ? { reason: "needs a hardware device" } : {}),
+  });
   // A demuxer line may name several formats (`mov,mp4,m4a,3gp,3g2,mj2`): allowed if the whitelist names any of them.
-  const demuxer = (d: { name: string; description: string }) => ({ ...d, allowed: d.name.split(",").some((n) => DEMUXERS.has(n)) });
+  const demuxer = (d: { name: string; description: string }) => ({
+    ...d,
+    allowed: d.name.split(",").some((n) => DEMUXERS.has(n)),
+  });
   return {
     ffmpeg: c.ffmpeg,
     ffprobe: c.ffprobe,

@@ -5,7 +5,13 @@ import type { DeclaredNames } from "./argument-policy.ts";
  * are both. In a multi-step job a step may also read the outputs earlier steps wrote (if none did,
  * ffmpeg says the file does not exist). The API and the runner check with the same names.
  */
-export function declaredNames(inputs: string[], outputs: string[], scratch: string[], multiStep: boolean, directories: string[] = []): DeclaredNames {
+export function declaredNames(
+  inputs: string[],
+  outputs: string[],
+  scratch: string[],
+  multiStep: boolean,
+  directories: string[] = [],
+): DeclaredNames {
   return {
     directories: new Set(directories),
     inputs: new Set([...inputs, ...scratch, ...(multiStep ? outputs : [])]),

@@ -43,7 +43,10 @@ export function parseFilterGraph(graph: string): ParsedFilter[] {
   const filters: ParsedFilter[] = [];
   for (const chain of splitTopLevel(graph, ";")) {
     for (const raw of splitTopLevel(chain, ",")) {
-      const body = raw.trim().replace(/^(\s*\[[^\]]*\]\s*)+/, "").replace(/(\s*\[[^\]]*\]\s*)+$/, "");
+      const body = raw
+        .trim()
+        .replace(/^(\s*\[[^\]]*\]\s*)+/, "")
+        .replace(/(\s*\[[^\]]*\]\s*)+$/, "");
       if (!body) continue;
       const eq = body.indexOf("=");
       const name = (eq < 0 ? body : body.slice(0, eq)).split("@")[0].trim().toLowerCase();

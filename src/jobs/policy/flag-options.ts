@@ -5,8 +5,23 @@
  */
 export const FLAG_OPTIONS: Record<string, readonly string[]> = {
   sws_flags: [
-    "fast_bilinear", "bilinear", "bicubic", "experimental", "neighbor", "area", "bicublin", "gauss", "sinc", "lanczos",
-    "spline", "print_info", "accurate_rnd", "full_chroma_int", "full_chroma_inp", "bitexact", "error_diffusion",
+    "fast_bilinear",
+    "bilinear",
+    "bicubic",
+    "experimental",
+    "neighbor",
+    "area",
+    "bicublin",
+    "gauss",
+    "sinc",
+    "lanczos",
+    "spline",
+    "print_info",
+    "accurate_rnd",
+    "full_chroma_int",
+    "full_chroma_inp",
+    "bitexact",
+    "error_diffusion",
   ],
   err_detect: ["crccheck", "bitstream", "buffer", "explode", "ignore_err", "careful", "compliant", "aggressive"],
 };

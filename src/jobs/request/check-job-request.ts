@@ -21,13 +21,19 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
   const outputNames = Object.keys(req.outputs ?? {});
   const scratchNames = Object.keys(req.scratch ?? {});
   for (const name of outputNames) {
-    if (inputNames.has(name)) issues.push({ path: ["outputs", name], message: `"${name}" is already the name of an input` });
+    if (inputNames.has(name))
+      issues.push({ path: ["outputs", name], message: `"${name}" is already the name of an input` });
   }
   for (const name of scratchNames) {
-    if (inputNames.has(name) || outputNames.includes(name)) issues.push({ path: ["scratch", name], message: `"${name}" is already the name of an input or output` });
+    if (inputNames.has(name) || outputNames.includes(name))
+      issues.push({ path: ["scratch", name], message: `"${name}" is already the name of an input or output` });
   }
   const commands: Command[] = req.steps
-    ? req.steps.map((s, k) => ({ binary: s.binary ?? req.binary, args: s.ffmpegArgs, path: ["steps", String(k), "ffmpegArgs"] }))
+    ? req.steps.map((s, k) => ({
+        binary: s.binary ?? req.binary,
+        args: s.ffmpegArgs,
+        path: ["steps", String(k), "ffmpegArgs"],
+      }))
     : [{ binary: req.binary, args: req.ffmpegArgs ?? [], path: ["ffmpegArgs"] }];
   const known = new Set([...inputNames, ...outputNames, ...scratchNames]);
   const directories = outputNames.filter((n) => req.outputs?.[n]?.kind === "directory");
@@ -36,32 +42,61 @@ export function checkJobRequest(req: CreateJobRequest): RequestIssue[] {
   for (const command of commands) {
     const at = (index: number) => [...command.path, String(index)];
     if (/^(.*\/)?(ffmpeg|ffprobe)$/.test(command.args[0] ?? "")) {
-      issues.push({ path: at(0), message: `drop the binary name: ${command.path.join(".")} holds only the arguments (say "binary": "ffprobe" to run ffprobe)` });
+      issues.push({
+        path: at(0),
+        message: `drop the binary name: ${command.path.join(".")} holds only the arguments (say "binary": "ffprobe" to run ffprobe)`,
+      });
     }
     for (const o of outputsWritten(command, req).filter((w) => !w.formatGiven)) {
       const muxer = muxerForFileName(o.fileName);
       const at = ["outputs", o.name, "fileName"];
       const fileName = req.outputs![o.name].fileName;
-      if (muxer === null) issues.push({ path: at, message: `"${fileName}" has no extension ffmpeg can pick a format from: name it like ${o.name}.mp4, or put -f <format> before {{${o.name}}}` });
-      else if (muxer === "hls" && !o.directory) issues.push({ path: at, message: `"${fileName}" makes ffmpeg write HLS (a playlist and its segments): declare the output with "kind": "directory"` });
+      if (muxer === null)
+        issues.push({
+          path: at,
+          message: `"${fileName}" has no extension ffmpeg can pick a format from: name it like ${o.name}.mp4, or put -f <format> before {{${o.name}}}`,
+        });
+      else if (muxer === "hls" && !o.directory)
+        issues.push({
+          path: at,
+          message: `"${fileName}" makes ffmpeg write HLS (a playlist and its segments): declare the output with "kind": "directory"`,
+        });
     }
     const { uses, problems } = scanPlaceholders(command.args);
     for (const p of problems) issues.push({ path: at(p.index), message: p.message });
     for (const use of uses) {
       if (use.percent !== undefined && (!inputNames.has(use.name) || use.percent > 100)) {
-        issues.push({ path: at(use.index), message: `{{name@P%}} takes an input's name and a percentage from 0 to 100` });
+        issues.push({
+          path: at(use.index),
+          message: `{{name@P%}} takes an input's name and a percentage from 0 to 100`,
+        });
       } else if (use.file !== undefined && !directories.includes(use.name)) {
-        issues.push({ path: at(use.index), message: `{{${use.name}/…}} names a file inside a directory output, and "${use.name}" is not one` });
+        issues.push({
+          path: at(use.index),
+          message: `{{${use.name}/…}} names a file inside a directory output, and "${use.name}" is not one`,
+        });
       } else if (use.file !== undefined && !DIRECTORY_FILE_PATTERN.test(use.file)) {
-        issues.push({ path: at(use.index), message: `"${use.file}" is not a plain file name (letters, digits, . _ - %; no slash)` });
+        issues.push({
+          path: at(use.index),
+          message: `"${use.file}" is not a plain file name (letters, digits, . _ - %; no slash)`,
+        });
       } else if (known.has(use.name)) referenced.add(use.name);
-      else issues.push({ path: at(use.index), message: `{{${use.name}}} matches no declared input, output or scratch file` });
+      else
+        issues.push({
+          path: at(use.index),
+          message: `{{${use.name}}} matches no declared input, output or scratch file`,
+        });
     }
-    for (const p of checkArguments(command.binary, command.args, names)) issues.push({ path: at(p.index), message: p.message });
+    for (const p of checkArguments(command.binary, command.args, names))
+      issues.push({ path: at(p.index), message: p.message });
   }
   const where = req.steps ? "any step" : "ffmpegArgs";
   for (const name of outputNames) {
-    if (!referenced.has(name)) issues.push({ path: ["outputs", name], message: `output "${name}" is never referenced as {{${name}}} in ${where}` });
+    if (!referenced.has(name))
+      issues.push({
+        path: ["outputs", name],
+        message: `output "${name}" is never referenced as {{${name}}} in ${where}`,
+      });
   }
   return firstPerPath(issues);
 }
@@ -77,7 +112,13 @@ function outputsWritten(command: Command, req: CreateJobRequest) {
     else if (token.kind === "positional") {
       const target = placeholderTarget(token.value);
       const decl = target && req.outputs?.[target.name];
-      if (decl) found.push({ name: target.name, fileName: target.file ?? decl.fileName, directory: decl.kind === "directory", formatGiven: format });
+      if (decl)
+        found.push({
+          name: target.name,
+          fileName: target.file ?? decl.fileName,
+          directory: decl.kind === "directory",
+          formatGiven: format,
+        });
       format = false;
     }
   }

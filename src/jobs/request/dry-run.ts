@@ -12,7 +12,10 @@ export function dryRunCommands(spec: JobSpec, inputs: RunnerInput[], maxOutputBy
   const outputs = Object.entries(spec.outputs).map(([name, o]) => ({ name, fileName: o.fileName, kind: o.kind }));
   const scratch = Object.entries(spec.scratch ?? {}).map(([name, fileName]) => ({ name, fileName }));
   const pathOf = visiblePaths(jobLayout(inputs, outputs, scratch), "/job");
-  return jobSteps(spec).map((step) => ({ binary: step.binary, argv: [step.binary, ...buildArgv(step.binary, step.args, pathOf, maxOutputBytes)] }));
+  return jobSteps(spec).map((step) => ({
+    binary: step.binary,
+    argv: [step.binary, ...buildArgv(step.binary, step.args, pathOf, maxOutputBytes)],
+  }));
 }
 
 /**
@@ -23,5 +26,9 @@ export function creditEstimate(probe: RunnerProbeResult, creditsPerSecond: numbe
   const durations = Object.values(probe.inputs).flatMap((i) => (i.ok && i.durationSeconds ? [i.durationSeconds] : []));
   if (durations.length === 0) return null;
   const seconds = Math.ceil(Math.max(...durations)) * steps;
-  return { seconds, credits: seconds * creditsPerSecond, basis: "each command running as long as the longest input plays (real time)" };
+  return {
+    seconds,
+    credits: seconds * creditsPerSecond,
+    basis: "each command running as long as the longest input plays (real time)",
+  };
 }

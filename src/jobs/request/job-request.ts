@@ -6,7 +6,12 @@ import { arrayInputName } from "./placeholders.ts";
 export type JobInput = z.infer<typeof jobInputSchema>;
 /** Where the runner sends an output instead of the service's storage (the user's presigned PUT URL, or an S3 multipart upload's). */
 export type OutputDestination = z.infer<typeof outputDestinationSchema>;
-export type OutputDeclaration = { fileName: string; contentType: string; kind?: "directory"; destination?: OutputDestination };
+export type OutputDeclaration = {
+  fileName: string;
+  contentType: string;
+  kind?: "directory";
+  destination?: OutputDestination;
+};
 export type Binary = "ffmpeg" | "ffprobe";
 export type JobStep = { binary: Binary; args: string[] };
 
@@ -53,15 +58,29 @@ export function toJobSpec(req: CreateJobRequest): JobSpec {
     Object.entries(req.outputs ?? {}).map(([name, o]) => [
       name,
       {
-        fileName: o.fileName, contentType: o.contentType ?? contentTypeFor(o.fileName),
-        ...(o.kind === "directory" ? { kind: "directory" as const } : {}), ...(o.destination ? { destination: o.destination } : {}),
+        fileName: o.fileName,
+        contentType: o.contentType ?? contentTypeFor(o.fileName),
+        ...(o.kind === "directory" ? { kind: "directory" as const } : {}),
+        ...(o.destination ? { destination: o.destination } : {}),
       },
     ]),
   );
   const multi = req.steps
-    ? { steps: req.steps.map((s) => ({ binary: s.binary ?? req.binary, args: [...s.ffmpegArgs] })), scratch: { ...(req.scratch ?? {}) } }
-    : req.scratch ? { scratch: { ...req.scratch } } : {};
-  return { binary: req.binary, args: req.steps ? [] : [...(req.ffmpegArgs ?? [])], ...multi, inputs, outputs, webhookUrl: req.webhookUrl ?? null };
+    ? {
+        steps: req.steps.map((s) => ({ binary: s.binary ?? req.binary, args: [...s.ffmpegArgs] })),
+        scratch: { ...(req.scratch ?? {}) },
+      }
+    : req.scratch
+      ? { scratch: { ...req.scratch } }
+      : {};
+  return {
+    binary: req.binary,
+    args: req.steps ? [] : [...(req.ffmpegArgs ?? [])],
+    ...multi,
+    inputs,
+    outputs,
+    webhookUrl: req.webhookUrl ?? null,
+  };
 }
 
 /** A job's time limit: its own `timeoutSeconds` if it gave one, else the operator's JOB_TIMEOUT_SECONDS. */

@@ -11,7 +11,8 @@ export const NAME_PATTERN = /^[A-Za-z0-9_]{1,64}$/;
  * object's prototype instead of a key, so it is refused wherever a client names something.
  */
 export const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
-export const PROTOTYPE_NAME_MESSAGE = "a name may not be one of JavaScript's Object.prototype members (__proto__, constructor, toString, …)";
+export const PROTOTYPE_NAME_MESSAGE =
+  "a name may not be one of JavaScript's Object.prototype members (__proto__, constructor, toString, …)";
 /** A file inside a directory output: a plain name (no slash, no leading dot); `%` for ffmpeg's patterns (`%04d`, `%v`). */
 export const DIRECTORY_FILE_PATTERN = /^[A-Za-z0-9%][A-Za-z0-9._%-]{0,254}$/;
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
@@ -63,7 +64,8 @@ export function scanPlaceholders(args: readonly string[]): { uses: PlaceholderUs
       return;
     }
     // A join's `-i concat:{{a}}|{{b}}` names files too (the argument policy lets only a split job's join).
-    const inFilter = index > 0 && (isFilterGraphOption(args[index - 1]) || (args[index - 1] === "-i" && arg.startsWith("concat:")));
+    const inFilter =
+      index > 0 && (isFilterGraphOption(args[index - 1]) || (args[index - 1] === "-i" && arg.startsWith("concat:")));
     for (const match of arg.matchAll(PLACEHOLDER)) {
       const name = match[1];
       if (!NAME_PATTERN.test(name)) {

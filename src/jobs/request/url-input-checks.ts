@@ -10,9 +10,16 @@ function urlInputs(req: CreateJobRequest): { url: URL; path: string[]; use: Use 
   const all = req.input
     ? req.input.map((input, i) => ({ input, path: ["input", String(i), "url"] }))
     : Object.entries(req.inputs ?? {}).map(([name, input]) => ({ input, path: ["inputs", name, "url"] }));
-  const inputs = all.flatMap(({ input, path }) => (input.type === "url" && URL.canParse(input.url) ? [{ url: new URL(input.url), path, use: "input" as const }] : []));
-  const destinations = Object.entries(req.outputs ?? {}).flatMap(([name, o]) => destinationUrls(o.destination).flatMap(({ url, path }) =>
-    URL.canParse(url) ? [{ url: new URL(url), path: ["outputs", name, "destination", ...path], use: "destination" as const }] : []));
+  const inputs = all.flatMap(({ input, path }) =>
+    input.type === "url" && URL.canParse(input.url) ? [{ url: new URL(input.url), path, use: "input" as const }] : [],
+  );
+  const destinations = Object.entries(req.outputs ?? {}).flatMap(([name, o]) =>
+    destinationUrls(o.destination).flatMap(({ url, path }) =>
+      URL.canParse(url)
+        ? [{ url: new URL(url), path: ["outputs", name, "destination", ...path], use: "destination" as const }]
+        : [],
+    ),
+  );
   return [...inputs, ...destinations];
 }
 
@@ -25,7 +32,10 @@ function destinationUrls(d: OutputDestination | undefined): { url: string; path:
   for (const [i, u] of parts.urls.entries()) {
     if (URL.canParse(u) && !firstOfHost.has(new URL(u).host)) firstOfHost.set(new URL(u).host, i);
   }
-  return [...[...firstOfHost.values()].map((i) => ({ url: parts.urls[i], path: ["parts", "urls", String(i)] })), { url: parts.completeUrl, path: ["parts", "completeUrl"] }];
+  return [
+    ...[...firstOfHost.values()].map((i) => ({ url: parts.urls[i], path: ["parts", "urls", String(i)] })),
+    { url: parts.completeUrl, path: ["parts", "completeUrl"] },
+  ];
 }
 
 const REACHED: Record<Use, string> = { input: "inputs are fetched", destination: "outputs are sent" };
@@ -38,7 +48,12 @@ const REACHED: Record<Use, string> = { input: "inputs are fetched", destination:
 export function privateUrlIssues(req: CreateJobRequest, allowedPrivateHosts: readonly string[]): RequestIssue[] {
   return urlInputs(req).flatMap(({ url, path, use }) =>
     isLocalTarget(url, allowedPrivateHosts)
-      ? [{ path, message: `${url.hostname} is a private or local address: ${REACHED[use]} only ${use === "input" ? "from" : "to"} public addresses (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)` }]
+      ? [
+          {
+            path,
+            message: `${url.hostname} is a private or local address: ${REACHED[use]} only ${use === "input" ? "from" : "to"} public addresses (operators can allow hosts with ALLOWED_PRIVATE_HOSTS)`,
+          },
+        ]
       : [],
   );
 }
@@ -55,11 +70,17 @@ export function unreachableUrlIssues(req: CreateJobRequest, runnerMode: "contain
     const { port, protocol } = url;
     const what = use === "input" ? "inputs" : "destinations";
     if (protocol === "https:" && isIpLiteral(url.hostname)) {
-      return [{ path, message: `https ${what} need a host name, not an IP address: the service's egress routes HTTPS by its server name` }];
+      return [
+        {
+          path,
+          message: `https ${what} need a host name, not an IP address: the service's egress routes HTTPS by its server name`,
+        },
+      ];
     }
     if (port === "") return [];
     const usual = protocol === "https:" ? 443 : 80;
-    const reaches = use === "input" ? `fetches ${protocol.slice(0, -1)} inputs` : `sends to ${protocol.slice(0, -1)} destinations`;
+    const reaches =
+      use === "input" ? `fetches ${protocol.slice(0, -1)} inputs` : `sends to ${protocol.slice(0, -1)} destinations`;
     return [{ path, message: `port ${port} cannot be reached: the service ${reaches} only on port ${usual}` }];
   });
 }

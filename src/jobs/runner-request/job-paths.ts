@@ -16,7 +16,11 @@ export function jobLayout(inputs: PathInput[], outputs: PathOutput[], scratch: {
     const ext = safeExtension(fileName, "");
     return `${dir}/${ext ? `${name}.${ext}` : name}`;
   };
-  for (const input of inputs) relative.set(input.name, `in/${input.name}.${safeExtension(input.trusted ? input.fileName : new URL(input.url).pathname)}`);
+  for (const input of inputs)
+    relative.set(
+      input.name,
+      `in/${input.name}.${safeExtension(input.trusted ? input.fileName : new URL(input.url).pathname)}`,
+    );
   for (const file of scratch) relative.set(file.name, withExt("work", file.name, file.fileName));
   for (const output of outputs) {
     if (output.kind === "directory") {
@@ -36,7 +40,11 @@ export const STREAMED_INPUT_PORT = 8080;
 export const STREAMED_INPUT_ORIGIN = `http://127.0.0.1:${STREAMED_INPUT_PORT}`;
 
 /** The paths a command is given, under `root` (`/job` in the sandbox); `streamed` inputs by URL. */
-export function visiblePaths(layout: ReturnType<typeof jobLayout>, root: string, streamed: ReadonlySet<string> = new Set()): PathOf {
+export function visiblePaths(
+  layout: ReturnType<typeof jobLayout>,
+  root: string,
+  streamed: ReadonlySet<string> = new Set(),
+): PathOf {
   return (name, file) => {
     const at = layout.relative.get(name);
     if (at === undefined || (file !== undefined && !layout.directories.has(name))) return undefined;

@@ -11,22 +11,59 @@ import type { JobRow } from "../store/job-row.ts";
  * Where a job's runner puts its outputs: the service's storage (a presigned PUT, or a directory's
  * prefix with a write token for this attempt) or the client's own destination.
  */
-export function runnerOutputs(s: Services, job: Pick<JobRow, "id" | "attempts">, spec: JobSpec): Promise<RunnerOutput[]> {
+export function runnerOutputs(
+  s: Services,
+  job: Pick<JobRow, "id" | "attempts">,
+  spec: JobSpec,
+): Promise<RunnerOutput[]> {
   return Promise.all(
     Object.entries(spec.outputs).map(async ([name, o]): Promise<RunnerOutput> => {
       if (o.kind === "directory" && o.destination) {
-        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: o.destination.url!, kind: "directory", maxFiles: s.config.maxDirectoryFiles, destination: { headers: o.destination.headers ?? {} } };
+        return {
+          name,
+          fileName: o.fileName,
+          contentType: o.contentType,
+          uploadUrl: o.destination.url!,
+          kind: "directory",
+          maxFiles: s.config.maxDirectoryFiles,
+          destination: { headers: o.destination.headers ?? {} },
+        };
       }
       if (o.kind === "directory") {
-        const uploadToken = await runnerWriteToken(s.config.storage, job.id, name, job.attempts, RUNNER_IO_URL_TTL_SECONDS, s.now().getTime());
+        const uploadToken = await runnerWriteToken(
+          s.config.storage,
+          job.id,
+          name,
+          job.attempts,
+          RUNNER_IO_URL_TTL_SECONDS,
+          s.now().getTime(),
+        );
         const uploadUrl = directoryUploadUrl(s.config, job.id, name, job.attempts);
-        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl, kind: "directory", uploadToken, maxFiles: s.config.maxDirectoryFiles };
+        return {
+          name,
+          fileName: o.fileName,
+          contentType: o.contentType,
+          uploadUrl,
+          kind: "directory",
+          uploadToken,
+          maxFiles: s.config.maxDirectoryFiles,
+        };
       }
       if (o.destination) {
         const { url, parts, headers } = o.destination;
-        return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url ?? parts!.completeUrl, destination: { headers: headers ?? {}, ...(parts ? { parts } : {}) } };
+        return {
+          name,
+          fileName: o.fileName,
+          contentType: o.contentType,
+          uploadUrl: url ?? parts!.completeUrl,
+          destination: { headers: headers ?? {}, ...(parts ? { parts } : {}) },
+        };
       }
-      const { url } = await s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS);
+      const { url } = await s.presigner.presign(
+        "PUT",
+        objectKeys.output(job.id, name, o.fileName),
+        RUNNER_IO_URL_TTL_SECONDS,
+      );
       return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url };
     }),
   );

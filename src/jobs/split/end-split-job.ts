@@ -16,15 +16,27 @@ import type { JobTask } from "./split-task.ts";
  */
 
 /** The last task (the join, or the whole run) completed: the job completes with its output. */
-export async function completeSplitJob(s: Services, job: JobRow, tasks: JobTask[], last: JobTask, outcome: RunnerOutcome, alongside: D1PreparedStatement[] = []): Promise<void> {
-  await endJobFromRunner(s, job, {
-    ...outcome,
-    runtimeMs: tasksRuntimeMs(tasks),
-    timings: splitTimings(job, tasks, last, outcome),
-    inputReads: last.params.kind === "whole" ? outcome.inputReads : inputReadsOf(tasks),
-    // A preset's command as planned for the input, which the tasks ran (a whole run reports its own).
-    ...(last.params.kind !== "whole" && last.params.plannedArgs ? { plannedArgs: last.params.plannedArgs } : {}),
-  }, alongside);
+export async function completeSplitJob(
+  s: Services,
+  job: JobRow,
+  tasks: JobTask[],
+  last: JobTask,
+  outcome: RunnerOutcome,
+  alongside: D1PreparedStatement[] = [],
+): Promise<void> {
+  await endJobFromRunner(
+    s,
+    job,
+    {
+      ...outcome,
+      runtimeMs: tasksRuntimeMs(tasks),
+      timings: splitTimings(job, tasks, last, outcome),
+      inputReads: last.params.kind === "whole" ? outcome.inputReads : inputReadsOf(tasks),
+      // A preset's command as planned for the input, which the tasks ran (a whole run reports its own).
+      ...(last.params.kind !== "whole" && last.params.plannedArgs ? { plannedArgs: last.params.plannedArgs } : {}),
+    },
+    alongside,
+  );
   await releaseTasks(s, job.id, tasks);
 }
 
@@ -33,16 +45,36 @@ export async function completeSplitJob(s: Services, job: JobRow, tasks: JobTask[
  * canceled: the tasks still running are stopped first, so their run time is billed and nothing keeps
  * writing, then the job ends with `finish` and the total.
  */
-export async function stopSplitJob(s: Services, job: JobRow, tasks: JobTask[], finish: (runtimeSeconds: number) => JobEnding, alongside: D1PreparedStatement[] = []): Promise<boolean> {
+export async function stopSplitJob(
+  s: Services,
+  job: JobRow,
+  tasks: JobTask[],
+  finish: (runtimeSeconds: number) => JobEnding,
+  alongside: D1PreparedStatement[] = [],
+): Promise<boolean> {
   const now = s.now().toISOString();
-  const stopped = await Promise.all(tasks.filter((t) => t.status === "running").map(async (t) => {
-    const report = await s.runner.cancel(t.runnerId!).catch(() => null);
-    const runtimeMs = report?.outcome?.runtimeMs ?? 0;
-    return { runtimeMs, statement: endTaskStatement(s.db, job.id, t.name, t.runnerId!, { status: "failed", runtimeMs, errorMessage: "stopped: the job ended", now }) };
-  }));
+  const stopped = await Promise.all(
+    tasks
+      .filter((t) => t.status === "running")
+      .map(async (t) => {
+        const report = await s.runner.cancel(t.runnerId!).catch(() => null);
+        const runtimeMs = report?.outcome?.runtimeMs ?? 0;
+        return {
+          runtimeMs,
+          statement: endTaskStatement(s.db, job.id, t.name, t.runnerId!, {
+            status: "failed",
+            runtimeMs,
+            errorMessage: "stopped: the job ended",
+            now,
+          }),
+        };
+      }),
+  );
   const runtimeMs = tasksRuntimeMs(tasks) + stopped.reduce((sum, t) => sum + t.runtimeMs, 0);
   // The tasks' ends and the job's are one batch: no tick ever sees a stopped task in a job still running.
-  const moved = await endJob(s, job.id, finish(billableSeconds(runtimeMs)), { alongside: [...stopped.map((t) => t.statement), ...alongside] });
+  const moved = await endJob(s, job.id, finish(billableSeconds(runtimeMs)), {
+    alongside: [...stopped.map((t) => t.statement), ...alongside],
+  });
   await releaseTasks(s, job.id, tasks);
   await discardUnrecordedOutputs(s, job.id);
   return moved;
@@ -50,7 +82,9 @@ export async function stopSplitJob(s: Services, job: JobRow, tasks: JobTask[], f
 
 /** A canceled split job: its running tasks stopped, billed for what ran. */
 export async function cancelSplitJob(s: Services, job: JobRow): Promise<boolean> {
-  return stopSplitJob(s, job, await listTasks(s.db, job.id), (seconds) => canceledEnding(seconds, s.config.creditsPerSecond));
+  return stopSplitJob(s, job, await listTasks(s.db, job.id), (seconds) =>
+    canceledEnding(seconds, s.config.creditsPerSecond),
+  );
 }
 
 /** Every task's runner let go, and the work files deleted (also run by a terminal tick, in case this did not finish). */
@@ -71,10 +105,17 @@ export async function deleteWorkFiles(s: Services, jobId: string): Promise<void>
 function splitTimings(job: JobRow, tasks: JobTask[], last: JobTask, outcome: RunnerOutcome): RunnerOutcome["timings"] {
   if (last.params.kind === "whole") return outcome.timings;
   const started = Date.parse(job.started_at ?? outcome.finishedAt);
-  const firstTask = Math.min(...tasks.filter((t) => t !== last && t.startedAt).map((t) => Date.parse(t.startedAt!)), Date.parse(last.startedAt ?? outcome.finishedAt));
+  const firstTask = Math.min(
+    ...tasks.filter((t) => t !== last && t.startedAt).map((t) => Date.parse(t.startedAt!)),
+    Date.parse(last.startedAt ?? outcome.finishedAt),
+  );
   const joinStarted = Date.parse(last.startedAt ?? outcome.finishedAt);
   const joinEnded = Date.parse(outcome.finishedAt);
-  return { fetchMs: Math.max(0, firstTask - started), runMs: Math.max(0, joinStarted - firstTask), storeMs: Math.max(0, joinEnded - joinStarted) };
+  return {
+    fetchMs: Math.max(0, firstTask - started),
+    runMs: Math.max(0, joinStarted - firstTask),
+    storeMs: Math.max(0, joinEnded - joinStarted),
+  };
 }
 
 /** The job's input as its segments and audio read it, added up (each reads its own part). */

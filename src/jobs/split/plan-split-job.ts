@@ -15,7 +15,9 @@ import type { PlannedTask } from "./split-task.ts";
 import type { RunnerProbeResult } from "../../runner/runner-protocol.ts";
 
 export type PlanOutcome =
-  | { kind: "planned" } | { kind: "busy" } | { kind: "unreachable"; message: string }
+  | { kind: "planned" }
+  | { kind: "busy" }
+  | { kind: "unreachable"; message: string }
   | { kind: "failed"; code: "INPUT_FETCH_FAILED" | "SPLIT_PLAN_FAILED"; message: string };
 
 /**
@@ -29,13 +31,21 @@ export async function planSplitJob(s: Services, job: JobRow): Promise<PlanOutcom
   const shape = splitShape(spec);
   if (!("shape" in shape) || !spec.parallel) {
     // Creation checked it: a job stored before its rules changed runs as one.
-    await insertTasks(s.db, job.id, [{ name: WHOLE_TASK, needs: [], params: { kind: "whole", reason: "the job is no longer a split encode" } }]);
+    await insertTasks(s.db, job.id, [
+      { name: WHOLE_TASK, needs: [], params: { kind: "whole", reason: "the job is no longer a split encode" } },
+    ]);
     return { kind: "planned" };
   }
   const inputs = (await runnerInputs(s, spec, job.account_id)).filter((i) => i.name === shape.shape.input);
   let probed: RunnerProbeResult;
   try {
-    probed = await s.runner.probe({ probeId: crypto.randomUUID(), inputs, allowedPrivateHosts: s.config.allowedPrivateHosts, timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS, measureVideoEnd: true });
+    probed = await s.runner.probe({
+      probeId: crypto.randomUUID(),
+      inputs,
+      allowedPrivateHosts: s.config.allowedPrivateHosts,
+      timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS,
+      measureVideoEnd: true,
+    });
   } catch (err) {
     if (err instanceof RunnerBusy) return { kind: "busy" };
     return { kind: "unreachable", message: err instanceof Error ? err.message : String(err) };
@@ -44,14 +54,19 @@ export async function planSplitJob(s: Services, job: JobRow): Promise<PlanOutcom
   if (!result) return { kind: "unreachable", message: "the runner did not probe the input" };
   // An input that cannot be fetched fails the job as it would unsplit; one ffprobe cannot read runs whole,
   // to fail (or not) with ffmpeg's own words.
-  if (!result.ok && result.error.startsWith("could not be fetched")) return { kind: "failed", code: "INPUT_FETCH_FAILED", message: `Input "${shape.shape.input}" ${result.error}` };
+  if (!result.ok && result.error.startsWith("could not be fetched"))
+    return { kind: "failed", code: "INPUT_FETCH_FAILED", message: `Input "${shape.shape.input}" ${result.error}` };
   let tasks: PlannedTask[];
   try {
     tasks = result.ok ? planFrom(spec, shape.shape, result) : whole(`the input's probe: ${result.error}`);
   } catch (err) {
     // The same probe would plan the same way at every tick: the job fails once, saying why.
     console.error(`job ${job.id}: planning the split failed`, err);
-    return { kind: "failed", code: "SPLIT_PLAN_FAILED", message: `The split could not be planned from what the input's probe read: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      kind: "failed",
+      code: "SPLIT_PLAN_FAILED",
+      message: `The split could not be planned from what the input's probe read: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
   await insertTasks(s.db, job.id, tasks);
   return { kind: "planned" };
@@ -63,14 +78,22 @@ const whole = (reason: string): PlannedTask[] => [{ name: WHOLE_TASK, needs: [],
  * The tasks, from what the probe read. A preset's command is planned again for this input first, as
  * its runner would (a deinterlaced picture, say, is no longer frame by frame): the split runs that command.
  */
-function planFrom(spec: JobSpec, shape: SplitShape, probed: { split?: SplitFacts | null; media?: MediaFacts | null }): PlannedTask[] {
+function planFrom(
+  spec: JobSpec,
+  shape: SplitShape,
+  probed: { split?: SplitFacts | null; media?: MediaFacts | null },
+): PlannedTask[] {
   if (!probed.split) return whole("ffprobe could not read the input's streams");
   if (spec.mode !== "preset" || !spec.preset) return planSplitTasks(probed.split, shape, spec.parallel!);
   // A preset that cannot plan for this input runs whole, and says why there as it would unsplit.
   if (!probed.media) return whole(`preset ${spec.preset} could not read the input's streams`);
-  const plan = planPreset(spec.preset, spec.params ?? {}, { inputs: [{ name: shape.input, facts: probed.media }], outputs: Object.fromEntries(Object.entries(spec.outputs).map(([n, o]) => [n, o.fileName])) });
+  const plan = planPreset(spec.preset, spec.params ?? {}, {
+    inputs: [{ name: shape.input, facts: probed.media }],
+    outputs: Object.fromEntries(Object.entries(spec.outputs).map(([n, o]) => [n, o.fileName])),
+  });
   if ("refused" in plan) return whole(plan.refused.message);
   const planned = splitShape({ ...spec, args: plan.args });
-  if (!("shape" in planned)) return whole(`preset ${spec.preset}'s command for this input cannot be split: ${planned.issues[0].message}`);
+  if (!("shape" in planned))
+    return whole(`preset ${spec.preset}'s command for this input cannot be split: ${planned.issues[0].message}`);
   return planSplitTasks(probed.split, planned.shape, spec.parallel!, plan.args);
 }

@@ -22,7 +22,10 @@ export type SplitFacts = {
   videoEndSeconds?: number | null;
 };
 
-type ProbeJson = { format?: Record<string, unknown>; streams?: (Record<string, unknown> & { codec_type?: string; disposition?: Record<string, unknown> })[] };
+type ProbeJson = {
+  format?: Record<string, unknown>;
+  streams?: (Record<string, unknown> & { codec_type?: string; disposition?: Record<string, unknown> })[];
+};
 
 const seconds = (v: unknown): number | null => {
   const n = Number(v);
@@ -40,10 +43,15 @@ export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
     formatStartSeconds: formatStart,
     formatDurationSeconds: seconds(probe.format.duration),
     video: video
-      ? { startSeconds: seconds(video.start_time) ?? formatStart, durationSeconds: seconds(video.duration), frameRate: /^[1-9]\d*\/[1-9]\d*$/.test(rate) ? rate : "" }
+      ? {
+          startSeconds: seconds(video.start_time) ?? formatStart,
+          durationSeconds: seconds(video.duration),
+          frameRate: /^[1-9]\d*\/[1-9]\d*$/.test(rate) ? rate : "",
+        }
       : null,
     hasAudio: streams.some((s) => s.codec_type === "audio"),
-    videoStreams: streams.filter((s) => s.codec_type === "video" && Number(s.disposition?.attached_pic ?? 0) !== 1).length,
+    videoStreams: streams.filter((s) => s.codec_type === "video" && Number(s.disposition?.attached_pic ?? 0) !== 1)
+      .length,
     audioStreams: streams.filter((s) => s.codec_type === "audio").length,
   };
 }

@@ -22,7 +22,10 @@ export const SEGMENT_TS_OFFSET_SECONDS = 10;
  * Segments of `segmentSeconds` from the video's first timestamp; the last runs to the end and is
  * between one and two segments long, so no segment is empty or a sliver.
  */
-export function planSegments(video: { startSeconds: number; lengthSeconds: number }, segmentSeconds: number): SplitSegment[] {
+export function planSegments(
+  video: { startSeconds: number; lengthSeconds: number },
+  segmentSeconds: number,
+): SplitSegment[] {
   const count = Math.max(1, Math.floor(video.lengthSeconds / segmentSeconds));
   return Array.from({ length: count }, (_, index) => ({
     index,
@@ -59,16 +62,39 @@ export function constantRateOf(muxer: SplitEncoding["muxer"], inputFrameRate: st
  * One segment's command: `input` the input, `output` a `.ts` work file. `formatStartSeconds` is the
  * input's start (ffmpeg seeks relative to it); `constantRate` from constantRateOf.
  */
-export function segmentArgs(segment: SplitSegment, encoding: SplitEncoding, io: { input: string; output: string; formatStartSeconds: number; constantRate: string | null }): string[] {
+export function segmentArgs(
+  segment: SplitSegment,
+  encoding: SplitEncoding,
+  io: { input: string; output: string; formatStartSeconds: number; constantRate: string | null },
+): string[] {
   const trim = `trim=start=${seconds(segment.startSeconds)}${segment.endSeconds === null ? "" : `:end=${seconds(segment.endSeconds)}`}`;
   const cut = io.constantRate ? `fps=${io.constantRate},${trim}` : trim;
   const filters = encoding.videoFilters ? `${cut},${encoding.videoFilters}` : cut;
   return [
-    "-copyts", "-noaccurate_seek", "-ss", seconds(Math.max(0, segment.startSeconds - io.formatStartSeconds)), "-i", io.input,
+    "-copyts",
+    "-noaccurate_seek",
+    "-ss",
+    seconds(Math.max(0, segment.startSeconds - io.formatStartSeconds)),
+    "-i",
+    io.input,
     // V: the video, never cover art (a picture stored as a video stream).
-    "-map", "0:V:0", "-an", "-sn", "-dn", "-vf", filters,
-    "-enc_time_base:v", "-1", "-fps_mode", "passthrough", "-output_ts_offset", String(SEGMENT_TS_OFFSET_SECONDS),
-    ...encoding.videoArgs, "-f", "mpegts", io.output,
+    "-map",
+    "0:V:0",
+    "-an",
+    "-sn",
+    "-dn",
+    "-vf",
+    filters,
+    "-enc_time_base:v",
+    "-1",
+    "-fps_mode",
+    "passthrough",
+    "-output_ts_offset",
+    String(SEGMENT_TS_OFFSET_SECONDS),
+    ...encoding.videoArgs,
+    "-f",
+    "mpegts",
+    io.output,
   ];
 }
 
@@ -83,12 +109,24 @@ export function audioArgs(encoding: SplitEncoding, io: { input: string; output: 
  * copied. The audio keeps its place against the input's start; the video is put back where it began
  * after it (`videoDelaySeconds`: its first timestamp less the input's start), so A/V sync is the input's.
  */
-export function joinArgs(encoding: SplitEncoding, io: { segments: string[]; audio: string | null; output: string; videoDelaySeconds: number }): string[] {
+export function joinArgs(
+  encoding: SplitEncoding,
+  io: { segments: string[]; audio: string | null; output: string; videoDelaySeconds: number },
+): string[] {
   const audio = io.audio ? ["-i", io.audio] : [];
   const delay = io.videoDelaySeconds > 0 ? ["-itsoffset", seconds(io.videoDelaySeconds)] : [];
   return [
-    ...delay, "-i", `concat:${io.segments.join("|")}`, ...audio,
-    "-map", "0:v:0", ...(io.audio ? ["-map", "1:a:0"] : []), "-c", "copy", ...encoding.outputArgs, io.output,
+    ...delay,
+    "-i",
+    `concat:${io.segments.join("|")}`,
+    ...audio,
+    "-map",
+    "0:v:0",
+    ...(io.audio ? ["-map", "1:a:0"] : []),
+    "-c",
+    "copy",
+    ...encoding.outputArgs,
+    io.output,
   ];
 }
 

@@ -10,13 +10,21 @@ import type { SplitSegment } from "./split-plan.ts";
 /** `plannedArgs`: a preset job's command as planned for this input (a raw job's is its own). */
 export type SplitTaskParams =
   | {
-      kind: "segment"; segment: SplitSegment; formatStartSeconds: number; constantRate: string | null; plannedArgs?: string[];
+      kind: "segment";
+      segment: SplitSegment;
+      formatStartSeconds: number;
+      constantRate: string | null;
+      plannedArgs?: string[];
       /** About how many frames it writes (its length at the input's frame rate), for progress; null when the rate is unknown. */
       expectedFrames?: number | null;
     }
   | { kind: "audio"; plannedArgs?: string[] }
   | {
-      kind: "join"; segments: number; audio: boolean; videoDelaySeconds: number; plannedArgs?: string[];
+      kind: "join";
+      segments: number;
+      audio: boolean;
+      videoDelaySeconds: number;
+      plannedArgs?: string[];
       /** Why the segments are longer than the job asked (the plan's cap on their count), shown in the tasks list. */
       note?: string;
     }
@@ -26,7 +34,12 @@ export type PlannedTask = { name: string; needs: string[]; params: SplitTaskPara
 
 export type TaskStatus = "pending" | "running" | "completed" | "failed";
 /** A completed attempt: what it wrote, where its time went, what it read of the job's input. */
-export type TaskResult = { outputs: { name: string; size: number }[]; timings: RunnerOutcome["timings"]; finishedAt: string; inputReads?: RunnerOutcome["inputReads"] };
+export type TaskResult = {
+  outputs: { name: string; size: number }[];
+  timings: RunnerOutcome["timings"];
+  finishedAt: string;
+  inputReads?: RunnerOutcome["inputReads"];
+};
 export type JobTask = {
   name: string;
   needs: string[];

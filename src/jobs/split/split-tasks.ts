@@ -28,7 +28,12 @@ export const MAX_SPLIT_SEGMENTS = 256;
  */
 export const MAX_SPLIT_MEDIA_SECONDS = 7 * 24 * 3600;
 
-export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: { segmentSeconds: number }, plannedArgs?: string[]): PlannedTask[] {
+export function planSplitTasks(
+  facts: SplitFacts,
+  shape: SplitShape,
+  parallel: { segmentSeconds: number },
+  plannedArgs?: string[],
+): PlannedTask[] {
   const planned = plannedArgs ? { plannedArgs } : {};
   const whole = (reason: string): PlannedTask[] => [{ name: WHOLE_TASK, needs: [], params: { kind: "whole", reason } }];
   const length = videoLengthSeconds(facts);
@@ -38,27 +43,55 @@ export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: {
   if (shape.audioMapped && !facts.hasAudio) return whole("the command maps audio the input does not have");
   // A single run picks among several streams by its own rules (the largest picture, the most channels):
   // the split takes the first of each, so it cuts only inputs where that is the same choice.
-  if (facts.videoStreams > 1 || (shape.encoding.audioArgs !== null && facts.audioStreams > 1)) return whole("the input has several video or audio streams");
+  if (facts.videoStreams > 1 || (shape.encoding.audioArgs !== null && facts.audioStreams > 1))
+    return whole("the input has several video or audio streams");
   const constantRate = constantRateOf(shape.encoding.muxer, facts.video.frameRate);
   if (shape.encoding.muxer !== "matroska" && !facts.video.frameRate) return whole("the input's frame rate is unknown");
-  if (length !== null && (length > MAX_SPLIT_MEDIA_SECONDS || Math.abs(facts.video.startSeconds) > MAX_SPLIT_MEDIA_SECONDS || Math.abs(facts.formatStartSeconds) > MAX_SPLIT_MEDIA_SECONDS)) {
-    return whole(`the input claims a video of ${length.toExponential(3)} s from ${facts.video.startSeconds.toExponential(3)} s: a split plans for at most ${MAX_SPLIT_MEDIA_SECONDS} s`);
+  if (
+    length !== null &&
+    (length > MAX_SPLIT_MEDIA_SECONDS ||
+      Math.abs(facts.video.startSeconds) > MAX_SPLIT_MEDIA_SECONDS ||
+      Math.abs(facts.formatStartSeconds) > MAX_SPLIT_MEDIA_SECONDS)
+  ) {
+    return whole(
+      `the input claims a video of ${length.toExponential(3)} s from ${facts.video.startSeconds.toExponential(3)} s: a split plans for at most ${MAX_SPLIT_MEDIA_SECONDS} s`,
+    );
   }
-  if (length === null || length < 2 * parallel.segmentSeconds) return whole(`the video (${length === null ? "of unknown length" : `${length.toFixed(1)} s`}) is shorter than two segments of ${parallel.segmentSeconds} s`);
+  if (length === null || length < 2 * parallel.segmentSeconds)
+    return whole(
+      `the video (${length === null ? "of unknown length" : `${length.toFixed(1)} s`}) is shorter than two segments of ${parallel.segmentSeconds} s`,
+    );
   const { segmentSeconds, note } = cappedSegmentSeconds(length, parallel.segmentSeconds);
   const segments = planSegments({ startSeconds: facts.video.startSeconds, lengthSeconds: length }, segmentSeconds);
   const audio = shape.encoding.audioArgs !== null && facts.hasAudio;
   // The audio first: it is short, and the join waits for it as for the last segment.
   return [
     ...(audio ? [{ name: AUDIO_TASK, needs: [], params: { kind: "audio", ...planned } } satisfies PlannedTask] : []),
-    ...segments.map((segment): PlannedTask => ({
-      name: segmentTaskName(segment.index), needs: [],
-      params: { kind: "segment", segment, formatStartSeconds: facts.formatStartSeconds, constantRate, expectedFrames: expectedFrames(segment, facts.video!, length), ...planned },
-    })),
+    ...segments.map(
+      (segment): PlannedTask => ({
+        name: segmentTaskName(segment.index),
+        needs: [],
+        params: {
+          kind: "segment",
+          segment,
+          formatStartSeconds: facts.formatStartSeconds,
+          constantRate,
+          expectedFrames: expectedFrames(segment, facts.video!, length),
+          ...planned,
+        },
+      }),
+    ),
     {
       name: JOIN_TASK,
       needs: [...segments.map((s) => segmentTaskName(s.index)), ...(audio ? [AUDIO_TASK] : [])],
-      params: { kind: "join", segments: segments.length, audio, videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds), ...planned, ...(note ? { note } : {}) },
+      params: {
+        kind: "join",
+        segments: segments.length,
+        audio,
+        videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds),
+        ...planned,
+        ...(note ? { note } : {}),
+      },
     },
   ];
 }
@@ -67,8 +100,12 @@ export function planSplitTasks(facts: SplitFacts, shape: SplitShape, parallel: {
  * The segments' length: the job's, unless that makes more than MAX_SPLIT_SEGMENTS; then the length that
  * makes that many (to the millisecond, rounded up), and a note saying so.
  */
-export function cappedSegmentSeconds(lengthSeconds: number, askedSeconds: number): { segmentSeconds: number; note: string | null } {
-  if (Math.floor(lengthSeconds / askedSeconds) <= MAX_SPLIT_SEGMENTS) return { segmentSeconds: askedSeconds, note: null };
+export function cappedSegmentSeconds(
+  lengthSeconds: number,
+  askedSeconds: number,
+): { segmentSeconds: number; note: string | null } {
+  if (Math.floor(lengthSeconds / askedSeconds) <= MAX_SPLIT_SEGMENTS)
+    return { segmentSeconds: askedSeconds, note: null };
   const segmentSeconds = Math.ceil((lengthSeconds / MAX_SPLIT_SEGMENTS) * 1000) / 1000;
   return {
     segmentSeconds,
@@ -76,7 +113,11 @@ export function cappedSegmentSeconds(lengthSeconds: number, askedSeconds: number
   };
 }
 
-function expectedFrames(segment: SplitSegment, video: NonNullable<SplitFacts["video"]>, lengthSeconds: number): number | null {
+function expectedFrames(
+  segment: SplitSegment,
+  video: NonNullable<SplitFacts["video"]>,
+  lengthSeconds: number,
+): number | null {
   const [num, den] = video.frameRate.split("/").map(Number);
   if (!num || !den) return null;
   const seconds = (segment.endSeconds ?? video.startSeconds + lengthSeconds) - segment.startSeconds;
@@ -97,11 +138,16 @@ export function describeTask(name: string, params: SplitTaskParams): string {
  * whatever its header claimed, or its video has a gap there). One run of the job would have no frame
  * there either, so the segment is done and the join leaves it out.
  */
-export function isEmptySegment(task: Pick<JobTask, "params">, outcome: Pick<RunnerOutcome, "status" | "errorCode">): boolean {
+export function isEmptySegment(
+  task: Pick<JobTask, "params">,
+  outcome: Pick<RunnerOutcome, "status" | "errorCode">,
+): boolean {
   return task.params.kind === "segment" && outcome.status === "failed" && outcome.errorCode === "OUTPUT_EMPTY";
 }
 
 /** The segments the join reads, in order: those completed with a work file (an empty one has none). */
 export function segmentsToJoin(tasks: JobTask[]): JobTask[] {
-  return tasks.filter((t) => t.params.kind === "segment" && t.status === "completed" && (t.result?.outputs.length ?? 0) > 0);
+  return tasks.filter(
+    (t) => t.params.kind === "segment" && t.status === "completed" && (t.result?.outputs.length ?? 0) > 0,
+  );
 }

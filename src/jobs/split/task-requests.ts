@@ -16,18 +16,30 @@ import type { JobRow } from "../store/job-row.ts";
 import type { SplitTaskParams, JobTask } from "./split-task.ts";
 
 /** A segment's work file, and the audio's (its muxer's own extension, so the join reads it as such). */
-const workFile = (task: string, muxer: string) => (task === AUDIO_TASK ? `${task}.${muxer === "matroska" ? "mka" : "m4a"}` : `${task}.ts`);
+const workFile = (task: string, muxer: string) =>
+  task === AUDIO_TASK ? `${task}.${muxer === "matroska" ? "mka" : "m4a"}` : `${task}.ts`;
 
 /**
  * The runner request of one task of a split job, run under its own runner id with what is left of
  * the job's time: a segment or the audio reads the job's input and writes a work file; the join reads
  * the work files and writes the job's output; "whole" is the job's own request.
  */
-export async function taskRequest(s: Services, job: JobRow, task: JobTask, runnerId: string, remainingMs: number): Promise<RunnerJobRequest> {
+export async function taskRequest(
+  s: Services,
+  job: JobRow,
+  task: JobTask,
+  runnerId: string,
+  remainingMs: number,
+): Promise<RunnerJobRequest> {
   const spec = jobSpecOf(job);
   const common = {
-    jobId: runnerId, task: { kind: task.params.kind, name: task.name }, timeoutMs: remainingMs, allowedPrivateHosts: s.config.allowedPrivateHosts,
-    createdAt: job.created_at, leaseMs: runnerLeaseMs(s.config.runnerPollIntervalMs), notifyUrl: notifyUrlFor(s.config, job.id),
+    jobId: runnerId,
+    task: { kind: task.params.kind, name: task.name },
+    timeoutMs: remainingMs,
+    allowedPrivateHosts: s.config.allowedPrivateHosts,
+    createdAt: job.created_at,
+    leaseMs: runnerLeaseMs(s.config.runnerPollIntervalMs),
+    notifyUrl: notifyUrlFor(s.config, job.id),
     // A tick per progress report of every task would cost the job's coordinator (and, on one machine, the
     // encoders' own CPU): a segment's frames are read at the coordinator's polls instead (split-progress.ts).
     notifyProgress: task.params.kind === "whole",
@@ -39,15 +51,33 @@ export async function taskRequest(s: Services, job: JobRow, task: JobTask, runne
   const params: SplitTaskParams = task.params;
   const work = (name: string) => objectKeys.work(job.id, workFile(name, encoding.muxer));
   const put = async (name: string) => (await s.presigner.presign("PUT", work(name), RUNNER_IO_URL_TTL_SECONDS)).url;
-  const get = async (name: string): Promise<RunnerInput> => ({ name: "", url: (await s.presigner.presign("GET", work(name), RUNNER_IO_URL_TTL_SECONDS)).url, fileName: workFile(name, encoding.muxer), trusted: true });
+  const get = async (name: string): Promise<RunnerInput> => ({
+    name: "",
+    url: (await s.presigner.presign("GET", work(name), RUNNER_IO_URL_TTL_SECONDS)).url,
+    fileName: workFile(name, encoding.muxer),
+    trusted: true,
+  });
   if (params.kind === "segment" || params.kind === "audio") {
     const inputs = await runnerInputs(s, spec, job.account_id);
     // Named apart from the input, whatever the client called it.
     const out = input === "work" ? "work_file" : "work";
-    const args = params.kind === "segment"
-      ? segmentArgs(params.segment, encoding, { input: `{{${input}}}`, output: `{{${out}}}`, formatStartSeconds: params.formatStartSeconds, constantRate: params.constantRate })
-      : audioArgs(encoding, { input: `{{${input}}}`, output: `{{${out}}}` })!;
-    const outputs = [{ name: out, fileName: workFile(task.name, encoding.muxer), contentType: "application/octet-stream", uploadUrl: await put(task.name) }];
+    const args =
+      params.kind === "segment"
+        ? segmentArgs(params.segment, encoding, {
+            input: `{{${input}}}`,
+            output: `{{${out}}}`,
+            formatStartSeconds: params.formatStartSeconds,
+            constantRate: params.constantRate,
+          })
+        : audioArgs(encoding, { input: `{{${input}}}`, output: `{{${out}}}` })!;
+    const outputs = [
+      {
+        name: out,
+        fileName: workFile(task.name, encoding.muxer),
+        contentType: "application/octet-stream",
+        uploadUrl: await put(task.name),
+      },
+    ];
     return { ...common, binary: "ffmpeg", args, inputs, outputs };
   }
   // The join: the segments as part0, part1, … and the audio, under names apart from the output's.
@@ -57,7 +87,10 @@ export async function taskRequest(s: Services, job: JobRow, task: JobTask, runne
   const parts = await Promise.all(joined.map(async (t, i) => ({ ...(await get(t.name)), name: name(`part${i}`) })));
   const audio = params.audio ? [{ ...(await get(AUDIO_TASK)), name: name("audio") }] : [];
   const args = joinArgs(encoding, {
-    segments: parts.map((p) => `{{${p.name}}}`), audio: audio.length ? `{{${audio[0].name}}}` : null, output: `{{${output}}}`, videoDelaySeconds: params.videoDelaySeconds,
+    segments: parts.map((p) => `{{${p.name}}}`),
+    audio: audio.length ? `{{${audio[0].name}}}` : null,
+    output: `{{${output}}}`,
+    videoDelaySeconds: params.videoDelaySeconds,
   });
   const outputs = await runnerOutputs(s, job, spec);
   return { ...common, binary: "ffmpeg", args, inputs: [...parts, ...audio], outputs };

@@ -6,8 +6,16 @@ import type { JobTask } from "./split-task.ts";
 export function taskView(t: JobTask): z.infer<typeof jobTaskSchema> {
   const p = t.params;
   return {
-    name: t.name, kind: p.kind, status: t.status, attempts: t.attempts, runtimeSeconds: Math.round(t.runtimeMs) / 1000,
-    startSeconds: p.kind === "segment" ? p.segment.startSeconds : null, endSeconds: p.kind === "segment" ? p.segment.endSeconds : null,
-    startedAt: t.startedAt, finishedAt: t.finishedAt, errorMessage: t.errorMessage, reason: p.kind === "whole" ? p.reason : p.kind === "join" ? (p.note ?? null) : null,
+    name: t.name,
+    kind: p.kind,
+    status: t.status,
+    attempts: t.attempts,
+    runtimeSeconds: Math.round(t.runtimeMs) / 1000,
+    startSeconds: p.kind === "segment" ? p.segment.startSeconds : null,
+    endSeconds: p.kind === "segment" ? p.segment.endSeconds : null,
+    startedAt: t.startedAt,
+    finishedAt: t.finishedAt,
+    errorMessage: t.errorMessage,
+    reason: p.kind === "whole" ? p.reason : p.kind === "join" ? (p.note ?? null) : null,
   };
 }

@@ -4,7 +4,13 @@ import type { RunnerJobStatus } from "../../runner/runner-protocol.ts";
 import { jobSpecOf, PROGRESS_SAVE_INTERVAL_MS, saveProgress } from "../store/job-store.ts";
 import { jobTimeoutMs, timedOutMessage } from "../request/job-request.ts";
 import { failedEnding, endingFromRunner } from "../lifecycle/job-endings.ts";
-import { CAPACITY_RETRY_MS, DEADLINE_GRACE_MS, RUNNER_ATTEMPTS, RUNNER_LOST_AFTER_MISSES, attemptRetryDelayMs } from "../lifecycle/retry-policy.ts";
+import {
+  CAPACITY_RETRY_MS,
+  DEADLINE_GRACE_MS,
+  RUNNER_ATTEMPTS,
+  RUNNER_LOST_AFTER_MISSES,
+  attemptRetryDelayMs,
+} from "../lifecycle/retry-policy.ts";
 import { affordableWorkers } from "../store/credit-reservations.ts";
 import type { TickState, NextTick } from "../lifecycle/tick-state.ts";
 import { planSplitJob } from "./plan-split-job.ts";
@@ -26,14 +32,20 @@ import type { JobTask } from "./split-task.ts";
 export async function tickSplitJob(s: Services, job: JobRow, state: TickState): Promise<NextTick> {
   const spec = jobSpecOf(job);
   const now = s.now();
-  const poll = (patch: Partial<TickState> = {}, delayMs = s.config.runnerPollIntervalMs): NextTick => ({ state: { ...state, ...patch }, delayMs });
+  const poll = (patch: Partial<TickState> = {}, delayMs = s.config.runnerPollIntervalMs): NextTick => ({
+    state: { ...state, ...patch },
+    delayMs,
+  });
   // Running from its claim (dispatch-job.ts); a tick that finds it claimed but not yet running makes it so.
-  if (job.status === "queued" && (await markStarted(s.db, job.id, now.toISOString(), now.toISOString()))) s.onStatus?.("running");
+  if (job.status === "queued" && (await markStarted(s.db, job.id, now.toISOString(), now.toISOString())))
+    s.onStatus?.("running");
   const startedMs = Date.parse(job.started_at ?? job.dispatched_at ?? now.toISOString());
   let tasks = await listTasks(s.db, job.id);
   const timeoutMs = jobTimeoutMs(spec, s.config.jobTimeoutMs);
   if (now.getTime() > startedMs + timeoutMs + DEADLINE_GRACE_MS) {
-    await stopSplitJob(s, job, tasks, (seconds) => failedEnding("JOB_TIMEOUT", timedOutMessage(timeoutMs), seconds, s.config.creditsPerSecond));
+    await stopSplitJob(s, job, tasks, (seconds) =>
+      failedEnding("JOB_TIMEOUT", timedOutMessage(timeoutMs), seconds, s.config.creditsPerSecond),
+    );
     return { done: true };
   }
   if (!tasks.length) {
@@ -41,7 +53,14 @@ export async function tickSplitJob(s: Services, job: JobRow, state: TickState): 
     if (plan.kind === "busy") return poll({}, CAPACITY_RETRY_MS);
     if (plan.kind === "failed" || (plan.kind === "unreachable" && state.misses + 1 >= RUNNER_ATTEMPTS)) {
       const code = plan.kind === "failed" ? plan.code : "RUNNER_UNAVAILABLE";
-      await stopSplitJob(s, job, [], () => failedEnding(code, plan.kind === "failed" ? plan.message : `No runner could probe the input to plan the split (${state.misses + 1} attempts)`));
+      await stopSplitJob(s, job, [], () =>
+        failedEnding(
+          code,
+          plan.kind === "failed"
+            ? plan.message
+            : `No runner could probe the input to plan the split (${state.misses + 1} attempts)`,
+        ),
+      );
       return { done: true };
     }
     if (plan.kind === "unreachable") return poll({ misses: state.misses + 1 }, attemptRetryDelayMs(state.misses + 1));
@@ -53,7 +72,9 @@ export async function tickSplitJob(s: Services, job: JobRow, state: TickState): 
   const current = new Map(tasks.map((t) => [t.name, t]));
   let wholeProgress = null;
   const framesByTask = new Map<string, number>();
-  for (const [task, status] of await Promise.all(tasks.filter((t) => t.status === "running").map(async (t) => [t, await statusOf(s, t)] as const))) {
+  for (const [task, status] of await Promise.all(
+    tasks.filter((t) => t.status === "running").map(async (t) => [t, await statusOf(s, t)] as const),
+  )) {
     const runnerId = task.runnerId!;
     if (!status || status.outcome?.errorCode === "RUNNER_LOST") {
       misses[runnerId] = (misses[runnerId] ?? 0) + 1;
@@ -63,7 +84,9 @@ export async function tickSplitJob(s: Services, job: JobRow, state: TickState): 
         await s.runner.release(runnerId);
         await loseTask(s.db, job.id, task.name, runnerId);
         current.set(task.name, { ...task, status: "pending", runnerId: null });
-        console.warn(`job ${job.id}: ${describeTask(task.name, task.params)} lost on attempt ${task.attempts}; trying it again`);
+        console.warn(
+          `job ${job.id}: ${describeTask(task.name, task.params)} lost on attempt ${task.attempts}; trying it again`,
+        );
       }
       continue;
     }
@@ -73,18 +96,50 @@ export async function tickSplitJob(s: Services, job: JobRow, state: TickState): 
     if (!status.outcome) continue;
     const o = status.outcome;
     const completed = o.status === "completed" || isEmptySegment(task, o);
-    const result = { outputs: o.outputs.map((x) => ({ name: x.name, size: x.size })), timings: o.timings, finishedAt: o.finishedAt, ...(o.inputReads ? { inputReads: o.inputReads } : {}) };
-    const end = completed ? { status: "completed" as const, result } : { status: "failed" as const, errorMessage: o.errorMessage ?? o.status };
-    const ended = endTaskStatement(s.db, job.id, task.name, runnerId, { ...end, runtimeMs: o.runtimeMs, now: now.toISOString() });
-    const done: JobTask = { ...task, status: end.status, runtimeMs: task.runtimeMs + o.runtimeMs, finishedAt: now.toISOString() };
+    const result = {
+      outputs: o.outputs.map((x) => ({ name: x.name, size: x.size })),
+      timings: o.timings,
+      finishedAt: o.finishedAt,
+      ...(o.inputReads ? { inputReads: o.inputReads } : {}),
+    };
+    const end = completed
+      ? { status: "completed" as const, result }
+      : { status: "failed" as const, errorMessage: o.errorMessage ?? o.status };
+    const ended = endTaskStatement(s.db, job.id, task.name, runnerId, {
+      ...end,
+      runtimeMs: o.runtimeMs,
+      now: now.toISOString(),
+    });
+    const done: JobTask = {
+      ...task,
+      status: end.status,
+      runtimeMs: task.runtimeMs + o.runtimeMs,
+      finishedAt: now.toISOString(),
+    };
     current.set(task.name, done);
     const all = [...current.values()];
     if (!completed) {
       // The job fails with the task's own error, named by the task; the others are stopped, in the same batch.
       // A task runs with what was left of the job's time: its time-out is the job's, said as the job's.
-      const message = o.errorCode === "JOB_TIMEOUT" ? timedOutMessage(timeoutMs)
-        : task.params.kind === "whole" ? o.errorMessage : `${describeTask(task.name, task.params)}: ${o.errorMessage ?? o.status}`;
-      await stopSplitJob(s, job, all, (seconds) => ({ ...endingFromRunner(o, s.config.creditsPerSecond), runtimeSeconds: seconds, creditsCharged: seconds * s.config.creditsPerSecond, errorMessage: message, inputReads: null }), [ended]);
+      const message =
+        o.errorCode === "JOB_TIMEOUT"
+          ? timedOutMessage(timeoutMs)
+          : task.params.kind === "whole"
+            ? o.errorMessage
+            : `${describeTask(task.name, task.params)}: ${o.errorMessage ?? o.status}`;
+      await stopSplitJob(
+        s,
+        job,
+        all,
+        (seconds) => ({
+          ...endingFromRunner(o, s.config.creditsPerSecond),
+          runtimeSeconds: seconds,
+          creditsCharged: seconds * s.config.creditsPerSecond,
+          errorMessage: message,
+          inputReads: null,
+        }),
+        [ended],
+      );
       return { done: true };
     }
     // All done: this was the last (the join, which needs every other, or the whole run). Its end and
@@ -101,21 +156,36 @@ export async function tickSplitJob(s: Services, job: JobRow, state: TickState): 
   const exhausted = tasks.find((t) => t.status === "pending" && t.attempts >= RUNNER_ATTEMPTS);
   if (exhausted) {
     const message = `${describeTask(exhausted.name, exhausted.params)} was lost on ${exhausted.attempts} runners (restarted, evicted or unreachable)`;
-    await stopSplitJob(s, job, tasks, (seconds) => failedEnding("RUNNER_LOST", message, seconds, s.config.creditsPerSecond));
+    await stopSplitJob(s, job, tasks, (seconds) =>
+      failedEnding("RUNNER_LOST", message, seconds, s.config.creditsPerSecond),
+    );
     return { done: true };
   }
   const segments = tasks.filter((t) => t.params.kind === "segment");
   if (segments.length && segments.every((t) => t.status === "completed") && !segmentsToJoin(tasks).length) {
-    const message = "No segment of the input's video had a frame: the input has none where its header says its video is";
-    await stopSplitJob(s, job, tasks, (seconds) => failedEnding("OUTPUT_EMPTY", message, seconds, s.config.creditsPerSecond));
+    const message =
+      "No segment of the input's video had a frame: the input has none where its header says its video is";
+    await stopSplitJob(s, job, tasks, (seconds) =>
+      failedEnding("OUTPUT_EMPTY", message, seconds, s.config.creditsPerSecond),
+    );
     return { done: true };
   }
-  const busy = await startReadyTasks(s, job, tasks, spec.parallel?.maxWorkers ?? 1, startedMs + timeoutMs - now.getTime());
+  const busy = await startReadyTasks(
+    s,
+    job,
+    tasks,
+    spec.parallel?.maxWorkers ?? 1,
+    startedMs + timeoutMs - now.getTime(),
+  );
   const progress = splitProgress(await listTasks(s.db, job.id), wholeProgress, framesByTask);
   s.onProgress?.(progress, now.toISOString());
-  const save = state.progressSavedAtMs === undefined || now.getTime() - state.progressSavedAtMs >= PROGRESS_SAVE_INTERVAL_MS;
+  const save =
+    state.progressSavedAtMs === undefined || now.getTime() - state.progressSavedAtMs >= PROGRESS_SAVE_INTERVAL_MS;
   if (save) await saveProgress(s.db, job.id, progress, now.toISOString());
-  return poll({ taskMisses: misses, ...(save ? { progressSavedAtMs: now.getTime() } : {}) }, busy ? CAPACITY_RETRY_MS : s.config.runnerPollIntervalMs);
+  return poll(
+    { taskMisses: misses, ...(save ? { progressSavedAtMs: now.getTime() } : {}) },
+    busy ? CAPACITY_RETRY_MS : s.config.runnerPollIntervalMs,
+  );
 }
 
 /** A task's runner report; null when its runner does not know it or cannot answer now (a missed poll). */
@@ -133,7 +203,13 @@ const MIN_TASK_TIME_MS = 2_000;
  * Hands the tasks whose needs have completed to runners of their own, while fewer than `maxWorkers`
  * (or what the account's balance covers) run. True when a runner had no room (the next tick comes after CAPACITY_RETRY_MS).
  */
-async function startReadyTasks(s: Services, job: JobRow, tasks: JobTask[], maxWorkers: number, remainingMs: number): Promise<boolean> {
+async function startReadyTasks(
+  s: Services,
+  job: JobRow,
+  tasks: JobTask[],
+  maxWorkers: number,
+  remainingMs: number,
+): Promise<boolean> {
   const done = new Set(tasks.filter((t) => t.status === "completed").map((t) => t.name));
   let running = tasks.filter((t) => t.status === "running").length;
   const ready = tasks.filter((t) => t.status === "pending" && t.needs.every((n) => done.has(n)));

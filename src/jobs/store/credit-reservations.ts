@@ -19,7 +19,12 @@ export function heldSecondsSql(account: string, job: string): string {
  * less what its other jobs hold and what this job's tasks have already run, covers fewer seconds' charges
  * at once. Never fewer than one: a job that was started goes on, spending as an ordinary job would.
  */
-export async function affordableWorkers(db: D1Database, job: { id: string; account_id: string }, maxWorkers: number, creditsPerSecond: number): Promise<number> {
+export async function affordableWorkers(
+  db: D1Database,
+  job: { id: string; account_id: string },
+  maxWorkers: number,
+  creditsPerSecond: number,
+): Promise<number> {
   if (creditsPerSecond <= 0) return maxWorkers;
   const row = await db
     .prepare(

@@ -40,12 +40,27 @@ export async function saveProgress(db: D1Database, id: string, progress: unknown
  * Newest first, keyset-paginated (src/storage/keyset-page.ts); `metadata` entries must all match. Rows
  * as a list shows them (src/jobs/views/job-summary.ts): bounded columns only, never the whole row.
  */
-export function listJobs(db: D1Database, accountId: string, q: { limit: number; cursor?: Cursor; status?: JobStatus; metadata?: Record<string, string> }) {
+export function listJobs(
+  db: D1Database,
+  accountId: string,
+  q: { limit: number; cursor?: Cursor; status?: JobStatus; metadata?: Record<string, string> },
+) {
   const filters: [string, unknown][] = [["account_id", accountId]];
   if (q.status) filters.push(["status", q.status]);
   // Keys are [A-Za-z0-9_.:-] (checked by the caller), so the quoted JSON path cannot be escaped.
-  const conditions = Object.entries(q.metadata ?? {}).map(([k, v]) => ({ sql: "json_extract(metadata_json, ?) = ?", params: [`$."${k}"`, v] }));
-  return keysetPage<JobSummaryRow>(db, { table: "jobs", columns: JOB_SUMMARY_COLUMNS, computed: JOB_SUMMARY_COMPUTED, filters, conditions, limit: q.limit, cursor: q.cursor });
+  const conditions = Object.entries(q.metadata ?? {}).map(([k, v]) => ({
+    sql: "json_extract(metadata_json, ?) = ?",
+    params: [`$."${k}"`, v],
+  }));
+  return keysetPage<JobSummaryRow>(db, {
+    table: "jobs",
+    columns: JOB_SUMMARY_COLUMNS,
+    computed: JOB_SUMMARY_COMPUTED,
+    filters,
+    conditions,
+    limit: q.limit,
+    cursor: q.cursor,
+  });
 }
 
 /**
@@ -54,7 +69,10 @@ export function listJobs(db: D1Database, accountId: string, q: { limit: number; 
  * the job. Each is guarded by the job being finished, so a batch of them changes nothing otherwise.
  * `guard` is that condition with the job id at ?3, for statements joining the same batch.
  */
-export function finishedJobDeletes(db: D1Database, jobId: string): { guard: { sql: string; params: unknown[] }; statements: D1PreparedStatement[] } {
+export function finishedJobDeletes(
+  db: D1Database,
+  jobId: string,
+): { guard: { sql: string; params: unknown[] }; statements: D1PreparedStatement[] } {
   const terminal = TERMINAL_STATUSES.map((s) => `'${s}'`).join(", ");
   const finished = (at: number) => `EXISTS (SELECT 1 FROM jobs WHERE id = ?${at} AND status IN (${terminal}))`;
   return {
@@ -71,5 +89,8 @@ export function finishedJobDeletes(db: D1Database, jobId: string): { guard: { sq
 /** Records why a queued job waits (or that it no longer does): only while queued, only when it changed. */
 export async function setQueuedReason(db: D1Database, jobId: string, reason: string | null): Promise<void> {
   const stored = reason === null ? null : headBytes(reason, JOB_COLUMN_MAX_BYTES.queued_reason);
-  await db.prepare("UPDATE jobs SET queued_reason = ?2 WHERE id = ?1 AND status = 'queued' AND queued_reason IS NOT ?2").bind(jobId, stored).run();
+  await db
+    .prepare("UPDATE jobs SET queued_reason = ?2 WHERE id = ?1 AND status = 'queued' AND queued_reason IS NOT ?2")
+    .bind(jobId, stored)
+    .run();
 }

@@ -35,7 +35,13 @@ export type StoredOutput = {
  * the job's terminal update (after it): they insert only while the job is completed, and re-recording
  * the same label is a no-op, so outputs exist exactly when the job says it completed.
  */
-export function recordOutputsStatements(db: D1Database, job: { id: string; accountId: string }, outputs: StoredOutput[], now: string, expiresAt: string): D1PreparedStatement[] {
+export function recordOutputsStatements(
+  db: D1Database,
+  job: { id: string; accountId: string },
+  outputs: StoredOutput[],
+  now: string,
+  expiresAt: string,
+): D1PreparedStatement[] {
   return outputs.flatMap((o) => {
     const assetId = crypto.randomUUID();
     return [
@@ -52,8 +58,18 @@ export function recordOutputsStatements(db: D1Database, job: { id: string; accou
           `INSERT OR IGNORE INTO job_outputs (id, job_id, asset_id, label, content_type, kind, metadata_json, created_at, files_json, main_file)
            SELECT ?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?9, ?10 WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?3)`,
         )
-        .bind(crypto.randomUUID(), job.id, assetId, o.label, o.contentType, boundedJson(o.metadata, OUTPUT_METADATA_MAX_BYTES), now,
-          o.directory ? "directory" : "file", o.directory ? JSON.stringify(storedFiles(o.directory.files)) : null, o.directory?.mainFile ?? null),
+        .bind(
+          crypto.randomUUID(),
+          job.id,
+          assetId,
+          o.label,
+          o.contentType,
+          boundedJson(o.metadata, OUTPUT_METADATA_MAX_BYTES),
+          now,
+          o.directory ? "directory" : "file",
+          o.directory ? JSON.stringify(storedFiles(o.directory.files)) : null,
+          o.directory?.mainFile ?? null,
+        ),
     ];
   });
 }
@@ -63,7 +79,10 @@ export function recordOutputsStatements(db: D1Database, job: { id: string; accou
  * MAX_DIRECTORY_FILES_LIMIT of them, as the runner was told (a report of more is not believed).
  */
 function storedFiles(files: { path: string; size: number }[]): { path: string; size: number }[] {
-  return files.filter((f) => isDirectoryFilePath(f.path)).slice(0, MAX_DIRECTORY_FILES_LIMIT).map((f) => ({ path: f.path, size: f.size }));
+  return files
+    .filter((f) => isDirectoryFilePath(f.path))
+    .slice(0, MAX_DIRECTORY_FILES_LIMIT)
+    .map((f) => ({ path: f.path, size: f.size }));
 }
 
 export async function listOutputs(db: D1Database, jobIds: string[]): Promise<OutputRow[]> {

@@ -1,4 +1,9 @@
-import { MAX_REQUEST_BODY_BYTES, MAX_STDERR_TAIL_BYTES, MAX_STDOUT_BYTES, MAX_URL_LENGTH_CHARS } from "../request/limits.ts";
+import {
+  MAX_REQUEST_BODY_BYTES,
+  MAX_STDERR_TAIL_BYTES,
+  MAX_STDOUT_BYTES,
+  MAX_URL_LENGTH_CHARS,
+} from "../request/limits.ts";
 import { headBytes, tailBytes } from "./stored-bytes.ts";
 import type { JobEnding } from "../lifecycle/job-endings.ts";
 
@@ -32,8 +37,24 @@ export const JOB_COLUMN_MAX_BYTES = {
 
 /** The columns that hold only ids, states, codes, numbers and times: at most this many bytes together, with the record's header. */
 export const JOB_FIXED_COLUMNS = [
-  "id", "account_id", "binary", "mode", "status", "exit_code", "runtime_seconds", "credits_charged", "charge_applied", "error_code",
-  "created_at", "started_at", "finished_at", "updated_at", "attempts", "dispatched_at", "failed_step", "metrics_applied",
+  "id",
+  "account_id",
+  "binary",
+  "mode",
+  "status",
+  "exit_code",
+  "runtime_seconds",
+  "credits_charged",
+  "charge_applied",
+  "error_code",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "updated_at",
+  "attempts",
+  "dispatched_at",
+  "failed_step",
+  "metrics_applied",
 ] as const;
 export const JOB_FIXED_COLUMNS_MAX_BYTES = 4096;
 

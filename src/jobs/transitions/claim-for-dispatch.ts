@@ -9,7 +9,12 @@ import type { JobRow } from "../store/job-row.ts";
  * `whyNotClaimed` says why. The status stays queued (markStarted moves it on); like every statement in
  * this folder, the WHERE clause is the whole decision, so concurrent coordinators change nothing.
  */
-export async function claimForDispatch(db: D1Database, id: string, now: string, limits: { maxActive: number; creditsPerSecond: number }): Promise<boolean> {
+export async function claimForDispatch(
+  db: D1Database,
+  id: string,
+  now: string,
+  limits: { maxActive: number; creditsPerSecond: number },
+): Promise<boolean> {
   const r = await db
     .prepare(
       `UPDATE jobs SET attempts = attempts + 1, dispatched_at = ?2, updated_at = ?2
@@ -46,7 +51,9 @@ export async function whyNotClaimed(db: D1Database, job: JobRow, maxActive: numb
 /** Undoes a claim the runner turned away for lack of capacity: that was no attempt. */
 export async function unclaimDispatch(db: D1Database, id: string, attempts: number, now: string): Promise<void> {
   await db
-    .prepare("UPDATE jobs SET attempts = attempts - 1, dispatched_at = NULL, updated_at = ?3 WHERE id = ?1 AND status = 'queued' AND attempts = ?2")
+    .prepare(
+      "UPDATE jobs SET attempts = attempts - 1, dispatched_at = NULL, updated_at = ?3 WHERE id = ?1 AND status = 'queued' AND attempts = ?2",
+    )
     .bind(id, attempts, now)
     .run();
 }

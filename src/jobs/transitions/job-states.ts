@@ -30,7 +30,12 @@ export const JOB_TRANSITIONS = {
 export type JobTransition = keyof typeof JOB_TRANSITIONS;
 
 /** The transition that ends a job in each terminal status. */
-export const ENDING_TRANSITIONS = { completed: "complete", failed: "fail", canceled: "cancel", rejected: "reject" } as const;
+export const ENDING_TRANSITIONS = {
+  completed: "complete",
+  failed: "fail",
+  canceled: "cancel",
+  rejected: "reject",
+} as const;
 
 export function isTerminal(status: JobStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
@@ -38,7 +43,10 @@ export function isTerminal(status: JobStatus): boolean {
 
 /** Whether some transition moves a job from `from` to a different status `to`. */
 export function canTransition(from: JobStatus, to: JobStatus): boolean {
-  return from !== to && Object.values(JOB_TRANSITIONS).some((t) => t.to === to && (t.from as readonly JobStatus[]).includes(from));
+  return (
+    from !== to &&
+    Object.values(JOB_TRANSITIONS).some((t) => t.to === to && (t.from as readonly JobStatus[]).includes(from))
+  );
 }
 
 /** The SQL condition a transition's UPDATE is guarded by: the job is in one of its source statuses. */

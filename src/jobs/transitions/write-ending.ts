@@ -28,9 +28,22 @@ export async function writeEnding(
            failed_step = ?12, planned_args_json = ?13, input_reads_json = ?14, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
          WHERE id = ?1 AND ${guard}`,
       )
-      .bind(id, e.status, e.exitCode, e.runtimeSeconds, e.creditsCharged, e.errorCode,
-        e.errorMessage, e.stdout, e.stderrTail, now, boundedJson(e.timings, max.timings_json),
-        e.failedStep ?? null, boundedJson(e.plannedArgs, max.planned_args_json), boundedJson(e.inputReads, max.input_reads_json)),
+      .bind(
+        id,
+        e.status,
+        e.exitCode,
+        e.runtimeSeconds,
+        e.creditsCharged,
+        e.errorCode,
+        e.errorMessage,
+        e.stdout,
+        e.stderrTail,
+        now,
+        boundedJson(e.timings, max.timings_json),
+        e.failedStep ?? null,
+        boundedJson(e.plannedArgs, max.planned_args_json),
+        boundedJson(e.inputReads, max.input_reads_json),
+      ),
     db
       .prepare(
         `UPDATE accounts SET credit_balance = credit_balance - (SELECT credits_charged FROM jobs WHERE id = ?1)
@@ -38,7 +51,9 @@ export async function writeEnding(
            AND id = (SELECT account_id FROM jobs WHERE id = ?1 AND charge_applied = 0 AND finished_at IS NOT NULL)`,
       )
       .bind(id),
-    db.prepare("UPDATE jobs SET charge_applied = 1 WHERE id = ?1 AND charge_applied = 0 AND finished_at IS NOT NULL").bind(id),
+    db
+      .prepare("UPDATE jobs SET charge_applied = 1 WHERE id = ?1 AND charge_applied = 0 AND finished_at IS NOT NULL")
+      .bind(id),
     ...alongside,
   ]);
   return { moved: update.meta.changes === 1, alongside: rest };

@@ -15,8 +15,22 @@ export type JobSummary = z.infer<typeof jobSummarySchema>;
 
 /** The job's columns a summary reads as they are: each is a few fields the service writes itself, or the bounded metadata. */
 export const JOB_SUMMARY_COLUMNS = [
-  "id", "binary", "mode", "status", "queued_reason", "runtime_seconds", "credits_charged", "attempts", "timings_json",
-  "error_code", "failed_step", "created_at", "started_at", "finished_at", "progress_json", "metadata_json",
+  "id",
+  "binary",
+  "mode",
+  "status",
+  "queued_reason",
+  "runtime_seconds",
+  "credits_charged",
+  "attempts",
+  "timings_json",
+  "error_code",
+  "failed_step",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "progress_json",
+  "metadata_json",
 ] as const;
 
 export type JobSummaryRow = Pick<JobRow, Exclude<(typeof JOB_SUMMARY_COLUMNS)[number], "metadata_json">> & {

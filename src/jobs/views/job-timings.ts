@@ -17,7 +17,12 @@ export const timingsSchema = z.object({
 });
 export type JobTimings = z.infer<typeof timingsSchema>;
 
-export function jobTimings(createdAt: string, startedAt: string | null, outcome: RunnerOutcome, finishedAt: string): JobTimings {
+export function jobTimings(
+  createdAt: string,
+  startedAt: string | null,
+  outcome: RunnerOutcome,
+  finishedAt: string,
+): JobTimings {
   const started = Date.parse(startedAt ?? outcome.finishedAt);
   return {
     queuedMs: Math.max(0, started - Date.parse(createdAt)),

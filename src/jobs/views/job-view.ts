@@ -20,10 +20,20 @@ export type Links = { presigner: Presigner; storage: Config["storage"]; origin: 
 /** The spec's Output object, with fresh expiring download URLs. */
 export async function outputView(o: OutputRow, links: Links, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS, jobOrigin = "") {
   // A download URL never outlives the bytes it points at.
-  const ttlSeconds = o.expires_at ? Math.max(1, Math.min(urlTtlSeconds, Math.floor((Date.parse(o.expires_at) - Date.now()) / 1000))) : urlTtlSeconds;
-  const files = o.kind === "directory" && o.files_json
-    ? await directoryFileUrls(links.storage, links.origin ?? jobOrigin, o.job_id, o.label, JSON.parse(o.files_json) as DirectoryFile[], ttlSeconds)
-    : null;
+  const ttlSeconds = o.expires_at
+    ? Math.max(1, Math.min(urlTtlSeconds, Math.floor((Date.parse(o.expires_at) - Date.now()) / 1000)))
+    : urlTtlSeconds;
+  const files =
+    o.kind === "directory" && o.files_json
+      ? await directoryFileUrls(
+          links.storage,
+          links.origin ?? jobOrigin,
+          o.job_id,
+          o.label,
+          JSON.parse(o.files_json) as DirectoryFile[],
+          ttlSeconds,
+        )
+      : null;
   const url = files
     ? (files.find((f) => f.path === o.main_file) ?? files[0]).downloadUrl
     : (await links.presigner.presign("GET", o.object_key, ttlSeconds, { downloadName: o.file_name })).url;
@@ -43,11 +53,20 @@ export async function outputView(o: OutputRow, links: Links, urlTtlSeconds = DOW
 
 /** A destination as the job shows it: the URL without its signature, the headers' names without their values. */
 function shownDestination(d: OutputDestination) {
-  return { url: shownUrl(objectUrlOf(d)), headers: Object.keys(d.headers ?? {}), ...(d.parts ? { parts: { count: d.parts.urls.length, partSizeBytes: d.parts.partSizeBytes } } : {}) };
+  return {
+    url: shownUrl(objectUrlOf(d)),
+    headers: Object.keys(d.headers ?? {}),
+    ...(d.parts ? { parts: { count: d.parts.urls.length, partSizeBytes: d.parts.partSizeBytes } } : {}),
+  };
 }
 
 /** The job's full form: every spec field always present, null where it does not apply. */
-export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS) {
+export async function jobView(
+  row: JobRow,
+  outputs: OutputRow[],
+  links: Links,
+  urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS,
+) {
   const timeoutMaxMs = links.jobTimeoutMs;
   const spec = jobSpecOf(row);
   return {
@@ -66,20 +85,29 @@ export async function jobView(row: JobRow, outputs: OutputRow[], links: Links, u
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
-    outputs: await Promise.all(outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, links, urlTtlSeconds, spec.apiOrigin))),
+    outputs: await Promise.all(
+      outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, links, urlTtlSeconds, spec.apiOrigin)),
+    ),
     progress: row.status === "running" && row.progress_json ? progressView(row.progress_json) : null,
     ffmpegArgs: spec.args,
     steps: spec.steps ? spec.steps.map((step) => ({ binary: step.binary, ffmpegArgs: step.args })) : null,
     scratch: spec.scratch ?? null,
     failedStep: row.failed_step ?? null,
     inputs: spec.inputs,
-    outputDeclarations: Object.fromEntries(Object.entries(spec.outputs).map(([name, o]) => [name, o.destination ? { ...o, destination: shownDestination(o.destination) } : o])),
+    outputDeclarations: Object.fromEntries(
+      Object.entries(spec.outputs).map(([name, o]) => [
+        name,
+        o.destination ? { ...o, destination: shownDestination(o.destination) } : o,
+      ]),
+    ),
     deliveredOutputs: deliveredOutputsOf(row.delivered_json),
     webhookUrl: spec.webhookUrl,
     preset: spec.preset ?? null,
     params: spec.params ?? null,
     plannedArgs: plannedArgsOf(row),
-    inputReads: row.input_reads_json ? (JSON.parse(row.input_reads_json) as NonNullable<RunnerOutcome["inputReads"]>) : null,
+    inputReads: row.input_reads_json
+      ? (JSON.parse(row.input_reads_json) as NonNullable<RunnerOutcome["inputReads"]>)
+      : null,
     metadata: spec.metadata ?? {},
     timeoutSeconds: Math.round(jobTimeoutMs(spec, timeoutMaxMs) / 1000),
     parallel: spec.parallel ?? null,

@@ -6,7 +6,8 @@ import { resolvePlaceholders, timePlaceholder } from "../request/placeholders.ts
 export type ReproducedJob = { id: string; status: string; createdAt: string; plannedArgs: string[] | null };
 
 /** One shell word, whatever it holds: single quotes, a quote inside written as '\''. */
-export const shellWord = (s: string): string => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (s: string): string =>
+  /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * `GET /v1/jobs/{id}/command`: a POSIX shell script that runs a job again with the ffmpeg on the
@@ -17,7 +18,12 @@ export const shellWord = (s: string): string => (/^[A-Za-z0-9_./:=@%+,-]+$/.test
  * the service's own options (progress reporting, the output size bound, the input protocol and demuxer
  * allowlists), which limit a job on shared machines and change nothing in what it makes.
  */
-export function reproduceScript(job: ReproducedJob, spec: JobSpec, inputs: RunnerInput[], linksExpireAt: string): string {
+export function reproduceScript(
+  job: ReproducedJob,
+  spec: JobSpec,
+  inputs: RunnerInput[],
+  linksExpireAt: string,
+): string {
   const outputs = Object.entries(spec.outputs).map(([name, o]) => ({ name, fileName: o.fileName, kind: o.kind }));
   const scratch = Object.entries(spec.scratch ?? {}).map(([name, fileName]) => ({ name, fileName }));
   const layout = jobLayout(inputs, outputs, scratch);
@@ -29,7 +35,9 @@ export function reproduceScript(job: ReproducedJob, spec: JobSpec, inputs: Runne
     "#!/bin/sh",
     `# ffjobs job ${job.id} (created ${job.createdAt}, ${job.status}), to run again with a local ffmpeg.`,
     ...(spec.mode === "preset"
-      ? [`# Preset ${spec.preset}: ${job.plannedArgs ? "the command the runner planned for these inputs and ran" : "its command before the runner adapted it to the inputs (the job has not been planned yet)"}.`]
+      ? [
+          `# Preset ${spec.preset}: ${job.plannedArgs ? "the command the runner planned for these inputs and ran" : "its command before the runner adapted it to the inputs (the job has not been planned yet)"}.`,
+        ]
       : []),
     "# The service's own options (progress, size bounds, input allowlists) are left out: they change nothing in what it makes.",
     `# Download links in this script are valid until ${linksExpireAt}.`,
@@ -44,16 +52,25 @@ export function reproduceScript(job: ReproducedJob, spec: JobSpec, inputs: Runne
     `mkdir -p in out work${[...layout.directories.keys()].map((name) => ` ${shellWord(pathOf(name)!.replace(/\/[^/]*$/, ""))}`).join("")}`,
     // The seconds of {{input@P%}}, as the runner works them out: floor(duration × P × 10) / 1000.
     ...(jobSteps(planned).some((s) => s.args.some((a) => timePlaceholder(a)))
-      ? ["at_percent() { ffprobe -v error -show_entries format=duration -of csv=p=0 \"$1\" | awk -v p=\"$2\" '{ printf \"%.3f\", int($1 * p * 10) / 1000 }'; }"]
+      ? [
+          'at_percent() { ffprobe -v error -show_entries format=duration -of csv=p=0 "$1" | awk -v p="$2" \'{ printf "%.3f", int($1 * p * 10) / 1000 }\'; }',
+        ]
       : []),
     // -g: curl reads [1-4] and {a,b} in a URL as globs, one request per match; a URL is fetched once, as the runner does.
-    ...inputs.map((i) => `curl -fsSLg --proto =http,https --proto-redir =http,https -o ${shellWord(pathOf(i.name)!)} ${shellWord(i.url)}`),
+    ...inputs.map(
+      (i) =>
+        `curl -fsSLg --proto =http,https --proto-redir =http,https -o ${shellWord(pathOf(i.name)!)} ${shellWord(i.url)}`,
+    ),
     ...jobSteps(planned).map((step) => {
       const argv = resolvePlaceholders(step.args, pathOf).map((arg) => {
         const time = timePlaceholder(arg);
         return time ? `"$(at_percent ${shellWord(pathOf(time.name)!)} ${time.percent})"` : shellWord(arg);
       });
-      return [step.binary, ...(step.binary === "ffmpeg" ? ["-hide_banner", "-nostdin", "-y"] : ["-hide_banner"]), ...argv].join(" ");
+      return [
+        step.binary,
+        ...(step.binary === "ffmpeg" ? ["-hide_banner", "-nostdin", "-y"] : ["-hide_banner"]),
+        ...argv,
+      ].join(" ");
     }),
     ...outputs.map((o) => `echo ${shellWord(`output ${o.name}: ${pathOf(o.name)}`)}`),
   ];

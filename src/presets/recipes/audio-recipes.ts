@@ -12,7 +12,15 @@ export function audioExtractionRecipe(preset: string, codec: AudioCodec, maxChan
     const input = ctx.inputs[0];
     const need = needAudio(preset, input);
     if ("refused" in need) return need;
-    return planned(["-i", `{{${input.name}}}`, "-map", "0:a:0", ...audioEncoding(need.audio, codec, p.bitrateKbps, maxChannels), ...extra, "{{audio}}"]);
+    return planned([
+      "-i",
+      `{{${input.name}}}`,
+      "-map",
+      "0:a:0",
+      ...audioEncoding(need.audio, codec, p.bitrateKbps, maxChannels),
+      ...extra,
+      "{{audio}}",
+    ]);
   };
 }
 
@@ -25,12 +33,34 @@ export function loudnessRecipe(p: { target: number; truePeak: number; range: num
   const need = needAudio("loudnorm", input);
   if ("refused" in need) return need;
   const v = input.facts.video;
-  const video = !v ? [] : canCopy(ctx.outputs.normalized, "video", v.codec)
-    ? ["-map", "0:V:0", "-c:v", "copy"]
-    : ["-map", "0:V:0", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-vf", webPictureFilters(v, null).join(",")];
+  const video = !v
+    ? []
+    : canCopy(ctx.outputs.normalized, "video", v.codec)
+      ? ["-map", "0:V:0", "-c:v", "copy"]
+      : [
+          "-map",
+          "0:V:0",
+          "-c:v",
+          "libx264",
+          "-preset",
+          "veryfast",
+          "-crf",
+          "18",
+          "-vf",
+          webPictureFilters(v, null).join(","),
+        ];
   return planned([
-    "-i", `{{${input.name}}}`, ...video, "-map", "0:a:0", "-af", `loudnorm=I=${p.target}:TP=${p.truePeak}:LRA=${p.range}`,
-    ...audioEncoding(need.audio, "aac", 192, 8), "-movflags", "+faststart", "{{normalized}}",
+    "-i",
+    `{{${input.name}}}`,
+    ...video,
+    "-map",
+    "0:a:0",
+    "-af",
+    `loudnorm=I=${p.target}:TP=${p.truePeak}:LRA=${p.range}`,
+    ...audioEncoding(need.audio, "aac", 192, 8),
+    "-movflags",
+    "+faststart",
+    "{{normalized}}",
   ]);
 }
 
@@ -38,5 +68,13 @@ export function waveformRecipe(p: { width: number; height: number; color: string
   const input = ctx.inputs[0];
   const need = needAudio("waveform", input);
   if ("refused" in need) return need;
-  return planned(["-i", `{{${input.name}}}`, "-filter_complex", `[0:a:0]showwavespic=s=${p.width}x${p.height}:colors=${p.color.replace("#", "0x")}`, "-frames:v", "1", "{{picture}}"]);
+  return planned([
+    "-i",
+    `{{${input.name}}}`,
+    "-filter_complex",
+    `[0:a:0]showwavespic=s=${p.width}x${p.height}:colors=${p.color.replace("#", "0x")}`,
+    "-frames:v",
+    "1",
+    "{{picture}}",
+  ]);
 }

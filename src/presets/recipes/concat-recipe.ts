@@ -15,7 +15,13 @@ const DEFAULT_FRAME_RATE = 30;
  */
 export function concatRecipe(_p: Record<string, never>, ctx: RecipeContext): Plan {
   const empty = ctx.inputs.find((i) => !i.facts.video && !i.facts.audio);
-  if (empty) return { refused: { code: "INPUT_HAS_NO_VIDEO", message: `Preset concat needs video or audio in every input and input "${empty.name}" has neither` } };
+  if (empty)
+    return {
+      refused: {
+        code: "INPUT_HAS_NO_VIDEO",
+        message: `Preset concat needs video or audio in every input and input "${empty.name}" has neither`,
+      },
+    };
   const first = ctx.inputs.find((i) => i.facts.video)?.facts.video ?? null;
   const withAudio = ctx.inputs.some((i) => i.facts.audio);
   const size = first ? pictureSize(first, null) : null;
@@ -25,13 +31,19 @@ export function concatRecipe(_p: Record<string, never>, ctx: RecipeContext): Pla
     ...(withAudio ? [audioPart(input, i)] : []),
   ]);
   const labels = ctx.inputs.map((_, i) => `${size ? `[v${i}]` : ""}${withAudio ? `[a${i}]` : ""}`).join("");
-  const graph = [...parts, `${labels}concat=n=${ctx.inputs.length}:v=${size ? 1 : 0}:a=${withAudio ? 1 : 0}${size ? "[v]" : ""}${withAudio ? "[a]" : ""}`];
+  const graph = [
+    ...parts,
+    `${labels}concat=n=${ctx.inputs.length}:v=${size ? 1 : 0}:a=${withAudio ? 1 : 0}${size ? "[v]" : ""}${withAudio ? "[a]" : ""}`,
+  ];
   return planned([
     ...ctx.inputs.flatMap((input) => ["-i", `{{${input.name}}}`]),
-    "-filter_complex", graph.join(";"),
+    "-filter_complex",
+    graph.join(";"),
     ...(size ? ["-map", "[v]", "-c:v", "libx264", "-preset", "veryfast"] : []),
     ...(withAudio ? ["-map", "[a]", "-c:a", "aac", "-b:a", "160k"] : []),
-    "-movflags", "+faststart", "{{joined}}",
+    "-movflags",
+    "+faststart",
+    "{{joined}}",
   ]);
 }
 
@@ -41,7 +53,8 @@ const lengthOf = (f: MediaFacts) => seconds(f.durationSeconds ?? 1);
 function videoPart({ facts }: PlanInput, i: number, size: { width: number; height: number }, rate: number): string {
   const v = facts.video;
   const common = `fps=${seconds(rate)},format=yuv420p,setpts=PTS-STARTPTS[v${i}]`;
-  if (!v) return `color=c=black:s=${size.width}x${size.height}:r=${seconds(rate)}:d=${lengthOf(facts)},setsar=1,${common}`;
+  if (!v)
+    return `color=c=black:s=${size.width}x${size.height}:r=${seconds(rate)}:d=${lengthOf(facts)},setsar=1,${common}`;
   const shown = pictureSize(v, null);
   const fit = Math.min(size.width / shown.width, size.height / shown.height);
   const [w, h] = [Math.min(size.width, even(shown.width * fit)), Math.min(size.height, even(shown.height * fit))];

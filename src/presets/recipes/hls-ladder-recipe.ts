@@ -11,7 +11,10 @@ function videoKbps(height: number): number {
  * all are, one rendition at the input's own height. Audio in every rendition when the input has any
  * and `audio` is not false. Key frames at every segment boundary whatever the frame rate.
  */
-export function hlsLadderRecipe(p: { renditions: number[]; segmentSeconds: number; audio: boolean }, ctx: RecipeContext): Plan {
+export function hlsLadderRecipe(
+  p: { renditions: number[]; segmentSeconds: number; audio: boolean },
+  ctx: RecipeContext,
+): Plan {
   const input = ctx.inputs[0];
   const need = needVideo("hls-ladder", input);
   if ("refused" in need) return need;
@@ -21,17 +24,52 @@ export function hlsLadderRecipe(p: { renditions: number[]; segmentSeconds: numbe
   const a = p.audio ? input.facts.audio : null;
   const n = heights.length;
   const prepare = [...(v.interlaced ? ["yadif=mode=send_frame"] : []), "format=yuv420p", `split=${n}`].join(",");
-  const graph = [`[0:V:0]${prepare}${heights.map((_, i) => `[s${i}]`).join("")}`, ...heights.map((h, i) => {
-    const { width, height } = pictureSize(v, h);
-    return `[s${i}]${scaleTo(v, width, height)}[v${i}]`;
-  })];
+  const graph = [
+    `[0:V:0]${prepare}${heights.map((_, i) => `[s${i}]`).join("")}`,
+    ...heights.map((h, i) => {
+      const { width, height } = pictureSize(v, h);
+      return `[s${i}]${scaleTo(v, width, height)}[v${i}]`;
+    }),
+  ];
   return planned([
-    "-i", `{{${input.name}}}`, "-filter_complex", graph.join(";"),
-    ...heights.flatMap((h, i) => ["-map", `[v${i}]`, ...(a ? ["-map", "0:a:0"] : []), `-b:v:${i}`, `${videoKbps(h)}k`, `-maxrate:v:${i}`, `${Math.round(videoKbps(h) * 1.2)}k`, `-bufsize:v:${i}`, `${videoKbps(h) * 2}k`]),
-    "-c:v", "libx264", "-preset", "veryfast", "-force_key_frames", `expr:gte(t,n_forced*${seconds(p.segmentSeconds)})`, "-sc_threshold", "0",
+    "-i",
+    `{{${input.name}}}`,
+    "-filter_complex",
+    graph.join(";"),
+    ...heights.flatMap((h, i) => [
+      "-map",
+      `[v${i}]`,
+      ...(a ? ["-map", "0:a:0"] : []),
+      `-b:v:${i}`,
+      `${videoKbps(h)}k`,
+      `-maxrate:v:${i}`,
+      `${Math.round(videoKbps(h) * 1.2)}k`,
+      `-bufsize:v:${i}`,
+      `${videoKbps(h) * 2}k`,
+    ]),
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    "-force_key_frames",
+    `expr:gte(t,n_forced*${seconds(p.segmentSeconds)})`,
+    "-sc_threshold",
+    "0",
     ...(a ? audioEncoding(a, "aac", 128, 2) : []),
-    "-f", "hls", "-hls_time", String(p.segmentSeconds), "-hls_playlist_type", "vod", "-hls_flags", "independent_segments",
-    "-var_stream_map", heights.map((_, i) => (a ? `v:${i},a:${i}` : `v:${i}`)).join(" "), "-master_pl_name", "master.m3u8",
-    "-hls_segment_filename", "{{hls/seg_%v_%03d.ts}}", "{{hls/stream_%v.m3u8}}",
+    "-f",
+    "hls",
+    "-hls_time",
+    String(p.segmentSeconds),
+    "-hls_playlist_type",
+    "vod",
+    "-hls_flags",
+    "independent_segments",
+    "-var_stream_map",
+    heights.map((_, i) => (a ? `v:${i},a:${i}` : `v:${i}`)).join(" "),
+    "-master_pl_name",
+    "master.m3u8",
+    "-hls_segment_filename",
+    "{{hls/seg_%v_%03d.ts}}",
+    "{{hls/stream_%v.m3u8}}",
   ]);
 }

@@ -1,5 +1,13 @@
 import type { Plan, Recipe, RecipeContext } from "./recipe.ts";
-import { contactSheetRecipe, gifRecipe, thumbnailRecipe, trimRecipe, watermarkRecipe, webMp4Recipe, webmRecipe } from "./video-recipes.ts";
+import {
+  contactSheetRecipe,
+  gifRecipe,
+  thumbnailRecipe,
+  trimRecipe,
+  watermarkRecipe,
+  webMp4Recipe,
+  webmRecipe,
+} from "./video-recipes.ts";
 import { audioExtractionRecipe, loudnessRecipe, waveformRecipe } from "./audio-recipes.ts";
 import { hlsLadderRecipe } from "./hls-ladder-recipe.ts";
 import { concatRecipe } from "./concat-recipe.ts";
@@ -14,7 +22,12 @@ export const AUDIO_EXTRACTION_CHANNELS = { "audio-mp3": 2, "audio-aac": 8, "audi
  */
 // biome-ignore lint/suspicious/noExplicitAny: each recipe takes its own preset's params, checked by that preset's schema in the Worker (src/presets/catalog.ts) before they get here.
 export const RECIPE_BOOK: Record<string, { plan: Recipe<any>; looksAtInputs: boolean }> = {
-  probe: { plan: (_p, ctx) => ({ args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", `{{${ctx.inputs[0].name}}}`] }), looksAtInputs: false },
+  probe: {
+    plan: (_p, ctx) => ({
+      args: ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", `{{${ctx.inputs[0].name}}}`],
+    }),
+    looksAtInputs: false,
+  },
   thumbnail: { plan: thumbnailRecipe, looksAtInputs: true },
   "contact-sheet": { plan: contactSheetRecipe, looksAtInputs: true },
   "web-mp4": { plan: webMp4Recipe, looksAtInputs: true },
@@ -23,9 +36,21 @@ export const RECIPE_BOOK: Record<string, { plan: Recipe<any>; looksAtInputs: boo
   trim: { plan: trimRecipe, looksAtInputs: true },
   watermark: { plan: watermarkRecipe, looksAtInputs: true },
   concat: { plan: concatRecipe, looksAtInputs: true },
-  "audio-mp3": { plan: audioExtractionRecipe("audio-mp3", "libmp3lame", AUDIO_EXTRACTION_CHANNELS["audio-mp3"]), looksAtInputs: true },
-  "audio-aac": { plan: audioExtractionRecipe("audio-aac", "aac", AUDIO_EXTRACTION_CHANNELS["audio-aac"], ["-movflags", "+faststart"]), looksAtInputs: true },
-  "audio-opus": { plan: audioExtractionRecipe("audio-opus", "libopus", AUDIO_EXTRACTION_CHANNELS["audio-opus"]), looksAtInputs: true },
+  "audio-mp3": {
+    plan: audioExtractionRecipe("audio-mp3", "libmp3lame", AUDIO_EXTRACTION_CHANNELS["audio-mp3"]),
+    looksAtInputs: true,
+  },
+  "audio-aac": {
+    plan: audioExtractionRecipe("audio-aac", "aac", AUDIO_EXTRACTION_CHANNELS["audio-aac"], [
+      "-movflags",
+      "+faststart",
+    ]),
+    looksAtInputs: true,
+  },
+  "audio-opus": {
+    plan: audioExtractionRecipe("audio-opus", "libopus", AUDIO_EXTRACTION_CHANNELS["audio-opus"]),
+    looksAtInputs: true,
+  },
   loudnorm: { plan: loudnessRecipe, looksAtInputs: true },
   waveform: { plan: waveformRecipe, looksAtInputs: true },
   "hls-ladder": { plan: hlsLadderRecipe, looksAtInputs: true },

@@ -26,14 +26,31 @@ export type Recipe<P> = (params: P, ctx: RecipeContext) => Plan;
 export const planned = (args: string[]): Plan => ({ args });
 
 /** The input's video, or the refusal that says this preset needs one. */
-export function needVideo(preset: string, input: PlanInput, instead = ""): { video: NonNullable<MediaFacts["video"]> } | { refused: Refusal } {
+export function needVideo(
+  preset: string,
+  input: PlanInput,
+  instead = "",
+): { video: NonNullable<MediaFacts["video"]> } | { refused: Refusal } {
   if (input.facts.video) return { video: input.facts.video };
   const also = input.facts.audio ? ` (it holds audio only${instead ? `: ${instead}` : ""})` : "";
-  return { refused: { code: "INPUT_HAS_NO_VIDEO", message: `Preset ${preset} needs a video stream and input "${input.name}" has none${also}` } };
+  return {
+    refused: {
+      code: "INPUT_HAS_NO_VIDEO",
+      message: `Preset ${preset} needs a video stream and input "${input.name}" has none${also}`,
+    },
+  };
 }
 
 /** The input's audio, or the refusal that says this preset needs some. */
-export function needAudio(preset: string, input: PlanInput): { audio: NonNullable<MediaFacts["audio"]> } | { refused: Refusal } {
+export function needAudio(
+  preset: string,
+  input: PlanInput,
+): { audio: NonNullable<MediaFacts["audio"]> } | { refused: Refusal } {
   if (input.facts.audio) return { audio: input.facts.audio };
-  return { refused: { code: "INPUT_HAS_NO_AUDIO", message: `Preset ${preset} needs an audio stream and input "${input.name}" has none` } };
+  return {
+    refused: {
+      code: "INPUT_HAS_NO_AUDIO",
+      message: `Preset ${preset} needs an audio stream and input "${input.name}" has none`,
+    },
+  };
 }

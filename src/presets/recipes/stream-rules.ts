@@ -44,9 +44,22 @@ export function standardRate(a: AudioFacts): number {
 }
 
 /** An audio encoding: the codec, its bitrate, a standard rate (Opus: always 48 kHz) and at most `maxChannels`. */
-export function audioEncoding(a: AudioFacts, codec: "aac" | "libopus" | "libmp3lame", kbps: number, maxChannels: number): string[] {
+export function audioEncoding(
+  a: AudioFacts,
+  codec: "aac" | "libopus" | "libmp3lame",
+  kbps: number,
+  maxChannels: number,
+): string[] {
   const rate = codec === "libopus" ? 48000 : standardRate(a);
-  return ["-c:a", codec, "-b:a", `${kbps}k`, "-ar", String(rate), ...(a.channels > maxChannels ? ["-ac", String(maxChannels)] : [])];
+  return [
+    "-c:a",
+    codec,
+    "-b:a",
+    `${kbps}k`,
+    "-ar",
+    String(rate),
+    ...(a.channels > maxChannels ? ["-ac", String(maxChannels)] : []),
+  ];
 }
 
 /**
@@ -54,14 +67,35 @@ export function audioEncoding(a: AudioFacts, codec: "aac" | "libopus" | "libmp3l
  * is "not currently supported in container" or experimental there). Matroska holds nearly anything.
  */
 const HOLDS: Record<string, { video: string[]; audio: string[] } | "anything"> = {
-  mp4: { video: ["h264", "hevc", "av1", "vp9", "mpeg4", "mpeg2video", "mpeg1video", "mjpeg"], audio: ["aac", "mp3", "opus", "ac3", "eac3", "alac", "mp2"] },
-  mov: { video: ["h264", "hevc", "av1", "vp9", "mpeg4", "mpeg2video", "mpeg1video", "mjpeg", "prores", "dnxhd"], audio: ["aac", "mp3", "ac3", "eac3", "alac", "mp2", "pcm_s16le", "pcm_s24le", "pcm_s32le", "pcm_f32le", "pcm_s16be", "pcm_s24be"] },
+  mp4: {
+    video: ["h264", "hevc", "av1", "vp9", "mpeg4", "mpeg2video", "mpeg1video", "mjpeg"],
+    audio: ["aac", "mp3", "opus", "ac3", "eac3", "alac", "mp2"],
+  },
+  mov: {
+    video: ["h264", "hevc", "av1", "vp9", "mpeg4", "mpeg2video", "mpeg1video", "mjpeg", "prores", "dnxhd"],
+    audio: [
+      "aac",
+      "mp3",
+      "ac3",
+      "eac3",
+      "alac",
+      "mp2",
+      "pcm_s16le",
+      "pcm_s24le",
+      "pcm_s32le",
+      "pcm_f32le",
+      "pcm_s16be",
+      "pcm_s24be",
+    ],
+  },
   webm: { video: ["vp8", "vp9", "av1"], audio: ["opus", "vorbis"] },
   mkv: "anything",
 };
 
 const extensionOf = (fileName: string) => fileName.slice(fileName.lastIndexOf(".") + 1).toLowerCase();
-const containerOf = (fileName: string) => ({ m4v: "mp4", m4a: "mp4", "3gp": "mp4", mka: "mkv" } as Record<string, string>)[extensionOf(fileName)] ?? extensionOf(fileName);
+const containerOf = (fileName: string) =>
+  (({ m4v: "mp4", m4a: "mp4", "3gp": "mp4", mka: "mkv" }) as Record<string, string>)[extensionOf(fileName)] ??
+  extensionOf(fileName);
 
 /** Whether the output file (by its name's container) can hold this stream copied as it is. */
 export function canCopy(fileName: string, kind: "video" | "audio", codec: string): boolean {
@@ -78,7 +112,10 @@ export function canCopy(fileName: string, kind: "video" | "audio", codec: string
 export function seekTo(facts: MediaFacts, at: number | string): { before: string[]; after: string[] } {
   if (typeof at === "string" || facts.seekIndex) return { before: at === 0 ? [] : ["-ss", String(at)], after: [] };
   const coarse = Math.max(0, at - SEEK_DECODE_SECONDS);
-  return { before: coarse > 0 ? ["-ss", seconds(coarse)] : [], after: at - coarse > 0 ? ["-ss", seconds(at - coarse)] : [] };
+  return {
+    before: coarse > 0 ? ["-ss", seconds(coarse)] : [],
+    after: at - coarse > 0 ? ["-ss", seconds(at - coarse)] : [],
+  };
 }
 
 /** How far before the time a seek without an index lands: key frames in such streams are rarely further apart. */

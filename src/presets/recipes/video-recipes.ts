@@ -1,6 +1,14 @@
 import type { VideoFacts } from "../media-facts.ts";
 import { needVideo, planned, type Plan, type RecipeContext } from "./recipe.ts";
-import { audioEncoding, canCopy, pictureSize, seconds, seekTo, stillPictureFilters, webPictureFilters } from "./stream-rules.ts";
+import {
+  audioEncoding,
+  canCopy,
+  pictureSize,
+  seconds,
+  seekTo,
+  stillPictureFilters,
+  webPictureFilters,
+} from "./stream-rules.ts";
 
 /** A still's size for a given width: square pixels, the picture's display aspect, even height. */
 function stillScale(v: VideoFacts, width: number, flags = ""): string {
@@ -18,79 +26,197 @@ export function thumbnailRecipe(p: { at?: number; percent?: number; width: numbe
   const need = needVideo("thumbnail", input);
   if ("refused" in need) return need;
   const { durationSeconds } = input.facts;
-  const at = p.percent === undefined
-    ? within(p.at ?? 1, durationSeconds)
-    // Unknown length: the runner works the seconds out from its probe ({{video@P%}}, src/jobs/request/placeholders.ts).
-    : durationSeconds === null ? `{{${input.name}@${Math.round(p.percent * 1000) / 1000}%}}` : (durationSeconds * p.percent) / 100;
+  const at =
+    p.percent === undefined
+      ? within(p.at ?? 1, durationSeconds)
+      : // Unknown length: the runner works the seconds out from its probe ({{video@P%}}, src/jobs/request/placeholders.ts).
+        durationSeconds === null
+        ? `{{${input.name}@${Math.round(p.percent * 1000) / 1000}%}}`
+        : (durationSeconds * p.percent) / 100;
   const seek = seekTo(input.facts, typeof at === "number" ? Number(seconds(at)) : at);
   const filters = [...stillPictureFilters(need.video), stillScale(need.video, p.width)];
-  return planned([...seek.before, "-i", `{{${input.name}}}`, ...seek.after, "-map", "0:V:0", "-frames:v", "1", "-vf", filters.join(","), "{{thumbnail}}"]);
+  return planned([
+    ...seek.before,
+    "-i",
+    `{{${input.name}}}`,
+    ...seek.after,
+    "-map",
+    "0:V:0",
+    "-frames:v",
+    "1",
+    "-vf",
+    filters.join(","),
+    "{{thumbnail}}",
+  ]);
 }
 
-export function contactSheetRecipe(p: { columns: number; rows: number; everyFrames: number; tileWidth: number }, ctx: RecipeContext): Plan {
+export function contactSheetRecipe(
+  p: { columns: number; rows: number; everyFrames: number; tileWidth: number },
+  ctx: RecipeContext,
+): Plan {
   const input = ctx.inputs[0];
   const need = needVideo("contact-sheet", input);
   if ("refused" in need) return need;
-  const filters = [...stillPictureFilters(need.video), `select=not(mod(n\\,${p.everyFrames}))`, stillScale(need.video, p.tileWidth), `tile=${p.columns}x${p.rows}`];
-  return planned(["-i", `{{${input.name}}}`, "-map", "0:V:0", "-vf", filters.join(","), "-frames:v", "1", "-fps_mode", "vfr", "{{sheet}}"]);
+  const filters = [
+    ...stillPictureFilters(need.video),
+    `select=not(mod(n\\,${p.everyFrames}))`,
+    stillScale(need.video, p.tileWidth),
+    `tile=${p.columns}x${p.rows}`,
+  ];
+  return planned([
+    "-i",
+    `{{${input.name}}}`,
+    "-map",
+    "0:V:0",
+    "-vf",
+    filters.join(","),
+    "-frames:v",
+    "1",
+    "-fps_mode",
+    "vfr",
+    "{{sheet}}",
+  ]);
 }
 
 /** web-mp4 and webm: one picture for the web, the first audio track (if any) in the codec the container plays. */
-function webVideo(preset: string, output: string, video: string[], audio: { codec: "aac" | "libopus"; kbps: number }, height: number, ctx: RecipeContext, extra: string[]): Plan {
+function webVideo(
+  preset: string,
+  output: string,
+  video: string[],
+  audio: { codec: "aac" | "libopus"; kbps: number },
+  height: number,
+  ctx: RecipeContext,
+  extra: string[],
+): Plan {
   const input = ctx.inputs[0];
   const need = needVideo(preset, input, "audio-aac or audio-opus extracts it");
   if ("refused" in need) return need;
   const a = input.facts.audio;
   return planned([
-    "-i", `{{${input.name}}}`, "-map", "0:V:0", ...(a ? ["-map", "0:a:0"] : []),
-    "-vf", webPictureFilters(need.video, height).join(","), ...video,
-    ...(a ? audioEncoding(a, audio.codec, audio.kbps, 2) : ["-an"]), ...extra, `{{${output}}}`,
+    "-i",
+    `{{${input.name}}}`,
+    "-map",
+    "0:V:0",
+    ...(a ? ["-map", "0:a:0"] : []),
+    "-vf",
+    webPictureFilters(need.video, height).join(","),
+    ...video,
+    ...(a ? audioEncoding(a, audio.codec, audio.kbps, 2) : ["-an"]),
+    ...extra,
+    `{{${output}}}`,
   ]);
 }
 
 export function webMp4Recipe(p: { height: number; crf: number; speed: string }, ctx: RecipeContext): Plan {
-  return webVideo("web-mp4", "mp4", ["-c:v", "libx264", "-preset", p.speed, "-crf", String(p.crf)], { codec: "aac", kbps: 128 }, p.height, ctx, ["-movflags", "+faststart"]);
+  return webVideo(
+    "web-mp4",
+    "mp4",
+    ["-c:v", "libx264", "-preset", p.speed, "-crf", String(p.crf)],
+    { codec: "aac", kbps: 128 },
+    p.height,
+    ctx,
+    ["-movflags", "+faststart"],
+  );
 }
 
 export function webmRecipe(p: { height: number; crf: number }, ctx: RecipeContext): Plan {
-  const vp9 = ["-c:v", "libvpx-vp9", "-b:v", "0", "-crf", String(p.crf), "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1"];
+  const vp9 = [
+    "-c:v",
+    "libvpx-vp9",
+    "-b:v",
+    "0",
+    "-crf",
+    String(p.crf),
+    "-deadline",
+    "realtime",
+    "-cpu-used",
+    "8",
+    "-row-mt",
+    "1",
+  ];
   return webVideo("webm", "webm", vp9, { codec: "libopus", kbps: 96 }, p.height, ctx, []);
 }
 
-export function gifRecipe(p: { fps: number; width: number; start: number; duration: number }, ctx: RecipeContext): Plan {
+export function gifRecipe(
+  p: { fps: number; width: number; start: number; duration: number },
+  ctx: RecipeContext,
+): Plan {
   const input = ctx.inputs[0];
   const need = needVideo("gif", input);
   if ("refused" in need) return need;
   const seek = seekTo(input.facts, p.start);
-  const picture = [...stillPictureFilters(need.video), `fps=${p.fps}`, stillScale(need.video, p.width, "lanczos")].join(",");
+  const picture = [...stillPictureFilters(need.video), `fps=${p.fps}`, stillScale(need.video, p.width, "lanczos")].join(
+    ",",
+  );
   return planned([
-    ...seek.before, "-i", `{{${input.name}}}`, ...seek.after, "-t", String(p.duration),
-    "-filter_complex", `[0:V:0]${picture},split[a][b];[a]palettegen[pal];[b][pal]paletteuse`, "{{gif}}",
+    ...seek.before,
+    "-i",
+    `{{${input.name}}}`,
+    ...seek.after,
+    "-t",
+    String(p.duration),
+    "-filter_complex",
+    `[0:V:0]${picture},split[a][b];[a]palettegen[pal];[b][pal]paletteuse`,
+    "{{gif}}",
   ]);
 }
 
 /** Streams copied when the output's container holds them (and `copyVideo`); otherwise re-encoded (H.264 near-lossless, AAC). */
-function copyOrEncode(fileName: string, video: VideoFacts | null, audioCodec: string | null, copyVideo = true): string[] {
-  const v = !video ? [] : copyVideo && canCopy(fileName, "video", video.codec) ? ["-c:v", "copy"] : ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-vf", webPictureFilters(video, null).join(",")];
-  const a = audioCodec === null ? [] : canCopy(fileName, "audio", audioCodec) ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "192k"];
+function copyOrEncode(
+  fileName: string,
+  video: VideoFacts | null,
+  audioCodec: string | null,
+  copyVideo = true,
+): string[] {
+  const v = !video
+    ? []
+    : copyVideo && canCopy(fileName, "video", video.codec)
+      ? ["-c:v", "copy"]
+      : ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-vf", webPictureFilters(video, null).join(",")];
+  const a =
+    audioCodec === null
+      ? []
+      : canCopy(fileName, "audio", audioCodec)
+        ? ["-c:a", "copy"]
+        : ["-c:a", "aac", "-b:a", "192k"];
   return [...v, ...a];
 }
 
 export function trimRecipe(p: { start: number; duration: number }, ctx: RecipeContext): Plan {
   const input = ctx.inputs[0];
   const { video, audio } = input.facts;
-  if (!video && !audio) return { refused: { code: "INPUT_HAS_NO_VIDEO", message: `Preset trim needs a video or audio stream and input "${input.name}" has neither` } };
+  if (!video && !audio)
+    return {
+      refused: {
+        code: "INPUT_HAS_NO_VIDEO",
+        message: `Preset trim needs a video or audio stream and input "${input.name}" has neither`,
+      },
+    };
   // Without a seek index (MPEG-TS) a copied cut would start between key frames and lose its picture:
   // the video is re-encoded there, from a seek that decodes its way to the start.
   const seek = seekTo(input.facts, p.start);
   return planned([
-    ...seek.before, "-i", `{{${input.name}}}`, ...seek.after, "-t", String(p.duration),
-    ...(video ? ["-map", "0:V:0"] : []), ...(audio ? ["-map", "0:a:0"] : []),
-    ...copyOrEncode(ctx.outputs.clip, video, audio?.codec ?? null, input.facts.seekIndex), "-avoid_negative_ts", "make_zero", "{{clip}}",
+    ...seek.before,
+    "-i",
+    `{{${input.name}}}`,
+    ...seek.after,
+    "-t",
+    String(p.duration),
+    ...(video ? ["-map", "0:V:0"] : []),
+    ...(audio ? ["-map", "0:a:0"] : []),
+    ...copyOrEncode(ctx.outputs.clip, video, audio?.codec ?? null, input.facts.seekIndex),
+    "-avoid_negative_ts",
+    "make_zero",
+    "{{clip}}",
   ]);
 }
 
-const CORNERS = { "top-left": ["M", "M"], "top-right": ["W-w-M", "M"], "bottom-left": ["M", "H-h-M"], "bottom-right": ["W-w-M", "H-h-M"] } as const;
+const CORNERS = {
+  "top-left": ["M", "M"],
+  "top-right": ["W-w-M", "M"],
+  "bottom-left": ["M", "H-h-M"],
+  "bottom-right": ["W-w-M", "H-h-M"],
+} as const;
 
 export function watermarkRecipe(p: { position: keyof typeof CORNERS; margin: number }, ctx: RecipeContext): Plan {
   const [input, logo] = ctx.inputs;
@@ -100,16 +226,32 @@ export function watermarkRecipe(p: { position: keyof typeof CORNERS; margin: num
   if ("refused" in picture) return picture;
   const [x, y] = CORNERS[p.position].map((c) => c.replace("M", String(p.margin)));
   const { width, height } = pictureSize(need.video, null);
-  const base = [...(need.video.interlaced ? ["yadif=mode=send_frame"] : []), `scale=${width}:${height}`, "setsar=1"].join(",");
+  const base = [
+    ...(need.video.interlaced ? ["yadif=mode=send_frame"] : []),
+    `scale=${width}:${height}`,
+    "setsar=1",
+  ].join(",");
   const a = input.facts.audio;
   return planned([
-    "-i", `{{${input.name}}}`, "-i", `{{${logo.name}}}`,
+    "-i",
+    `{{${input.name}}}`,
+    "-i",
+    `{{${logo.name}}}`,
     // eof_action=repeat: a still logo stays for the whole video. The output lasts as long as the longer
     // input (overlay's `shortest` would end it after a still logo's one frame), so -t holds it to the video's.
-    "-filter_complex", `[0:V:0]${base}[base];[base][1:V:0]overlay=${x}:${y}:eof_action=repeat,format=yuv420p[v]`,
+    "-filter_complex",
+    `[0:V:0]${base}[base];[base][1:V:0]overlay=${x}:${y}:eof_action=repeat,format=yuv420p[v]`,
     ...(input.facts.durationSeconds !== null ? ["-t", seconds(input.facts.durationSeconds)] : []),
-    "-map", "[v]", ...(a ? ["-map", "0:a:0"] : []), "-c:v", "libx264", "-preset", "veryfast",
-    ...(a ? copyOrEncode(ctx.outputs.watermarked, null, a.codec) : []), "-movflags", "+faststart", "{{watermarked}}",
+    "-map",
+    "[v]",
+    ...(a ? ["-map", "0:a:0"] : []),
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    ...(a ? copyOrEncode(ctx.outputs.watermarked, null, a.codec) : []),
+    "-movflags",
+    "+faststart",
+    "{{watermarked}}",
   ]);
 }
-

@@ -9,7 +9,12 @@ const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${a
 
 const created = await api.POST("/v1/jobs", {
   params: { header: { Prefer: "wait=30", "Idempotency-Key": `generated-${Date.now()}` } },
-  body: { binary: "ffprobe", inputs: { clip: { type: "url", url: inputUrl } }, ffmpegArgs: ["-show_format", "{{clip}}"], metadata: { client: "openapi-fetch" } },
+  body: {
+    binary: "ffprobe",
+    inputs: { clip: { type: "url", url: inputUrl } },
+    ffmpegArgs: ["-show_format", "{{clip}}"],
+    metadata: { client: "openapi-fetch" },
+  },
 });
 if (!created.data) throw new Error(`create: ${JSON.stringify(created.error)}`);
 const id = created.data.id;
@@ -27,12 +32,14 @@ const dryRun = await api.POST("/v1/jobs/validate", {
 });
 const malformed = await api.GET("/v1/files/{id}", { params: { path: { id: "not-a-uuid" } } });
 
-console.log(JSON.stringify({
-  created: { status: created.response.status, jobStatus: created.data.status },
-  job: { status: job.data?.status, runtimeSeconds: job.data?.runtimeSeconds, metadata: job.data?.metadata },
-  listedIds: listed.data?.data.map((j) => j.id) ?? null,
-  resultExitCode: result.data?.exitCode ?? null,
-  conflict: { httpStatus: conflict.response.status, code: conflict.error?.code, status: conflict.error?.status },
-  dryRun: { valid: dryRun.data?.valid, probed: dryRun.data?.inputs ? Object.keys(dryRun.data.inputs) : null },
-  malformed: { httpStatus: malformed.response.status, path: malformed.error?.details?.[0]?.path },
-}));
+console.log(
+  JSON.stringify({
+    created: { status: created.response.status, jobStatus: created.data.status },
+    job: { status: job.data?.status, runtimeSeconds: job.data?.runtimeSeconds, metadata: job.data?.metadata },
+    listedIds: listed.data?.data.map((j) => j.id) ?? null,
+    resultExitCode: result.data?.exitCode ?? null,
+    conflict: { httpStatus: conflict.response.status, code: conflict.error?.code, status: conflict.error?.status },
+    dryRun: { valid: dryRun.data?.valid, probed: dryRun.data?.inputs ? Object.keys(dryRun.data.inputs) : null },
+    malformed: { httpStatus: malformed.response.status, path: malformed.error?.details?.[0]?.path },
+  }),
+);
