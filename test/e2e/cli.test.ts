@@ -10,6 +10,8 @@ const { fx, local } = useLocalStack();
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = join(ROOT, "cli/src/main.ts");
 const BIN = join(ROOT, "cli/bin/ffjobs.mjs");
+/** A CLI run still going after this is stopped and reported with the stack's logs, before the test's own timeout hides both. */
+const CLI_DEADLINE_MS = 90_000;
 
 /** The first frame's MD5 as ffmpeg computes it: whether two videos' pictures differ. */
 const frameHash = (file: string) =>
@@ -55,7 +57,15 @@ function ffjobs(
       stderr += c;
       opts.onStderr?.(stderr, interrupt);
     });
-    child.on("exit", (code) => done({ code, stdout, stderr }));
+    const deadline = setTimeout(() => {
+      stderr += `\n[test: ffjobs still running after ${CLI_DEADLINE_MS} ms, killed; the stack's last logs:]\n`;
+      stderr += local.stack.logs().slice(-6000);
+      child.kill("SIGKILL");
+    }, CLI_DEADLINE_MS);
+    child.on("exit", (code) => {
+      clearTimeout(deadline);
+      done({ code, stdout, stderr });
+    });
   });
 }
 
