@@ -16,6 +16,7 @@ import { storeOutputs } from "./store-outputs.ts";
 import { createPhaseClock } from "./phase-clock.ts";
 import { planPresetJob } from "./plan-preset.ts";
 import { openJobInputs, streamedInputNames, type JobInputs } from "./job-inputs.ts";
+import { startEarlyProbes, type EarlyProbes } from "./early-output-probes.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -70,6 +71,7 @@ export async function executeJob(
   const clock = createPhaseClock();
   let folder: JobFolder | null = null;
   let inputs: JobInputs | null = null;
+  let probes: EarlyProbes | null = null;
   let plannedArgs: { plannedArgs?: string[] } = {};
   const read = () => (inputs ? { inputReads: inputs.reads() } : {});
   try {
@@ -83,10 +85,11 @@ export async function executeJob(
     if (job.preset) plannedArgs = { plannedArgs: job.args };
     clock.next("runMs");
     hooks.setState("running");
+    probes = await startEarlyProbes(job, folder, settings);
     const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
     clock.next("storeMs");
     hooks.setState("uploading");
-    const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline);
+    const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline, probes);
     return {
       status: "completed",
       errorCode: null,
@@ -103,6 +106,7 @@ export async function executeJob(
     console.error(`job ${req.jobId}: unexpected runner error`, err);
     return { ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() };
   } finally {
+    await probes?.close().catch((err) => console.error(`job ${req.jobId}: output probes not stopped`, err));
     await inputs?.close().catch((err) => console.error(`job ${req.jobId}: input server not closed`, err));
     // A folder that cannot be removed now is removed when the runner next starts.
     if (folder)

@@ -6,8 +6,9 @@ import { isolatedCommand } from "./isolation.ts";
 import type { Limits } from "./sandbox.ts";
 import type { RunnerSettings } from "./settings.ts";
 
-const PROBE_TIMEOUT_MS = 30_000;
-const PROBE_LIMITS: Omit<Limits, "addressSpaceBytes"> = {
+export const PROBE_TIMEOUT_MS = 30_000;
+export const PROBE_MAX_STDOUT_BYTES = 8 * 1024 * 1024;
+export const PROBE_LIMITS: Omit<Limits, "addressSpaceBytes"> = {
   cpuSeconds: 30,
   fileSizeBytes: 1024 * 1024,
   openFiles: 256,
@@ -15,7 +16,7 @@ const PROBE_LIMITS: Omit<Limits, "addressSpaceBytes"> = {
 };
 
 type ProbeStream = Record<string, unknown> & { codec_type?: string };
-type ProbeJson = { format?: Record<string, unknown>; streams?: ProbeStream[] };
+export type ProbeJson = { format?: Record<string, unknown>; streams?: ProbeStream[] };
 
 /** Probes a job's file (by name: an input or an output) and returns ffprobe's JSON, or null. */
 export type Prober = (name: string, file?: string) => Promise<ProbeJson | null>;
@@ -29,18 +30,19 @@ export function createProber(folder: JobFolder, settings: RunnerSettings): Probe
   return async (name, file) => {
     const path = folder.visiblePath(name, file);
     if (!path) return null;
-    const stdout = await sandboxedFfprobe(
-      folder,
-      settings,
-      ["-print_format", "json", "-show_format", "-show_streams"],
-      path,
-    );
-    try {
-      return stdout === null ? null : (JSON.parse(stdout) as ProbeJson);
-    } catch {
-      return null;
-    }
+    return parseProbeJson(await sandboxedFfprobe(folder, settings, PROBE_JSON_OPTIONS, path));
   };
+}
+
+/** What the runner asks ffprobe for: the container and its streams, as JSON. */
+export const PROBE_JSON_OPTIONS = ["-print_format", "json", "-show_format", "-show_streams"];
+
+export function parseProbeJson(stdout: string | null): ProbeJson | null {
+  try {
+    return stdout === null ? null : (JSON.parse(stdout) as ProbeJson);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -60,7 +62,7 @@ export function sandboxedFfprobe(
     execFile(
       command.file,
       command.args,
-      { env: command.env, timeout: PROBE_TIMEOUT_MS, maxBuffer: 8 * 1024 * 1024 },
+      { env: command.env, timeout: PROBE_TIMEOUT_MS, maxBuffer: PROBE_MAX_STDOUT_BYTES },
       (err, stdout) => resolve(err ? null : stdout),
     );
   });

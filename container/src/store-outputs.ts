@@ -4,12 +4,13 @@ import type { RunResult } from "./run-command.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { ended, JobEnded } from "./job-ended.ts";
 import { createBusyClock } from "./busy-clock.ts";
-import { createProber, summarizeProbe, type Prober } from "./probe.ts";
+import { createProber, summarizeProbe, type ProbeJson } from "./probe.ts";
 import { storeDirectory } from "./store-directory.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
 import { DestinationRefused, sendToDestination, type DestinationSends } from "./send-to-destination.ts";
+import type { EarlyProbes } from "./early-output-probes.ts";
 import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
 /**
@@ -27,8 +28,13 @@ export async function storeOutputs(
   ran: RunResult,
   canceled: AbortSignal,
   deadline: number,
+  early: EarlyProbes,
 ): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
   const prober = createProber(folder, settings);
+  // The probe started beside the command reads the output through its descriptor; by path, after, where
+  // there is none (or it found nothing: the same answer the path gives, or null again).
+  const probeOutput: OutputProber = (name, file) =>
+    early.probe(name, file)?.then((found) => found ?? prober(name)) ?? prober(name);
   const sends: DestinationSends = { deadline, clock: createBusyClock() };
   const stored = await Promise.allSettled([
     storeFiles(
@@ -36,7 +42,7 @@ export async function storeOutputs(
       folder,
       settings,
       ran,
-      prober,
+      probeOutput,
       canceled,
       req.allowedPrivateHosts,
       sends,
@@ -58,12 +64,15 @@ export async function storeOutputs(
   return { outputs: stored.flatMap((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"]>).value), ran: billed };
 }
 
+/** An output's ffprobe JSON, given the descriptor it was opened through. */
+type OutputProber = (name: string, file: OpenedFile) => Promise<ProbeJson | null>;
+
 async function storeFiles(
   outputs: RunnerOutput[],
   folder: JobFolder,
   settings: RunnerSettings,
   ran: RunResult,
-  prober: Prober,
+  probeOutput: OutputProber,
   canceled: AbortSignal,
   allowedPrivateHosts: string[],
   sends: DestinationSends,
@@ -75,7 +84,7 @@ async function storeFiles(
     const refused = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (refused) throw refused.reason;
     const files = opened.map((r, i) => ({ output: outputs[i], file: (r as PromiseFulfilledResult<OpenedFile>).value }));
-    return await sendFiles(files, settings, ran, prober, canceled, allowedPrivateHosts, sends);
+    return await sendFiles(files, settings, ran, probeOutput, canceled, allowedPrivateHosts, sends);
   } finally {
     await Promise.all(opened.map((r) => (r.status === "fulfilled" ? r.value.handle.close().catch(() => {}) : null)));
     await out.handle.close().catch(() => {});
@@ -101,7 +110,7 @@ async function sendFiles(
   files: { output: RunnerOutput; file: OpenedFile }[],
   settings: RunnerSettings,
   ran: RunResult,
-  prober: Prober,
+  probeOutput: OutputProber,
   canceled: AbortSignal,
   allowedPrivateHosts: string[],
   sends: DestinationSends,
@@ -132,7 +141,7 @@ async function sendFiles(
       // link there points at, it reads nothing the job could not read itself (docs/security.md).
       if (output.destination) {
         const [probe, sent] = await Promise.all([
-          prober(output.name),
+          probeOutput(output.name, file),
           sendToDestination(file, output, settings, allowedPrivateHosts, canceled, sends).catch((err: unknown) =>
             err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"),
           ),
@@ -151,7 +160,7 @@ async function sendFiles(
         };
       }
       const [probe, uploaded] = await Promise.all([
-        prober(output.name),
+        probeOutput(output.name, file),
         uploadFile(
           file,
           output.uploadUrl,
