@@ -26,7 +26,8 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const segmentSeconds = Number(values.segment);
 const workers = Math.min(availableParallelism(), 8);
-const GOAL_SPEEDUP = 1.7;
+/** The goal: the split gets at least this share of what the machine's cores give bare ffmpeg at once (its ceiling). */
+const GOAL_CEILING_SHARE = 0.9;
 const fx = benchFixtures(false);
 const origin = await startStaticServer(fx.dir);
 const stack = await startDevStack({
@@ -149,7 +150,7 @@ const audioSeconds = m((p) => p.split.tasks.find((t: any) => t.kind === "audio")
 const joinSeconds = m((p) => p.split.tasks.find((t: any) => t.kind === "join").runtimeSeconds);
 const ceiling = m((p) => p.bare / p.ceiling);
 const efficiency = m((p) => p.ceiling / p.split.ms);
-const met = speedup >= GOAL_SPEEDUP;
+const met = efficiency >= GOAL_CEILING_SHARE;
 
 /** Why the goal was not met, in this run's own figures. */
 function notMetCause(): string {
@@ -163,8 +164,8 @@ function notMetCause(): string {
   which bound a split of this ${fx.longSeconds} s clip here at ${bound.toFixed(2)}×; the other ${rest.toFixed(1)} s is the slower of the segments
   that run at once on a shared machine. These costs do not grow with the workers: at an hour and many
   containers (docs/capacity.md) the audio runs beside the first segments and only the join stays.
-  The measure that says whether splitting works on a given machine is "split / ceiling" (how much of what its
-  cores can give the split gets; goal ≥ 80 %: ${(efficiency * 100).toFixed(0)} % here, ${efficiency >= 0.8 ? "met" : "**not met**"}), with the fixed costs in seconds beside it.`;
+  The goal is "split / ceiling" (how much of what its cores can give the split gets): ≥ ${GOAL_CEILING_SHARE * 100} %, ${(efficiency * 100).toFixed(0)} % here;
+  the one-core model's speed-up (${speedup.toFixed(2)}×) is printed beside it.`;
 }
 
 const report = `## Split encode on one core per worker (\`npm run bench\`, bench/split-encode.ts)
@@ -175,9 +176,9 @@ A container is modelled as one core. Bare ffmpeg: \`taskset --cpu-list 0 ffmpeg\
 so each task's ffmpeg runs on a CPU of its own (${workers} workers: this machine's cores). Client time (\`POST\` until the
 finished job comes back); each round runs the three in a rotating order; medians.
 
-| bare, 1 core (ms) | split, ${workers} workers (ms) | speed-up | goal | | this machine's ceiling | split / ceiling | plan (fetch) ms | segments + audio (run) ms | join (store) ms | queued + finish ms |
+| bare, 1 core (ms) | split, ${workers} workers (ms) | speed-up | this machine's ceiling | split / ceiling | goal | | plan (fetch) ms | segments + audio (run) ms | join (store) ms | queued + finish ms |
 |---|---|---|---|---|---|---|---|---|---|---|
-| ${Math.round(m((p) => p.bare))} | ${Math.round(m((p) => p.split.ms))} | ${speedup.toFixed(2)}× | ≥ ${GOAL_SPEEDUP}× | ${met ? "met" : "**not met**"} | ${ceiling.toFixed(2)}× | ${(efficiency * 100).toFixed(0)} % | ${phase("fetchMs")} | ${phase("runMs")} | ${phase("storeMs")} | ${phase("queuedMs") + phase("finishMs")} |
+| ${Math.round(m((p) => p.bare))} | ${Math.round(m((p) => p.split.ms))} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${(efficiency * 100).toFixed(0)} % | ≥ ${GOAL_CEILING_SHARE * 100} % | ${met ? "met" : "**not met**"} | ${phase("fetchMs")} | ${phase("runMs")} | ${phase("storeMs")} | ${phase("queuedMs") + phase("finishMs")} |
 
 "This machine's ceiling": bare ffmpeg on one core against the input's ${workers} windows encoded by bare ffmpeg at once,
 one per core (${Math.round(m((p) => p.ceiling))} ms): what ${workers} cores of this machine give together, with no overhead at all.
