@@ -62,14 +62,15 @@ const createJob = operation(
 
     const id = crypto.randomUUID();
     await insertJob(c.env.DB, { id, accountId: account.id, spec, now: new Date().toISOString() });
+    // Straight to its coordinator, first: the job starts while the message below is being sent, not
+    // after it, and without waiting for the queue's delivery. The message is the durable path (a
+    // second start is a no-op); this call only saves the hops.
+    afterResponse(c, coordinatorOf(c.env, id).start(id));
     // The job is stored: a lost dispatch message is re-sent by the sweeper, so the client still gets
     // its 202 (a 500 here would make it retry and create the job twice).
     await c.env.JOBS_QUEUE.send({ jobId: id }).catch((err) =>
       console.error(`job ${id}: dispatch deferred to the sweeper`, err),
     );
-    // Straight to its coordinator as well, without waiting for the queue's delivery: the message is
-    // the durable path (a second start is a no-op), this one only saves the hop.
-    afterResponse(c, coordinatorOf(c.env, id).start(id));
     c.header("Location", `/v1/jobs/${id}`);
     // Prefer: wait=N (RFC 7240): the finished job if it ends within N seconds, else the usual 202.
     const waitSeconds = preferredWaitSeconds(c.req.header("Prefer"));
