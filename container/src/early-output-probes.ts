@@ -1,6 +1,6 @@
 import { execFile, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, join } from "node:path";
 import { inputSafetyOptions } from "../../src/jobs/runner-request/command-line.ts";
 import { STREAMED_INPUT_ORIGIN } from "../../src/jobs/runner-request/job-paths.ts";
 import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
@@ -23,15 +23,27 @@ import type { RunnerSettings } from "./settings.ts";
  * sandbox, a relay and an ffprobe waiting); the others are probed after it, by path, as before.
  */
 const MAX_EARLY_PROBES = 4;
-/** How long stopping the probes waits for their sandboxes to exit. */
-const CLOSE_WAIT_MS = 5_000;
+/**
+ * Stopping probes that were never released: how long they get to exit by themselves once the server is
+ * gone (each then reads a refused connection and exits), before they are killed. Never killed at once:
+ * a sandbox killed while bubblewrap sets it up can be left waiting for good.
+ */
+const EXIT_GRACE_MS = 2_000;
+/** And how long, after the kill, their sandboxes get to let go of their output pipes. */
+const KILLED_EXIT_MS = 3_000;
+
+/**
+ * What an output's early probe found: its JSON (null when ffprobe found nothing), or `stopped` when it
+ * was stopped (its time ran out, or the job was canceled): then nothing more is asked of the output.
+ */
+export type EarlyProbeAnswer = ProbeJson | null | "stopped";
 
 export type EarlyProbes = {
   /**
-   * Lets the output's waiting probe read it through `file` and answers what it found (null when it
-   * found nothing); undefined when the output has no early probe.
+   * Lets the output's waiting probe read it through `file` and answers what it found; undefined when the
+   * output has no early probe. A cancel stops it.
    */
-  probe: (name: string, file: OpenedFile) => Promise<ProbeJson | null> | undefined;
+  probe: (name: string, file: OpenedFile, canceled: AbortSignal) => Promise<EarlyProbeAnswer> | undefined;
   /** Stops every probe not yet answered (the command failed, or the job ends). */
   close: () => Promise<void>;
 };
@@ -44,7 +56,9 @@ const NONE: EarlyProbes = { probe: () => undefined, close: async () => {} };
  * command is done). An output's probe costs ffprobe's start-up (~100 ms of CPU: 215 shared libraries
  * bound at start) whenever it runs; started here, that time passes while the command runs instead of
  * after it, between the command's exit and the job's end. Only under bubblewrap, where a sandbox has a
- * network of its own for the relay; elsewhere outputs are probed by path after the command.
+ * network of its own for the relay; elsewhere, or if the server cannot start, outputs are probed by path
+ * after the command. The server's socket is in the job's folder (outside what its sandboxes see), so a
+ * runner that dies leaves nothing the next one does not remove with the folder.
  */
 export async function startEarlyProbes(
   req: RunnerJobRequest,
@@ -58,39 +72,67 @@ export async function startEarlyProbes(
   if (settings.isolation !== "namespaces" || !existsSync(PERL) || names.length === 0) return NONE;
   // The output's own file name, extension included: ffprobe chooses some formats by it (image2 for .jpg).
   const pathOf = (name: string) => `/out/${basename(folder.hostPath(name)!)}`;
-  const server = await startOutputServer(names.map(pathOf));
+  const server = await startOutputServer(names.map(pathOf), join(folder.root, OUTPUT_SERVER_FOLDER)).catch(
+    (err: unknown) => {
+      console.error(`job ${req.jobId}: outputs will be probed after the command: ${String(err).slice(0, 200)}`);
+      return null;
+    },
+  );
+  if (!server) return NONE;
   const probes = new Map(names.map((name) => [name, spawnProbe(`${STREAMED_INPUT_ORIGIN}${pathOf(name)}`)]));
 
   function spawnProbe(url: string) {
     const argv = ["-v", "error", ...inputSafetyOptions(url), ...PROBE_JSON_OPTIONS, url];
     const limits = { ...PROBE_LIMITS, addressSpaceBytes: settings.maxMemoryBytes };
-    const command = sandboxedCommand("ffprobe", argv, folder.root, limits, settings.bwrapPath, server.socketDir);
+    const command = sandboxedCommand("ffprobe", argv, folder.root, limits, settings.bwrapPath, server!.socketDir);
     let child: ChildProcess;
-    const answer = new Promise<ProbeJson | null>((resolve) => {
+    let stopped = false;
+    const answer = new Promise<EarlyProbeAnswer>((resolve) => {
       child = execFile(command.file, command.args, { env: {}, maxBuffer: PROBE_MAX_STDOUT_BYTES }, (err, stdout) =>
-        resolve(err ? null : parseProbeJson(stdout)),
+        resolve(stopped ? "stopped" : err ? null : parseProbeJson(stdout)),
       );
     });
-    return { answer, kill: () => child.kill("SIGKILL") };
+    const stop = () => {
+      stopped = true;
+      child.kill("SIGKILL");
+    };
+    return { answer, stop };
   }
 
   return {
-    probe(name, file) {
+    probe(name, file, canceled) {
       const probe = probes.get(name);
       if (!probe) return undefined;
       server.release(pathOf(name), file);
       // Its time runs from now: until now it waited on the command, however long that ran.
-      const timer = setTimeout(probe.kill, PROBE_TIMEOUT_MS);
-      return probe.answer.finally(() => clearTimeout(timer));
+      const timer = setTimeout(probe.stop, PROBE_TIMEOUT_MS);
+      if (canceled.aborted) probe.stop();
+      else canceled.addEventListener("abort", probe.stop, { once: true });
+      return probe.answer.finally(() => {
+        clearTimeout(timer);
+        canceled.removeEventListener("abort", probe.stop);
+      });
     },
     async close() {
-      // The server first: a probe still waiting on its output is answered "not found" and exits, even
-      // one whose sandbox outlived the kill below (it was being set up when it came).
       await server.close();
-      for (const probe of probes.values()) probe.kill();
-      // Each answers once its sandbox has exited and let go of its output pipe; not waited for past a bound.
-      const bound = new Promise((done) => setTimeout(done, CLOSE_WAIT_MS).unref());
-      await Promise.race([Promise.all([...probes.values()].map((p) => p.answer)), bound]);
+      const answered = Promise.all([...probes.values()].map((p) => p.answer));
+      if (await within(answered, EXIT_GRACE_MS)) return;
+      for (const probe of probes.values()) probe.stop();
+      await within(answered, KILLED_EXIT_MS);
     },
   };
+}
+
+/** The output server's folder inside the job's folder: none of the job's sandboxes binds it. */
+const OUTPUT_SERVER_FOLDER = "probe-io";
+
+/** Whether `p` settled within `ms`. */
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    p.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }

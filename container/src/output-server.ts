@@ -1,6 +1,5 @@
 import http from "node:http";
-import { mkdtemp, rm, type FileHandle } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -25,10 +24,9 @@ export type OutputServer = {
  * A request for an output waits, held open, until the runner releases it: after the command has exited
  * and the output was opened as output-file.ts says (no link followed, the job's own regular file).
  * Then it is read through that very descriptor, the bytes the upload reads. Only the paths given at
- * start are served, and only by GET; the socket sits in a folder of the runner's that no job's sandbox
- * shows.
+ * start are served, and only by GET; the socket sits in `socketDir`, a folder that no job's sandbox shows.
  */
-export async function startOutputServer(paths: string[]): Promise<OutputServer> {
+export async function startOutputServer(paths: string[], socketDir: string): Promise<OutputServer> {
   const released = new Map<string, { file: Promise<OpenedFile | null>; settle: (f: OpenedFile | null) => void }>();
   for (const path of paths) {
     let settle!: (f: OpenedFile | null) => void;
@@ -46,7 +44,7 @@ export async function startOutputServer(paths: string[]): Promise<OutputServer> 
       })
       .catch(() => res.destroy());
   });
-  const socketDir = await mkdtemp(join(tmpdir(), "ffjobs-out-"));
+  await mkdir(socketDir, { mode: 0o700 });
   await new Promise<void>((ready, reject) => server.once("error", reject).listen(join(socketDir, SOCKET_NAME), ready));
   return {
     socketDir,

@@ -28,13 +28,16 @@ export async function storeOutputs(
   ran: RunResult,
   canceled: AbortSignal,
   deadline: number,
-  early: EarlyProbes,
+  earlyProbes: EarlyProbes,
 ): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
   const prober = createProber(folder, settings);
   // The probe started beside the command reads the output through its descriptor; by path, after, where
-  // there is none (or it found nothing: the same answer the path gives, or null again).
-  const probeOutput: OutputProber = (name, file) =>
-    early.probe(name, file)?.then((found) => found ?? prober(name)) ?? prober(name);
+  // there is none, or where it found nothing (not where it was stopped: its time ran out, or a cancel).
+  const probeOutput: OutputProber = async (name, file) => {
+    const early = earlyProbes.probe(name, file, canceled);
+    const found = early ? await early : null;
+    return found === "stopped" ? null : (found ?? (await prober(name)));
+  };
   const sends: DestinationSends = { deadline, clock: createBusyClock() };
   const stored = await Promise.allSettled([
     storeFiles(

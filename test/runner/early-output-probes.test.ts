@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +8,7 @@ import { startEarlyProbes } from "../../container/src/early-output-probes.ts";
 import { createJobFolder } from "../../container/src/job-folder.ts";
 import { jobOwner, openFileIn, openTrustedDir } from "../../container/src/output-file.ts";
 import { startOutputServer } from "../../container/src/output-server.ts";
-import { createProber, summarizeProbe } from "../../container/src/probe.ts";
+import { createProber, summarizeProbe, type ProbeJson } from "../../container/src/probe.ts";
 import { readSettings } from "../../container/src/settings.ts";
 import { newRunnerSecret } from "../../src/runner/runner-secret.ts";
 import { jobRequest } from "./runner-api.ts";
@@ -43,6 +43,9 @@ async function folderWith(outputs: { fileName: string; args: string[] }[]) {
   };
   return { req, folder, make, open };
 }
+
+/** A job not canceled. */
+const running = () => new AbortController().signal;
 
 const AV = ["-f", "lavfi", "-i", "testsrc=s=320x240:d=2", "-f", "lavfi", "-i", "sine=d=2", "-shortest"];
 const IMAGE = ["-f", "lavfi", "-i", "testsrc=s=320x240", "-frames:v", "1"];
@@ -87,9 +90,9 @@ describe("an output's probe started beside the command", () => {
       const byPath = createProber(folder, settings);
       for (let i = 0; i < batch.length; i++) {
         const file = await open(i);
-        const early = (await probes.probe(`o${i}`, file)) ?? null;
-        expect(early, batch[i].fileName).not.toBeNull();
-        expect(summarizeProbe(early, file.size), batch[i].fileName).toEqual(
+        const early = await probes.probe(`o${i}`, file, running());
+        expect(early, batch[i].fileName).toBeTypeOf("object");
+        expect(summarizeProbe(early as ProbeJson, file.size), batch[i].fileName).toEqual(
           summarizeProbe(await byPath(`o${i}`), file.size),
         );
         // The descriptor is still the runner's to read (the upload reads it too): a reader that left did not close it.
@@ -108,7 +111,7 @@ describe("an output's probe started beside the command", () => {
     const other = join(folder.root, "work", "other.png");
     execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=64x48", "-frames:v", "1", other]);
     renameSync(other, folder.hostPath("o0")!);
-    const found = summarizeProbe((await probes.probe("o0", file)) ?? null, file.size);
+    const found = summarizeProbe((await probes.probe("o0", file, running())) as ProbeJson, file.size);
     expect(found?.streams[0]).toMatchObject({ codec: "mjpeg", width: 320, height: 240 });
     await probes.close();
   });
@@ -116,23 +119,62 @@ describe("an output's probe started beside the command", () => {
   it("answers nothing for an output it was never given, and stops its probes when closed before that", async () => {
     const { req, folder } = await folderWith([FORMATS[8], FORMATS[9]]);
     const probes = await startEarlyProbes(req, folder, settings);
-    expect(probes.probe("undeclared", null as never)).toBeUndefined();
+    expect(probes.probe("undeclared", null as never, running())).toBeUndefined();
     const started = Date.now();
     await probes.close();
     // Nothing of theirs is left waiting: the sandboxes are gone with their ffprobe.
-    const left = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
-      .split("\n")
-      .filter((l) => l.includes("ffprobe") && l.includes(folder.root));
-    expect(left).toEqual([]);
+    expect(sandboxesOf(folder.root)).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it("does not start where there is no namespace sandbox (the uid fallback's sandbox has no network for its relay)", async () => {
     const { req, folder } = await folderWith([FORMATS[8]]);
     const probes = await startEarlyProbes(req, folder, { ...settings, isolation: "uid" });
-    expect(probes.probe("o0", null as never)).toBeUndefined();
+    expect(probes.probe("o0", null as never, running())).toBeUndefined();
   });
 });
+
+describe("stopping early probes", () => {
+  it("stopped while their sandboxes are still being set up, they all exit, and none is left behind", async () => {
+    // Killed during bubblewrap's set-up, a sandbox could be left waiting for good: they are left to exit.
+    for (let delayMs = 0; delayMs <= 20; delayMs++) {
+      const { req, folder } = await folderWith([FORMATS[8], FORMATS[9], FORMATS[10], FORMATS[11]]);
+      const probes = await startEarlyProbes(req, folder, settings);
+      await new Promise((r) => setTimeout(r, delayMs));
+      const started = Date.now();
+      await probes.close();
+      // By themselves, before the grace after which they would be killed.
+      expect(Date.now() - started, `closed ${delayMs} ms after start`).toBeLessThan(2000);
+      expect(sandboxesOf(folder.root), `closed ${delayMs} ms after start`).toEqual([]);
+      expect(existsSync(join(folder.root, "probe-io"))).toBe(false);
+    }
+  });
+
+  it("a canceled job's probe stops at once and asks nothing more of the output", async () => {
+    const { req, folder, make, open } = await folderWith([FORMATS[0]]);
+    const probes = await startEarlyProbes(req, folder, settings);
+    make(0);
+    const canceled = new AbortController();
+    canceled.abort();
+    expect(await probes.probe("o0", await open(0), canceled.signal)).toBe("stopped");
+    await probes.close();
+    expect(sandboxesOf(folder.root)).toEqual([]);
+  });
+
+  it("keeps its socket in the job's folder, which the runner removes with the job (and finds at start if it died)", async () => {
+    const { req, folder } = await folderWith([FORMATS[8]]);
+    const probes = await startEarlyProbes(req, folder, settings);
+    expect(existsSync(join(folder.root, "probe-io", "in.sock"))).toBe(true);
+    await probes.close();
+  });
+});
+
+/** The processes still running with the job folder in their command line (a sandbox binds it). */
+function sandboxesOf(root: string): string[] {
+  return execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.includes(root));
+}
 
 describe("the output server the early probes read from", () => {
   it("holds a request until its output is released, then serves ranges of that descriptor; other paths and methods are refused", async () => {
@@ -142,7 +184,7 @@ describe("the output server the early probes read from", () => {
     opened.push(dir.handle);
     const file = await openFileIn(dir, "served.bin", jobOwner(null));
     opened.push(file.handle);
-    const server = await startOutputServer(["/out/a.bin"]);
+    const server = await startOutputServer(["/out/a.bin"], join(workDir, "server-io"));
     const get = (p: string, headers: Record<string, string> = {}, method = "GET") =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const r = http.request({ socketPath: join(server.socketDir, "in.sock"), path: p, method, headers }, (res) => {
