@@ -8,8 +8,10 @@ const WAIT_SLICE_MS = 15_000;
 /** If the coordinator cannot be asked (restarting), look again after this long. */
 const FALLBACK_SLEEP_MS = 500;
 
-export type WaitDeps = {
-  read: () => Promise<JobRow>;
+export type WaitDeps<T extends { job: JobRow }> = {
+  read: () => Promise<T>;
+  /** What the caller already knows (a job it just created), instead of a first read. */
+  known?: T;
   /** Resolves true when the job's coordinator ends the job, false after `ms` without that; may reject. */
   wake: (ms: number) => Promise<boolean>;
   signal: AbortSignal;
@@ -22,10 +24,14 @@ export type WaitDeps = {
  * end of the wait, and when the coordinator cannot be asked (then at most every FALLBACK_SLEEP_MS):
  * a few reads per wait, whatever its length, within one invocation's 1,000 queries.
  */
-export async function waitForTerminal(deps: WaitDeps, seconds: number, now: () => number = Date.now): Promise<JobRow> {
+export async function waitForTerminal<T extends { job: JobRow }>(
+  deps: WaitDeps<T>,
+  seconds: number,
+  now: () => number = Date.now,
+): Promise<T> {
   const deadline = now() + seconds * 1000;
-  let job = await deps.read();
-  while (!isTerminal(job.status) && !deps.signal.aborted) {
+  let read = deps.known ?? (await deps.read());
+  while (!isTerminal(read.job.status) && !deps.signal.aborted) {
     const left = deadline - now();
     if (left <= 0) break;
     const woken = await deps.wake(Math.min(left, WAIT_SLICE_MS)).catch(async () => {
@@ -34,9 +40,9 @@ export async function waitForTerminal(deps: WaitDeps, seconds: number, now: () =
     });
     // Not woken and time left: the job has not ended, D1 would say nothing new.
     if (!woken && deadline - now() > 0 && !deps.signal.aborted) continue;
-    job = await deps.read();
+    read = await deps.read();
   }
-  return job;
+  return read;
 }
 
 /** The `Prefer` header as `POST /v1/jobs` documents it. */

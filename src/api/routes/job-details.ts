@@ -4,7 +4,7 @@ import { operation } from "../operation.ts";
 import { errors, json } from "../openapi-responses.ts";
 import { idParamSchema } from "../schemas/common.ts";
 import { jobEventStream, KEEPALIVE_MS } from "./job-events.ts";
-import { coordinatorOf, linksOf, requireJob } from "./job-lookup.ts";
+import { coordinatorOf, linksOf, requireJob, requireJobWithOutputs } from "./job-lookup.ts";
 import { tickFeedReader } from "./tick-feed.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../../jobs/request/limits.ts";
 import { runnerInputs } from "../../jobs/runner-request/runner-inputs.ts";
@@ -67,13 +67,13 @@ export const getJobResult = operation(
     },
   }),
   async (c) => {
-    const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
+    const { job, outputs } = await requireJobWithOutputs(c.env.DB, c.req.valid("param").id, c.get("account").id);
     if (!isTerminal(job.status)) {
       throw new ApiError("JOB_NOT_FINISHED", `The job is ${job.status}; its result exists once it finishes`, {
         extra: { status: job.status },
       });
     }
-    return c.json(await jobResultView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
+    return c.json(await jobResultView(job, outputs, linksOf(c)));
   },
 );
 

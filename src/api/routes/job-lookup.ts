@@ -2,7 +2,9 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError } from "../api-error.ts";
 import { loadConfig } from "../../config.ts";
-import { getJob } from "../../jobs/store/job-store.ts";
+import { getJob, getJobStatement } from "../../jobs/store/job-store.ts";
+import type { JobRow } from "../../jobs/store/job-row.ts";
+import { listOutputsStatement, type OutputRow } from "../../jobs/store/output-store.ts";
 import type { Links } from "../../jobs/views/job-view.ts";
 import { createPresigner } from "../../storage/presigner.ts";
 
@@ -13,6 +15,17 @@ export async function requireJob(db: D1Database, id: string, accountId: string) 
   const job = await getJob(db, id, accountId);
   if (!job) throw new ApiError("NOT_FOUND", "No job with this id");
   return job;
+}
+
+/** A job with its stored outputs: what a job's answer is built from. */
+export type JobWithOutputs = { job: JobRow; outputs: OutputRow[] };
+
+/** `requireJob` and the job's stored outputs, in one round trip. */
+export async function requireJobWithOutputs(db: D1Database, id: string, accountId: string): Promise<JobWithOutputs> {
+  const [job, outputs] = await db.batch([getJobStatement(db, id, accountId), listOutputsStatement(db, [id])]);
+  const row = job.results[0] as JobRow | undefined;
+  if (!row) throw new ApiError("NOT_FOUND", "No job with this id");
+  return { job: row, outputs: outputs.results as OutputRow[] };
 }
 
 export const coordinatorOf = (env: AppEnv["Bindings"], jobId: string) =>

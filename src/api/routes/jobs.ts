@@ -14,13 +14,12 @@ import { idParamSchema } from "../schemas/common.ts";
 import { getJobQuerySchema, listJobsQuerySchema } from "../schemas/jobs.ts";
 import { getJobCommand, getJobResult, listJobTasks, streamJobEvents } from "./job-details.ts";
 import { withPushedProgress } from "./job-events.ts";
-import { coordinatorOf, linksOf, requireJob } from "./job-lookup.ts";
+import { coordinatorOf, linksOf, requireJob, requireJobWithOutputs } from "./job-lookup.ts";
 import { validateJob } from "./job-validate.ts";
 import { loadConfig } from "../../config.ts";
 import { cancelOnRequest } from "../../jobs/lifecycle/cancel-job.ts";
 import type { JobRow } from "../../jobs/store/job-row.ts";
 import { listJobs as readJobs } from "../../jobs/store/job-store.ts";
-import { listOutputs } from "../../jobs/store/output-store.ts";
 import { insertJob } from "../../jobs/transitions/insert-job.ts";
 import { isTerminal } from "../../jobs/transitions/job-states.ts";
 import { jobSummary } from "../../jobs/views/job-summary.ts";
@@ -61,11 +60,11 @@ const createJob = operation(
     );
 
     const id = crypto.randomUUID();
-    await insertJob(c.env.DB, { id, accountId: account.id, spec, now: new Date().toISOString() });
-    // Straight to its coordinator, first: the job starts while the message below is being sent, not
-    // after it, and without waiting for the queue's delivery. The message is the durable path (a
-    // second start is a no-op); this call only saves the hops.
-    afterResponse(c, coordinatorOf(c.env, id).start(id));
+    const inserted = await insertJob(c.env.DB, { id, accountId: account.id, spec, now: new Date().toISOString() });
+    // Straight to its coordinator, first, with the row (not read back): the job starts while the message
+    // below is being sent, not after it, and without waiting for the queue's delivery. The message is
+    // the durable path (a second start is a no-op); this call only saves the hops.
+    afterResponse(c, coordinatorOf(c.env, id).start(id, inserted));
     // The job is stored: a lost dispatch message is re-sent by the sweeper, so the client still gets
     // its 202 (a 500 here would make it retry and create the job twice).
     await c.env.JOBS_QUEUE.send({ jobId: id }).catch((err) =>
@@ -75,10 +74,14 @@ const createJob = operation(
     // Prefer: wait=N (RFC 7240): the finished job if it ends within N seconds, else the usual 202.
     const waitSeconds = preferredWaitSeconds(c.req.header("Prefer"));
     if (waitSeconds) {
-      const job = await waitForTerminal(waitDeps(c.env, id, account.id, c.req.raw.signal), waitSeconds);
+      const known = { job: inserted, outputs: [] };
+      const { job, outputs } = await waitForTerminal(
+        { ...waitDeps(c.env, id, account.id, c.req.raw.signal), known },
+        waitSeconds,
+      );
       if (isTerminal(job.status)) {
         c.header("Preference-Applied", `wait=${waitSeconds}`);
-        return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)), 200);
+        return c.json(await jobView(job, outputs, linksOf(c)), 200);
       }
     }
     return c.json({ id, binary: spec.binary, status: "queued" as const, mode: spec.mode ?? "raw" }, 202);
@@ -117,11 +120,12 @@ const getJob = operation(
   }),
   async (c) => {
     const accountId = c.get("account").id;
-    let job = await requireJob(c.env.DB, c.req.valid("param").id, accountId);
+    const id = c.req.valid("param").id;
     const wait = c.req.valid("query").wait;
-    if (wait) job = await waitForTerminal(waitDeps(c.env, job.id, accountId, c.req.raw.signal), wait);
+    const deps = waitDeps(c.env, id, accountId, c.req.raw.signal);
+    let { job, outputs } = wait ? await waitForTerminal(deps, wait) : await deps.read();
     if (job.status === "running") job = await withCoordinatorProgress(c.env, job);
-    return c.json(await jobView(job, await listOutputs(c.env.DB, [job.id]), linksOf(c)));
+    return c.json(await jobView(job, outputs, linksOf(c)));
   },
 );
 
@@ -143,9 +147,9 @@ const cancelJob = operation(
     if (isTerminal(job.status)) alreadyFinished(job.status);
     const coordinator = coordinatorOf(c.env, job.id);
     await cancelOnRequest(createServices(c.env), job, coordinator, (work) => afterResponse(c, work));
-    const after = await requireJob(c.env.DB, job.id, accountId);
-    if (after.status !== "canceled") alreadyFinished(after.status);
-    return c.json(await jobView(after, await listOutputs(c.env.DB, [after.id]), linksOf(c)));
+    const after = await requireJobWithOutputs(c.env.DB, job.id, accountId);
+    if (after.job.status !== "canceled") alreadyFinished(after.job.status);
+    return c.json(await jobView(after.job, after.outputs, linksOf(c)));
   },
 );
 
@@ -178,7 +182,7 @@ const deleteJob = operation(
 
 function waitDeps(env: AppEnv["Bindings"], jobId: string, accountId: string, signal: AbortSignal) {
   return {
-    read: () => requireJob(env.DB, jobId, accountId),
+    read: () => requireJobWithOutputs(env.DB, jobId, accountId),
     wake: (ms: number) => coordinatorOf(env, jobId).waitForEnd(ms),
     signal,
   };

@@ -3,6 +3,7 @@ import type { Env } from "../../env.ts";
 import { createServices, type Services } from "../../services.ts";
 import { countEachInvocation } from "../../platform/counted-durable-object.ts";
 import { getJob } from "../store/job-store.ts";
+import type { JobRow } from "../store/job-row.ts";
 import { isTerminal } from "../transitions/job-states.ts";
 import { tickJob, firstTickState } from "./tick-job.ts";
 import type { TickState } from "./tick-state.ts";
@@ -28,6 +29,8 @@ export class JobCoordinator extends DurableObject<Env> {
 
   /** The tick under way (ticks never overlap) and the one queued behind it, if any. */
   #running: Promise<void> = Promise.resolve();
+  /** Ticks under way or waiting to run: a row read now is fresh enough for a tick only when there are none. */
+  #pending = 0;
   #queued: Promise<void> | null = null;
   /** Clients waiting (in this instance's memory) for the next tick, or for the job's end. */
   #tickWaiters = new Set<(ended: boolean) => void>();
@@ -37,6 +40,8 @@ export class JobCoordinator extends DurableObject<Env> {
    * and GET read them here instead of D1 (which gets progress only every PROGRESS_SAVE_INTERVAL_MS).
    */
   #snapshot: JobSnapshot | null = null;
+  /** This instance saw the job end; `cancel` wakes waiters too, but only an ending sets this. */
+  #sawEnd = false;
 
   /** Services for one tick, start or cancel, charged to the invocation that asked for it. */
   protected newServices(): Services {
@@ -47,7 +52,7 @@ export class JobCoordinator extends DurableObject<Env> {
     return {
       ...this.newServices(),
       // Waiting clients are woken the moment the job is terminal, before its runner is released.
-      onJobEnded: () => this.#wake(true),
+      onJobEnded: () => this.#ended(),
       onProgress: (progress, at) => {
         this.#snapshot = withProgress(progress, at);
       },
@@ -57,20 +62,23 @@ export class JobCoordinator extends DurableObject<Env> {
     };
   }
 
-  /** Makes sure the job is ticking: a no-op while it already is. Safe to call any number of times. */
-  async start(jobId: string): Promise<"ticking" | "finished"> {
+  /**
+   * Makes sure the job is ticking: a no-op while it already is. Safe to call any number of times.
+   * `inserted`: the row its creator just wrote, which saves reading it back (src/api/routes/jobs.ts).
+   */
+  async start(jobId: string, inserted?: JobRow): Promise<"ticking" | "finished"> {
     const storage = this.ctx.storage;
     const s = this.#services();
     const known = await storage.get<TickState>(TICK_STATE_KEY);
     const alarm = await storage.getAlarm();
     // An alarm long overdue did not fire (the platform lost it, say in a restart): arm it anew.
     if (known && alarm !== null && alarm > Date.now() - s.config.stalledJobMs) return "ticking";
-    const job = await getJob(s.db, jobId);
+    const job = inserted?.id === jobId ? inserted : await getJob(s.db, jobId);
     if (!job || isTerminal(job.status)) return "finished";
     await storage.put(TICK_STATE_KEY, known ?? firstTickState(job));
-    // The alarm first, as the safety net; then the first tick at once, not at the alarm's pace.
+    // The alarm first, as the safety net; then the first tick at once, not at the alarm's pace, from the row in hand.
     await storage.setAlarm(Date.now() + s.config.runnerPollIntervalMs);
-    void this.#tickSoon();
+    void this.#tickSoon(job);
     return "ticking";
   }
 
@@ -120,8 +128,12 @@ export class JobCoordinator extends DurableObject<Env> {
     return this.#snapshot;
   }
 
-  /** Resolves true when this coordinator ends the job (long-poll waits), false after `timeoutMs`. */
+  /**
+   * Resolves true when this coordinator ends the job (long-poll waits), false after `timeoutMs`; at once
+   * if it already has (a job that ends before its waiter asks does not hold the waiter a whole slice).
+   */
   async waitForEnd(timeoutMs: number): Promise<boolean> {
+    if (this.#sawEnd) return true;
     return (await this.#wait(this.#endWaiters, timeoutMs)).woken;
   }
 
@@ -138,6 +150,12 @@ export class JobCoordinator extends DurableObject<Env> {
     });
   }
 
+  /** The job is terminal (this coordinator ended it, or a tick found it ended): wake everyone, now and later. */
+  #ended(): void {
+    this.#sawEnd = true;
+    this.#wake(true);
+  }
+
   #wake(ended: boolean): void {
     for (const wake of [...this.#tickWaiters, ...(ended ? this.#endWaiters : [])]) wake(ended);
   }
@@ -146,25 +164,31 @@ export class JobCoordinator extends DurableObject<Env> {
     await this.#tickSoon();
   }
 
-  /** One tick after the one under way; a tick already waiting to run answers this request too. */
-  #tickSoon(): Promise<void> {
+  /**
+   * One tick after the one under way; a tick already waiting to run answers this request too.
+   * `known`: the job's row, fresh enough for the tick to start from (only when no tick is under way).
+   */
+  #tickSoon(known?: JobRow): Promise<void> {
     if (this.#queued) return this.#queued;
+    const fresh = this.#pending === 0 ? known : undefined;
+    this.#pending++;
     const next = this.#running.then(() => {
       this.#queued = null;
-      return this.#tick();
+      return this.#tick(fresh);
     });
     this.#queued = next;
-    this.#running = next.catch(() => {});
+    this.#running = next.catch(() => {}).finally(() => this.#pending--);
     return next;
   }
 
-  async #tick(): Promise<void> {
+  async #tick(known?: JobRow): Promise<void> {
     const storage = this.ctx.storage;
     const state = await storage.get<TickState>(TICK_STATE_KEY);
     if (!state) return;
     try {
-      const step = await tickJob(this.#services(), state);
-      this.#wake(step.done === true);
+      const step = await tickJob(this.#services(), state, known);
+      if (step.done) this.#ended();
+      else this.#wake(false);
       if (step.done) return await storage.deleteAll();
       await storage.put(TICK_STATE_KEY, step.state);
       await storage.setAlarm(Date.now() + step.delayMs);

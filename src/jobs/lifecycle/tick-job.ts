@@ -5,7 +5,7 @@ import { releaseTasks } from "../split/end-split-job.ts";
 import { listTasks } from "../split/task-store.ts";
 import { isTerminal } from "../transitions/job-states.ts";
 import { dispatchJob } from "./dispatch-job.ts";
-import { watchJob } from "./watch-job.ts";
+import { askRunner, watchJob } from "./watch-job.ts";
 import type { TickState, NextTick } from "./tick-state.ts";
 import type { JobRow } from "../store/job-row.ts";
 
@@ -16,9 +16,17 @@ export function firstTickState(job: JobRow): TickState {
   return { jobId: job.id, phase: !withRunner ? "dispatch" : split ? "split" : "watch", misses: 0 };
 }
 
-/** One coordinator tick. Every branch ends the job or names the next tick: nothing waits unwatched. */
-export async function tickJob(s: Services, state: TickState): Promise<NextTick> {
-  const job = await getJob(s.db, state.jobId);
+/**
+ * One coordinator tick. Every branch ends the job or names the next tick: nothing waits unwatched.
+ * `known`: the job's row as the caller just read or wrote it, instead of reading it again (every
+ * transition from here is a guarded statement, so a row changed since changes nothing). A watch tick
+ * asks its runner while it reads the job: the two round trips at once, not one after the other.
+ */
+export async function tickJob(s: Services, state: TickState, known?: JobRow): Promise<NextTick> {
+  const asked = state.phase === "watch" ? askRunner(s, state.jobId) : null;
+  // Not awaited when the job turns out to be over: its failure then matters to nobody.
+  asked?.catch(() => {});
+  const job = known ?? (await getJob(s.db, state.jobId));
   if (job) s.onStatus?.(job.status);
   if (!job || isTerminal(job.status)) {
     await s.runner.release(state.jobId);
@@ -27,5 +35,5 @@ export async function tickJob(s: Services, state: TickState): Promise<NextTick> 
     return { done: true };
   }
   if (state.phase === "split") return tickSplitJob(s, job, state);
-  return state.phase === "dispatch" ? dispatchJob(s, job) : watchJob(s, job, state);
+  return asked ? watchJob(s, job, state, asked) : dispatchJob(s, job);
 }

@@ -17,17 +17,18 @@ import type { JobRow } from "../store/job-row.ts";
  * slot (queued → running) and its progress, or stop it at its deadline, or count a miss and lose the
  * attempt after too many. Every ending is a guarded update, so a tick racing a cancel changes nothing.
  */
-export async function watchJob(s: Services, job: JobRow, state: TickState): Promise<NextTick> {
+export async function watchJob(
+  s: Services,
+  job: JobRow,
+  state: TickState,
+  asked: Promise<RunnerJobStatus | null> = askRunner(s, job.id),
+): Promise<NextTick> {
   const now = s.now();
   const next = (misses: number): NextTick => ({ state: { ...state, misses }, delayMs: s.config.runnerPollIntervalMs });
   const timeoutMs = jobTimeoutMs(jobSpecOf(job), s.config.jobTimeoutMs);
   const deadline =
     job.status === "running" ? Date.parse(job.started_at!) + timeoutMs + DEADLINE_GRACE_MS : Number.POSITIVE_INFINITY;
-  const status = await s.runner.status(job.id).catch((err) => {
-    // A runner that cannot answer now (unreachable, or too busy to) counts as a missed poll.
-    if (err instanceof RunnerUnreachable || err instanceof RunnerBusy) return null;
-    throw err;
-  });
+  const status = await asked;
   // The time limit bounds the run; a runner already storing the outputs of a finished run gets a
   // bounded while longer, and a report it has ready is taken, late or not.
   const storing = status?.state === "uploading" && now.getTime() <= deadline + OUTPUT_STORE_ALLOWANCE_MS;
@@ -78,6 +79,14 @@ export async function watchJob(s: Services, job: JobRow, state: TickState): Prom
     }
   }
   return next(0);
+}
+
+/** What the runner says of the job; null when it cannot answer now (unreachable, or too busy to): a missed poll. */
+export function askRunner(s: Services, jobId: string): Promise<RunnerJobStatus | null> {
+  return s.runner.status(jobId).catch((err) => {
+    if (err instanceof RunnerUnreachable || err instanceof RunnerBusy) return null;
+    throw err;
+  });
 }
 
 /** A binary that got its slot makes its job running, from the moment the runner gave it the slot. */

@@ -17,9 +17,13 @@ export function jobSpecOf(row: JobRow): JobSpec {
 
 /** A job by id; with an account id, another account's job is indistinguishable from a missing one. */
 export async function getJob(db: D1Database, id: string, accountId?: string): Promise<JobRow | null> {
+  return getJobStatement(db, id, accountId).first<JobRow>();
+}
+
+/** `getJob` as a statement, to join a batch. */
+export function getJobStatement(db: D1Database, id: string, accountId?: string): D1PreparedStatement {
   const sql = accountId ? "SELECT * FROM jobs WHERE id = ?1 AND account_id = ?2" : "SELECT * FROM jobs WHERE id = ?1";
-  const stmt = accountId ? db.prepare(sql).bind(id, accountId) : db.prepare(sql).bind(id);
-  return stmt.first<JobRow>();
+  return accountId ? db.prepare(sql).bind(id, accountId) : db.prepare(sql).bind(id);
 }
 
 /**

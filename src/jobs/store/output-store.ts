@@ -87,13 +87,16 @@ function storedFiles(files: { path: string; size: number }[]): { path: string; s
 
 export async function listOutputs(db: D1Database, jobIds: string[]): Promise<OutputRow[]> {
   if (jobIds.length === 0) return [];
+  return (await listOutputsStatement(db, jobIds).all<OutputRow>()).results;
+}
+
+/** `listOutputs` as a statement, to join a batch (one round trip with the job's row). `jobIds` not empty. */
+export function listOutputsStatement(db: D1Database, jobIds: string[]): D1PreparedStatement {
   const marks = jobIds.map((_, i) => `?${i + 1}`).join(", ");
-  const { results } = await db
+  return db
     .prepare(
       `SELECT o.*, a.file_name, a.object_key, a.expires_at FROM job_outputs o JOIN assets a ON a.id = o.asset_id
        WHERE o.job_id IN (${marks}) AND a.expired_at IS NULL ORDER BY o.created_at, o.label`,
     )
-    .bind(...jobIds)
-    .all<OutputRow>();
-  return results;
+    .bind(...jobIds);
 }
