@@ -7,6 +7,7 @@ import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import type { JobFolder } from "./job-folder.ts";
 import type { OpenedFile } from "./output-file.ts";
 import { startOutputServer } from "./output-server.ts";
+import { headerKind } from "./image-header-probe.ts";
 import {
   parseProbeJson,
   PROBE_JSON_OPTIONS,
@@ -65,8 +66,9 @@ export async function startEarlyProbes(
   folder: JobFolder,
   settings: RunnerSettings,
 ): Promise<EarlyProbes> {
+  // A still JPEG or PNG is read from its header after the command (image-header-probe.ts): no ffprobe for it here.
   const names = req.outputs
-    .filter((o) => o.kind !== "directory")
+    .filter((o) => o.kind !== "directory" && !headerKind(o.fileName))
     .slice(0, MAX_EARLY_PROBES)
     .map((o) => o.name);
   if (settings.isolation !== "namespaces" || !existsSync(PERL) || names.length === 0) return NONE;

@@ -11,6 +11,7 @@ import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
 import { DestinationRefused, sendToDestination, type DestinationSends } from "./send-to-destination.ts";
 import type { EarlyProbes } from "./early-output-probes.ts";
+import { imageHeaderProbe } from "./image-header-probe.ts";
 import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
 /**
@@ -31,9 +32,12 @@ export async function storeOutputs(
   earlyProbes: EarlyProbes,
 ): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
   const prober = createProber(folder, settings);
-  // The probe started beside the command reads the output through its descriptor; by path, after, where
-  // there is none, or where it found nothing (not where it was stopped: its time ran out, or a cancel).
-  const probeOutput: OutputProber = async (name, file) => {
+  // A still image's header where it settles what ffprobe would say; else the probe started beside the
+  // command, through the output's descriptor; by path, after, where there is none, or where it found
+  // nothing (not where it was stopped: its time ran out, or a cancel).
+  const probeOutput: OutputProber = async ({ name, fileName }, file) => {
+    const fromHeader = await imageHeaderProbe(file, fileName).catch(() => null);
+    if (fromHeader) return fromHeader;
     const early = earlyProbes.probe(name, file, canceled);
     const found = early ? await early : null;
     return found === "stopped" ? null : (found ?? (await prober(name)));
@@ -67,8 +71,8 @@ export async function storeOutputs(
   return { outputs: stored.flatMap((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"]>).value), ran: billed };
 }
 
-/** An output's ffprobe JSON, given the descriptor it was opened through. */
-type OutputProber = (name: string, file: OpenedFile) => Promise<ProbeJson | null>;
+/** An output's ffprobe JSON (or what stands for it), given the descriptor it was opened through. */
+type OutputProber = (output: RunnerOutput, file: OpenedFile) => Promise<ProbeJson | null>;
 
 async function storeFiles(
   outputs: RunnerOutput[],
@@ -144,7 +148,7 @@ async function sendFiles(
       // link there points at, it reads nothing the job could not read itself (docs/security.md).
       if (output.destination) {
         const [probe, sent] = await Promise.all([
-          probeOutput(output.name, file),
+          probeOutput(output, file),
           sendToDestination(file, output, settings, allowedPrivateHosts, canceled, sends).catch((err: unknown) =>
             err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"),
           ),
@@ -163,7 +167,7 @@ async function sendFiles(
         };
       }
       const [probe, uploaded] = await Promise.all([
-        probeOutput(output.name, file),
+        probeOutput(output, file),
         uploadFile(
           file,
           output.uploadUrl,
