@@ -92,8 +92,12 @@ export function askRunner(s: Services, jobId: string): Promise<RunnerJobStatus |
 /** A binary that got its slot makes its job running, from the moment the runner gave it the slot. */
 async function noteStart(s: Services, job: JobRow, status: RunnerJobStatus): Promise<JobRow> {
   if (job.status !== "queued" || status.state === "waiting") return job;
-  await markStarted(s.db, job.id, status.startedAt ?? s.now().toISOString(), s.now().toISOString());
-  const current = (await getJob(s.db, job.id)) ?? job;
+  const startedAt = status.startedAt ?? s.now().toISOString();
+  const now = s.now().toISOString();
+  // What the guarded write made of the row, without reading it back; read only when it moved nothing.
+  const current = (await markStarted(s.db, job.id, startedAt, now))
+    ? { ...job, status: "running" as const, started_at: startedAt, updated_at: now }
+    : ((await getJob(s.db, job.id)) ?? job);
   s.onStatus?.(current.status);
   return current;
 }
