@@ -8,7 +8,7 @@ import { getJob } from "../../src/jobs/store/job-store.ts";
 import { cancelJob } from "../../src/jobs/lifecycle/cancel-job.ts";
 import { api, coordinator, createAccount, insertQueuedJob, jobStatus, probeSpec } from "./helpers.ts";
 
-/* The round trips a job's start and end no longer make (issue 32), and what must still hold without them. */
+/* The round trips a job's start and end no longer make, and what must still hold without them. */
 
 let account: { accountId: string; key: string };
 beforeAll(async () => {
