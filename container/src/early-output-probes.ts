@@ -7,7 +7,7 @@ import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import type { JobFolder } from "./job-folder.ts";
 import type { OpenedFile } from "./output-file.ts";
 import { startOutputServer } from "./output-server.ts";
-import { headerKind } from "./image-header-probe.ts";
+import { readsHeader } from "./png-header-probe.ts";
 import {
   parseProbeJson,
   PROBE_JSON_OPTIONS,
@@ -66,14 +66,15 @@ export async function startEarlyProbes(
   folder: JobFolder,
   settings: RunnerSettings,
 ): Promise<EarlyProbes> {
-  // A still JPEG or PNG is read from its header after the command (image-header-probe.ts): no ffprobe for it here.
+  // The output's own file name, extension included: ffprobe chooses some formats by it (image2 for .jpg).
+  const fileNameOf = (name: string) => basename(folder.hostPath(name)!);
+  const pathOf = (name: string) => `/out/${fileNameOf(name)}`;
+  // A still PNG is read from its header after the command (png-header-probe.ts): no ffprobe for it here.
   const names = req.outputs
-    .filter((o) => o.kind !== "directory" && !headerKind(o.fileName))
+    .filter((o) => o.kind !== "directory" && !readsHeader(fileNameOf(o.name)))
     .slice(0, MAX_EARLY_PROBES)
     .map((o) => o.name);
   if (settings.isolation !== "namespaces" || !existsSync(PERL) || names.length === 0) return NONE;
-  // The output's own file name, extension included: ffprobe chooses some formats by it (image2 for .jpg).
-  const pathOf = (name: string) => `/out/${basename(folder.hostPath(name)!)}`;
   const server = await startOutputServer(names.map(pathOf), join(folder.root, OUTPUT_SERVER_FOLDER)).catch(
     (err: unknown) => {
       console.error(`job ${req.jobId}: outputs will be probed after the command: ${String(err).slice(0, 200)}`);

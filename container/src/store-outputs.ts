@@ -11,7 +11,7 @@ import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
 import { DestinationRefused, sendToDestination, type DestinationSends } from "./send-to-destination.ts";
 import type { EarlyProbes } from "./early-output-probes.ts";
-import { imageHeaderProbe } from "./image-header-probe.ts";
+import { pngHeaderProbe } from "./png-header-probe.ts";
 import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
 /**
@@ -32,11 +32,11 @@ export async function storeOutputs(
   earlyProbes: EarlyProbes,
 ): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
   const prober = createProber(folder, settings);
-  // A still image's header where it settles what ffprobe would say; else the probe started beside the
+  // A still PNG's header where it settles what ffprobe would say; else the probe started beside the
   // command, through the output's descriptor; by path, after, where there is none, or where it found
   // nothing (not where it was stopped: its time ran out, or a cancel).
-  const probeOutput: OutputProber = async ({ name, fileName }, file) => {
-    const fromHeader = await imageHeaderProbe(file, fileName).catch(() => null);
+  const probeOutput: OutputProber = async ({ name }, file) => {
+    const fromHeader = await pngHeaderProbe(file, basename(folder.hostPath(name)!)).catch(() => null);
     if (fromHeader) return fromHeader;
     const early = earlyProbes.probe(name, file, canceled);
     const found = early ? await early : null;
