@@ -27,6 +27,11 @@ export type JobHooks = {
   canceled: AbortSignal;
   /** The CPU the job's commands are pinned to (RUNNER_PIN_CPUS), or null. */
   cpu?: number | null;
+  /**
+   * The outcome, as soon as it is known: before the job's probes, input server and folder are cleaned
+   * up (executeJob returns after that), so its coordinator hears of the end without waiting on them.
+   */
+  reportOutcome?: (outcome: RunnerOutcome) => void;
 };
 
 /**
@@ -74,6 +79,10 @@ export async function executeJob(
   let probes: EarlyProbes | null = null;
   let plannedArgs: { plannedArgs?: string[] } = {};
   const read = () => (inputs ? { inputReads: inputs.reads() } : {});
+  const reported = (outcome: RunnerOutcome): RunnerOutcome => {
+    hooks.reportOutcome?.(outcome);
+    return outcome;
+  };
   try {
     const streamed = streamedInputNames(req, settings);
     folder = await createJobFolder(settings.workDir, req, settings.isolation, streamed);
@@ -90,7 +99,7 @@ export async function executeJob(
     clock.next("storeMs");
     hooks.setState("uploading");
     const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline, probes);
-    return {
+    return reported({
       status: "completed",
       errorCode: null,
       errorMessage: null,
@@ -99,12 +108,12 @@ export async function executeJob(
       ...clock.stop(),
       ...plannedArgs,
       ...read(),
-    };
+    });
   } catch (err) {
     if (err instanceof JobEnded)
-      return { ...inputFirst(err, inputs).outcome, ...clock.stop(), ...plannedArgs, ...read() };
+      return reported({ ...inputFirst(err, inputs).outcome, ...clock.stop(), ...plannedArgs, ...read() });
     console.error(`job ${req.jobId}: unexpected runner error`, err);
-    return { ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() };
+    return reported({ ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() });
   } finally {
     await probes?.close().catch((err) => console.error(`job ${req.jobId}: output probes not stopped`, err));
     await inputs?.close().catch((err) => console.error(`job ${req.jobId}: input server not closed`, err));

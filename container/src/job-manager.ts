@@ -26,6 +26,8 @@ const LEASE_CHECK_INTERVAL_MS = 1_000;
  */
 export function createJobManager(settings: RunnerSettings, execute = executeJob, now = Date.now) {
   const jobs = new Map<string, TrackedJob>();
+  /** Jobs whose execution has not returned: reported ones may still be cleaning up (their folder, servers). */
+  const settling = new Set<string>();
   const slots = createSemaphore(settings.concurrency);
   const pins = settings.pinCpus ? createCpuPins(settings.pinCpus) : null;
 
@@ -45,6 +47,17 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     };
     const abort = new AbortController();
     const notify = createNotifier(req.notifyUrl, settings.controlSecret);
+    /** The final report, once: what the coordinator collects; the job's clean-up may still run after it. */
+    const report = (ran: RunnerOutcome): RunnerOutcome => {
+      if (status.outcome) return status.outcome;
+      // A run stopped because its coordinator went quiet is the infrastructure's loss, not a cancel.
+      const outcome = abort.signal.reason?.message === "orphaned" ? orphaned(ran) : ran;
+      if (status.startedAt) console.log(`job ${req.jobId}: finished (${outcome.status})`);
+      status.state = "finished";
+      status.outcome = outcome;
+      notify.now();
+      return outcome;
+    };
     const finished = (async () => {
       let release: () => void;
       try {
@@ -70,21 +83,20 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
             abort.signal.aborted ? kill() : abort.signal.addEventListener("abort", kill, { once: true }),
           canceled: abort.signal,
           cpu,
+          reportOutcome: report,
         });
       } finally {
         if (cpu !== null) pins?.give(cpu);
         release();
       }
     })().then((ran) => {
-      // A run stopped because its coordinator went quiet is the infrastructure's loss, not a cancel.
-      const outcome = abort.signal.reason?.message === "orphaned" ? orphaned(ran) : ran;
-      if (status.startedAt) console.log(`job ${req.jobId}: finished (${outcome.status})`);
-      status.state = "finished";
-      status.outcome = outcome;
-      notify.now();
+      settling.delete(req.jobId);
+      // Reported already unless it ended before it ran (canceled in line); its slot is free only now.
+      const outcome = report(ran);
       setTimeout(() => jobs.delete(req.jobId), settings.reportRetentionMs).unref();
       return outcome;
     });
+    settling.add(req.jobId);
     jobs.set(req.jobId, { status, abort, finished, lastSeenMs: now(), leaseMs: req.leaseMs });
     return status;
   }
@@ -131,8 +143,8 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
       return job ? seen(job).status : null;
     },
     activeCount: () => [...jobs.values()].filter((j) => !j.status.outcome).length,
-    /** Jobs still running, or finished with a report their coordinator has not collected. */
-    heldCount: () => jobs.size,
+    /** Jobs still running or cleaning up, or finished with a report their coordinator has not collected. */
+    heldCount: () => new Set([...jobs.keys(), ...settling]).size,
     /** Takes no new job from now on (the container is being replaced). */
     drain: () => {
       draining = true;

@@ -58,6 +58,9 @@ describe("runner server (real ffmpeg)", () => {
       size: stored.body.length,
       metadata: { streams: expect.any(Array) },
     });
+    // Removed just after the report (which does not wait for the clean-up), before the slot is free.
+    for (let i = 0; i < 100 && readdirSync(workDir).includes(req.jobId); i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(readdirSync(workDir)).not.toContain(req.jobId);
   });
 
