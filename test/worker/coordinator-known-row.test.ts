@@ -2,11 +2,10 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
-import { createRunnerClient } from "../../src/runner/runner-client.ts";
 import { tickJob } from "../../src/jobs/lifecycle/tick-job.ts";
 import { getJob } from "../../src/jobs/store/job-store.ts";
 import { cancelJob } from "../../src/jobs/lifecycle/cancel-job.ts";
-import { api, coordinator, createAccount, insertQueuedJob, jobStatus, probeSpec } from "./helpers.ts";
+import { api, coordinator, createAccount, insertQueuedJob, jobStatus, probeSpec, recordingRunner } from "./helpers.ts";
 
 /* The round trips a job's start and end no longer make, and what must still hold without them. */
 
@@ -14,21 +13,6 @@ let account: { accountId: string; key: string };
 beforeAll(async () => {
   account = await createAccount();
 });
-
-/** A runner that records what it is asked and answers `status` with `answer`. */
-function recordingRunner(answer: () => Response) {
-  const calls: string[] = [];
-  const client = createRunnerClient({
-    prepare: async () => null,
-    fetch: async (_job, path, init) => {
-      calls.push(`${init?.method ?? "GET"} ${path}`);
-      return answer();
-    },
-    release: async () => {},
-    timeouts: { startMs: 1000, callMs: 1000 },
-  });
-  return { calls, client };
-}
 
 describe("a coordinator started with the row its creator wrote", () => {
   it("hands nothing to a runner when the job was canceled after that row was read: the claim is guarded", async () => {

@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { inject } from "vitest";
 import { generateApiKey, hashApiKey, displayPrefix } from "../../src/auth/api-keys.ts";
+import { createRunnerClient } from "../../src/runner/runner-client.ts";
 
 export const mediaUrl = (file: string) => `${inject("mediaBaseUrl")}/${file}`;
 
@@ -125,4 +126,18 @@ export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ti
     if (Date.now() > deadline) throw new Error(`gave up waiting; last: ${JSON.stringify(v)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A runner client whose runner answers every call with `answer()`; `calls` records them ("GET /jobs/…"). */
+export function recordingRunner(answer: () => Response, calls: string[] = []) {
+  const client = createRunnerClient({
+    prepare: async () => null,
+    fetch: async (_job, path, init) => {
+      calls.push(`${init?.method ?? "GET"} ${path}`);
+      return answer();
+    },
+    release: async () => {},
+    timeouts: { startMs: 1000, callMs: 1000 },
+  });
+  return { calls, client };
 }

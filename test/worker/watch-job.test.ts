@@ -1,13 +1,12 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createServices } from "../../src/services.ts";
-import { createRunnerClient } from "../../src/runner/runner-client.ts";
 import { dispatchJob } from "../../src/jobs/lifecycle/dispatch-job.ts";
 import type { TickState } from "../../src/jobs/lifecycle/tick-state.ts";
 import { watchJob } from "../../src/jobs/lifecycle/watch-job.ts";
 import { DEADLINE_GRACE_MS, OUTPUT_STORE_ALLOWANCE_MS } from "../../src/jobs/lifecycle/retry-policy.ts";
 import { getJob } from "../../src/jobs/store/job-store.ts";
-import { createAccount, insertQueuedJob, jobStatus, mediaUrl, probeSpec } from "./helpers.ts";
+import { createAccount, insertQueuedJob, jobStatus, mediaUrl, probeSpec, recordingRunner } from "./helpers.ts";
 
 let account: { accountId: string; key: string };
 beforeAll(async () => {
@@ -25,16 +24,7 @@ describe("watching a job on its runner", () => {
       .bind(id, now)
       .run();
     const calls: string[] = [];
-    const runner = (answer: () => Response) =>
-      createRunnerClient({
-        prepare: async () => null,
-        fetch: async (_job, path, init) => {
-          calls.push(`${init?.method ?? "GET"} ${path}`);
-          return answer();
-        },
-        release: async () => {},
-        timeouts: { startMs: 1000, callMs: 1000 },
-      });
+    const runner = (answer: () => Response) => recordingRunner(answer, calls).client;
     const state: TickState = { jobId: id, phase: "watch", misses: 0 };
     const busy = { ...createServices(env), runner: runner(() => new Response("busy", { status: 503 })) };
     expect(await watchJob(busy, (await getJob(env.DB, id))!, state)).toMatchObject({ state: { misses: 1 } });
@@ -101,17 +91,8 @@ describe("watching a job on its runner", () => {
       progress: null,
       outcome: null,
     };
-    const calls: string[] = [];
     // A test double of a runner: it answers what this test says, and records what it is asked.
-    const runner = createRunnerClient({
-      prepare: async () => null,
-      fetch: async (_job, path, init) => {
-        calls.push(`${init?.method ?? "GET"} ${path}`);
-        return Response.json(answer);
-      },
-      release: async () => {},
-      timeouts: { startMs: 1000, callMs: 1000 },
-    });
+    const { calls, client: runner } = recordingRunner(() => Response.json(answer));
     const state: TickState = { jobId: id, phase: "watch", misses: 0 };
     const at = (ms: number) => ({ ...createServices(env), runner, now: () => new Date(Date.parse(started) + ms) });
     const deadline = createServices(env).config.jobTimeoutMs + DEADLINE_GRACE_MS;
