@@ -1,4 +1,10 @@
-import type { RunnerJobRequest, RunnerJobStatus, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
+import {
+  followReached,
+  type RunnerFollow,
+  type RunnerJobRequest,
+  type RunnerJobStatus,
+  type RunnerOutcome,
+} from "../../src/runner/runner-protocol.ts";
 import { executeJob } from "./execute-job.ts";
 import { createSemaphore } from "./semaphore.ts";
 import { createCpuPins } from "./cpu-pins.ts";
@@ -13,7 +19,13 @@ type TrackedJob = {
   /** When the coordinator last asked about the job: its lease. */
   lastSeenMs: number;
   leaseMs: number;
+  /** Coordinators holding a status call until the job reaches their `until` (waitFor). */
+  followers: Set<Follower>;
 };
+type Follower = { until: RunnerFollow["until"]; wake: () => void };
+
+/** Held status calls a job may have at once; more are answered at once (a coordinator holds one). */
+const MAX_FOLLOWERS = 4;
 
 const CANCEL_WAIT_MS = 10_000;
 const LEASE_CHECK_INTERVAL_MS = 1_000;
@@ -47,6 +59,17 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     };
     const abort = new AbortController();
     const notify = createNotifier(req.notifyUrl, settings.controlSecret);
+    const followers = new Set<Follower>();
+    /** A change the coordinator acts on: its held call answers it, or else its notification is sent. */
+    const tell = () => {
+      let heard = false;
+      for (const f of [...followers])
+        if (followReached(status, f.until)) {
+          f.wake();
+          heard = true;
+        }
+      if (!heard) notify.now();
+    };
     /** The final report, once: what the coordinator collects; the job's clean-up may still run after it. */
     const report = (ran: RunnerOutcome): RunnerOutcome => {
       if (status.outcome) return status.outcome;
@@ -55,7 +78,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
       if (status.startedAt) console.log(`job ${req.jobId}: finished (${outcome.status})`);
       status.state = "finished";
       status.outcome = outcome;
-      notify.now();
+      tell();
       return outcome;
     };
     const finished = (async () => {
@@ -71,8 +94,9 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
         console.log(`job ${req.jobId}: started`);
         return await execute(req, settings, {
           setState: (s) => {
-            if (status.state === "waiting") notify.now();
+            const leavesTheLine = status.state === "waiting";
             status.state = s;
+            if (leavesTheLine) tell();
           },
           setProgress: (p) => {
             status.progress = p;
@@ -97,7 +121,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
       return outcome;
     });
     settling.add(req.jobId);
-    jobs.set(req.jobId, { status, abort, finished, lastSeenMs: now(), leaseMs: req.leaseMs });
+    jobs.set(req.jobId, { status, abort, finished, lastSeenMs: now(), leaseMs: req.leaseMs, followers });
     return status;
   }
 
@@ -117,9 +141,35 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     return tracked.status;
   }
 
+  /**
+   * The job's status once `until` holds, or after `waitMs`, or when `gone` (the caller left); null for
+   * a job this runner does not know. Asked this way, the change is not also notified.
+   */
+  function waitFor(jobId: string, until: RunnerFollow["until"], waitMs: number, gone: AbortSignal) {
+    const job = jobs.get(jobId);
+    if (!job) return Promise.resolve(null);
+    seen(job);
+    if (followReached(job.status, until) || job.followers.size >= MAX_FOLLOWERS || gone.aborted)
+      return Promise.resolve(job.status);
+    return new Promise<RunnerJobStatus>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        gone.removeEventListener("abort", done);
+        job.followers.delete(follower);
+        resolve(seen(job).status);
+      };
+      const follower: Follower = { until, wake: done };
+      const timer = setTimeout(done, waitMs);
+      gone.addEventListener("abort", done, { once: true });
+      job.followers.add(follower);
+    });
+  }
+
   /** The coordinator is done with the job: stop it if it still runs, and drop it. */
   function release(jobId: string): void {
-    jobs.get(jobId)?.abort.abort(new Error("released"));
+    const job = jobs.get(jobId);
+    job?.abort.abort(new Error("released"));
+    for (const f of [...(job?.followers ?? [])]) f.wake();
     jobs.delete(jobId);
   }
 
@@ -138,6 +188,7 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     submit,
     cancel,
     release,
+    waitFor,
     status: (jobId: string) => {
       const job = jobs.get(jobId);
       return job ? seen(job).status : null;

@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { RunnerCapabilities } from "../../src/runner/runner-protocol.ts";
+import { MAX_FOLLOW_WAIT_MS, type RunnerCapabilities, type RunnerFollow } from "../../src/runner/runner-protocol.ts";
 import { isRunnerJobRequest, isRunnerProbeRequest } from "../../src/runner/runner-request-checks.ts";
 import type { createJobManager } from "./job-manager.ts";
 import { probeInputs } from "./probe-inputs.ts";
@@ -82,7 +82,13 @@ export function createRunnerServer(manager: JobManager, info: RunnerInfo, settin
         return status ? send(202, status) : send(503, { error: "draining: this runner takes no new job" });
       }
       if (match && req.method === "GET" && !match[2]) {
-        const status = manager.status(match[1]);
+        const follow = followOf(url.searchParams);
+        if (follow === "malformed") return send(400, { error: "malformed until or waitMs" });
+        const gone = new AbortController();
+        res.on("close", () => gone.abort());
+        const status = follow
+          ? await manager.waitFor(match[1], follow.until, follow.waitMs, gone.signal)
+          : manager.status(match[1]);
         return status ? send(200, status) : send(404, { error: "unknown job" });
       }
       if (match && req.method === "POST" && match[2]) {
@@ -102,6 +108,16 @@ export function createRunnerServer(manager: JobManager, info: RunnerInfo, settin
 }
 
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/** A status call's `until` and `waitMs` (both, or neither): a held answer (runner-protocol.ts, RunnerFollow). */
+function followOf(q: URLSearchParams): RunnerFollow | null | "malformed" {
+  const until = q.get("until");
+  const waitMs = q.get("waitMs");
+  if (until === null && waitMs === null) return null;
+  if ((until !== "started" && until !== "finished") || !/^\d{1,6}$/.test(waitMs ?? "")) return "malformed";
+  if (Number(waitMs) > MAX_FOLLOW_WAIT_MS) return "malformed";
+  return { until, waitMs: Number(waitMs) };
+}
 
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];

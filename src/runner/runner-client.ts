@@ -1,5 +1,6 @@
 import type {
   RunnerCapabilities,
+  RunnerFollow,
   RunnerJobRequest,
   RunnerJobStatus,
   RunnerProbeRequest,
@@ -79,8 +80,23 @@ export function createRunnerClient(transport: RunnerTransport) {
       if (!status) throw new RunnerUnreachable("runner refused the job");
       return { status, containerStart };
     },
-    /** null when the runner does not know the job (it restarted, or the report was collected). */
-    status: async (jobId: string) => statusFrom(await call(jobId, `/jobs/${jobId}`, {}, callMs)),
+    /**
+     * null when the runner does not know the job (it restarted, or the report was collected). With
+     * `follow`, held by the runner until the job reaches it or `follow.waitMs` passes (RunnerFollow).
+     */
+    status: async (jobId: string, follow?: RunnerFollow) =>
+      statusFrom(
+        follow
+          ? await call(
+              jobId,
+              `/jobs/${jobId}?until=${follow.until}&waitMs=${follow.waitMs}`,
+              {},
+              callMs + follow.waitMs,
+            )
+          : await call(jobId, `/jobs/${jobId}`, {}, callMs),
+      ),
+    /** This client's runner holds a followed status call (a double that answers at once says nothing here). */
+    follows: true as const,
     cancel: async (jobId: string) =>
       statusFrom(await call(jobId, `/jobs/${jobId}/cancel`, { method: "POST" }, callMs + CANCEL_EXTRA_MS)),
     /** What the runner's ffmpeg can do; asked of a runner of its own, which may reach nothing. */

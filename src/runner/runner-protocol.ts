@@ -117,6 +117,21 @@ export type RunnerTimings = { fetchMs: number; runMs: number; storeMs: number };
 
 export type RunnerJobState = "waiting" | "fetching" | "running" | "uploading" | "finished";
 
+/**
+ * A status asked for with `?until=…&waitMs=…`: held by the runner until the job has left the line
+ * ("started") or has its outcome ("finished"), or `waitMs` passed, instead of answered at once. The
+ * coordinator follows a job this way rather than waiting for the runner's notification, a hop
+ * through the Worker, and then asking (src/jobs/lifecycle/follow-runner.ts).
+ */
+export type RunnerFollow = { until: "started" | "finished"; waitMs: number };
+/** The longest a runner holds such an answer. */
+export const MAX_FOLLOW_WAIT_MS = 15_000;
+
+/** Whether the runner's status is what a follow waits for. */
+export function followReached(status: RunnerJobStatus, until: RunnerFollow["until"]): boolean {
+  return until === "started" ? status.state !== "waiting" : status.outcome !== null;
+}
+
 export type RunnerJobStatus = {
   jobId: string;
   state: RunnerJobState;

@@ -4,6 +4,8 @@ import { createServices, type Services } from "../../services.ts";
 import { countEachInvocation } from "../../platform/counted-durable-object.ts";
 import { getJob } from "../store/job-store.ts";
 import type { JobRow } from "../store/job-row.ts";
+import { MAX_FOLLOW_WAIT_MS, type RunnerJobStatus } from "../../runner/runner-protocol.ts";
+import { FOLLOW_WINDOW_MS, followRunner } from "./follow-runner.ts";
 import { isTerminal } from "../transitions/job-states.ts";
 import { tickJob, firstTickState } from "./tick-job.ts";
 import type { TickState } from "./tick-state.ts";
@@ -42,6 +44,9 @@ export class JobCoordinator extends DurableObject<Env> {
   #snapshot: JobSnapshot | null = null;
   /** This instance saw the job end; `cancel` wakes waiters too, but only an ending sets this. */
   #sawEnd = false;
+  /** Until when (epoch ms) this instance follows its job on the runner (follow-runner.ts); 0: it does not. */
+  #followUntilMs = 0;
+  #following = false;
 
   /** Services for one tick, start or cancel, charged to the invocation that asked for it. */
   protected newServices(): Services {
@@ -160,38 +165,59 @@ export class JobCoordinator extends DurableObject<Env> {
     for (const wake of [...this.#tickWaiters, ...(ended ? this.#endWaiters : [])]) wake(ended);
   }
 
+  /**
+   * In the job's first minute on its runner: one held status call at a time, until the job leaves the
+   * runner's line (while queued here) or finishes; the answer starts a tick with it in hand.
+   */
+  #follow(state: TickState): void {
+    const leftMs = this.#followUntilMs - Date.now();
+    if (this.#following || state.phase !== "watch" || leftMs <= 0) return;
+    const until = this.#snapshot?.status === "running" ? "finished" : "started";
+    this.#following = true;
+    const waitMs = Math.min(MAX_FOLLOW_WAIT_MS, leftMs);
+    void followRunner(this.#services().runner, state.jobId, { until, waitMs }).then((found) => {
+      this.#following = false;
+      if (found === "again") this.#follow(state);
+      else if (found) void this.#tickSoon(undefined, found);
+    });
+  }
+
   async alarm(): Promise<void> {
     await this.#tickSoon();
   }
 
   /**
    * One tick after the one under way; a tick already waiting to run answers this request too.
-   * `known`: the job's row, fresh enough for the tick to start from (only when no tick is under way).
+   * `known`, `runnerStatus`: the job's row, and its runner's answer, fresh enough for the tick to start
+   * from (only when no tick is under way).
    */
-  #tickSoon(known?: JobRow): Promise<void> {
+  #tickSoon(known?: JobRow, runnerStatus?: RunnerJobStatus): Promise<void> {
     if (this.#queued) return this.#queued;
-    const fresh = this.#pending === 0 ? known : undefined;
+    const idle = this.#pending === 0;
     this.#pending++;
     const next = this.#running.then(() => {
       this.#queued = null;
-      return this.#tick(fresh);
+      return idle ? this.#tick(known, runnerStatus) : this.#tick();
     });
     this.#queued = next;
     this.#running = next.catch(() => {}).finally(() => this.#pending--);
     return next;
   }
 
-  async #tick(known?: JobRow): Promise<void> {
+  async #tick(known?: JobRow, runnerStatus?: RunnerJobStatus): Promise<void> {
     const storage = this.ctx.storage;
     const state = await storage.get<TickState>(TICK_STATE_KEY);
     if (!state) return;
     try {
-      const step = await tickJob(this.#services(), state, known);
+      const step = await tickJob(this.#services(), state, known, runnerStatus);
       if (step.done) this.#ended();
       else this.#wake(false);
       if (step.done) return await storage.deleteAll();
       await storage.put(TICK_STATE_KEY, step.state);
       await storage.setAlarm(Date.now() + step.delayMs);
+      if (state.phase === "dispatch" && step.state.phase === "watch")
+        this.#followUntilMs = Date.now() + FOLLOW_WINDOW_MS;
+      this.#follow(step.state);
     } catch (err) {
       console.error(`job ${state.jobId}: coordinator tick failed; trying again`, err);
       await storage.setAlarm(Date.now() + TICK_ERROR_RETRY_MS);

@@ -1,0 +1,156 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createJobManager } from "../../container/src/job-manager.ts";
+import type { JobHooks } from "../../container/src/execute-job.ts";
+import { readSettings } from "../../container/src/settings.ts";
+import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
+import { newRunnerSecret } from "../../src/runner/runner-secret.ts";
+import { jobRequest, runnerApi } from "./runner-api.ts";
+import { useRunnerHarness } from "./runner-harness.ts";
+
+/* A status call held until the job leaves the line or finishes (RunnerFollow), and the notifications it replaces. */
+
+const settings = readSettings({ RUNNER_CONTROL_SECRET: newRunnerSecret(), RUNNER_CONCURRENCY: "1" });
+const outcome: RunnerOutcome = {
+  status: "completed",
+  exitCode: 0,
+  runtimeMs: 5,
+  errorCode: null,
+  errorMessage: null,
+  stdout: "",
+  stderrTail: "",
+  outputs: [],
+  timings: { fetchMs: 0, runMs: 5, storeMs: 0 },
+  finishedAt: new Date().toISOString(),
+};
+
+/** Notifications received, by job. */
+let notified: string[] = [];
+let notifyUrl = "";
+const receiver = http.createServer((req, res) => {
+  notified.push(req.url ?? "");
+  res.writeHead(204).end();
+});
+beforeAll(async () => {
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  notifyUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+afterAll(() => receiver.close());
+
+/** A job manager whose jobs move when the test says: `step()` starts the next move of the job under way. */
+function steppedManager() {
+  const moves: (() => void)[] = [];
+  const execute = async (_req: RunnerJobRequest, _s: unknown, hooks: JobHooks): Promise<RunnerOutcome> => {
+    await new Promise<void>((r) => moves.push(r));
+    hooks.setState("running");
+    await new Promise<void>((r) => moves.push(r));
+    return outcome;
+  };
+  const manager = createJobManager(settings, execute);
+  const step = async () => {
+    moves.shift()?.();
+    await new Promise((r) => setTimeout(r, 20));
+  };
+  return { manager, step };
+}
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+describe("a followed status call on the runner", () => {
+  it("is held until the job leaves the line, then until it finishes; the changes it answered are not also notified", async () => {
+    notified = [];
+    const { manager, step } = steppedManager();
+    try {
+      const req = jobRequest({ notifyUrl: `${notifyUrl}/a` });
+      manager.submit(req);
+      await settle();
+      const started = manager.waitFor(req.jobId, "started", 5_000, new AbortController().signal);
+      let answered = false;
+      void started.then(() => (answered = true));
+      await settle();
+      expect(answered).toBe(false);
+      await step();
+      expect((await started)?.state).toBe("running");
+      const finished = manager.waitFor(req.jobId, "finished", 5_000, new AbortController().signal);
+      await step();
+      expect((await finished)?.outcome?.status).toBe("completed");
+      // Time enough for a notification to arrive, had one been sent (the other test sees one within it).
+      await new Promise((r) => setTimeout(r, 500));
+      expect(notified).toEqual([]);
+    } finally {
+      manager.stop();
+    }
+  });
+
+  it("answers at once when the job is already there, on time otherwise, and frees the call of a caller that left", async () => {
+    notified = [];
+    const { manager, step } = steppedManager();
+    try {
+      const req = jobRequest({ notifyUrl: `${notifyUrl}/b` });
+      manager.submit(req);
+      await settle();
+      const t0 = Date.now();
+      expect((await manager.waitFor(req.jobId, "finished", 100, new AbortController().signal))?.state).not.toBe(
+        "finished",
+      );
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
+      const gone = new AbortController();
+      const left = manager.waitFor(req.jobId, "finished", 60_000, gone.signal);
+      gone.abort();
+      expect((await left)?.outcome).toBeNull();
+      // Nobody listens now: the job's start is notified as before.
+      await step();
+      for (let i = 0; i < 100 && notified.length === 0; i++) await settle();
+      expect(notified).toEqual(["/b"]);
+      expect((await manager.waitFor(req.jobId, "started", 60_000, new AbortController().signal))?.state).toBe(
+        "running",
+      );
+      expect(await manager.waitFor(crypto.randomUUID(), "started", 60_000, new AbortController().signal)).toBeNull();
+      // A released job answers its followers at once.
+      const held = manager.waitFor(req.jobId, "finished", 60_000, new AbortController().signal);
+      manager.release(req.jobId);
+      expect(await held).not.toBeNull();
+    } finally {
+      manager.stop();
+    }
+  });
+
+  it("holds at most a few calls a job; more are answered at once", async () => {
+    const { manager } = steppedManager();
+    try {
+      const req = jobRequest({ notifyUrl: null });
+      manager.submit(req);
+      await settle();
+      const held = Array.from({ length: 4 }, () =>
+        manager.waitFor(req.jobId, "finished", 60_000, new AbortController().signal),
+      );
+      const t0 = Date.now();
+      expect((await manager.waitFor(req.jobId, "finished", 60_000, new AbortController().signal))?.outcome).toBeNull();
+      expect(Date.now() - t0).toBeLessThan(1_000);
+      manager.release(req.jobId);
+      await Promise.all(held);
+    } finally {
+      manager.stop();
+    }
+  });
+});
+
+describe("the runner's status route with until and waitMs", () => {
+  const { h } = useRunnerHarness({ RUNNER_CONCURRENCY: "1" });
+  it("refuses a malformed or too long wait, and answers an unknown job's at once", async () => {
+    const api = runnerApi(h.runner);
+    const id = crypto.randomUUID();
+    for (const query of [
+      "until=started",
+      "waitMs=10",
+      "until=soon&waitMs=10",
+      "until=started&waitMs=-1",
+      "until=finished&waitMs=15001",
+      "until=started&waitMs=1e3",
+    ])
+      expect((await api.fetch(`/jobs/${id}?${query}`)).status, query).toBe(400);
+    const t0 = Date.now();
+    expect((await api.fetch(`/jobs/${id}?until=finished&waitMs=15000`)).status).toBe(404);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+});
