@@ -6,6 +6,7 @@ import { getJob } from "../store/job-store.ts";
 import type { JobRow } from "../store/job-row.ts";
 import { MAX_FOLLOW_WAIT_MS, type RunnerJobStatus } from "../../runner/runner-protocol.ts";
 import { FOLLOW_WINDOW_MS, followRunner } from "./follow-runner.ts";
+import { JobWaiters } from "./job-waiters.ts";
 import { isTerminal } from "../transitions/job-states.ts";
 import { tickJob, firstTickState } from "./tick-job.ts";
 import type { TickState } from "./tick-state.ts";
@@ -35,15 +36,12 @@ export class JobCoordinator extends DurableObject<Env> {
   #pending = 0;
   #queued: Promise<void> | null = null;
   /** Clients waiting (in this instance's memory) for the next tick, or for the job's end. */
-  #tickWaiters = new Set<(ended: boolean) => void>();
-  #endWaiters = new Set<(ended: boolean) => void>();
+  #waiters = new JobWaiters();
   /**
    * The job's status and latest progress as this coordinator's ticks saw them: event streams, waits
    * and GET read them here instead of D1 (which gets progress only every PROGRESS_SAVE_INTERVAL_MS).
    */
   #snapshot: JobSnapshot | null = null;
-  /** This instance saw the job end; `cancel` wakes waiters too, but only an ending sets this. */
-  #sawEnd = false;
   /** Until when (epoch ms) this instance follows its job on the runner (follow-runner.ts); 0: it does not. */
   #followUntilMs = 0;
   #following = false;
@@ -57,7 +55,7 @@ export class JobCoordinator extends DurableObject<Env> {
     return {
       ...this.newServices(),
       // Waiting clients are woken the moment the job is terminal, before its runner is released.
-      onJobEnded: () => this.#ended(),
+      onJobEnded: () => this.#waiters.ended(),
       onProgress: (progress, at) => {
         this.#snapshot = withProgress(progress, at);
       },
@@ -96,7 +94,7 @@ export class JobCoordinator extends DurableObject<Env> {
     try {
       return await cancelJob(this.#services(), jobId);
     } finally {
-      this.#wake(true);
+      this.#waiters.wake(true);
     }
   }
 
@@ -112,7 +110,7 @@ export class JobCoordinator extends DurableObject<Env> {
     return new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
-          const { woken, ended } = await this.#wait(this.#tickWaiters, idleMs);
+          const { woken, ended } = await this.#waiters.nextTick(idleMs);
           // The stream's client went away while this line was awaited.
           if (gone) return;
           const news: TickNews = { woken, ended, snapshot: this.#snapshot };
@@ -135,34 +133,10 @@ export class JobCoordinator extends DurableObject<Env> {
 
   /**
    * Resolves true when this coordinator ends the job (long-poll waits), false after `timeoutMs`; at once
-   * if it already has (a job that ends before its waiter asks does not hold the waiter a whole slice).
+   * if it already has.
    */
   async waitForEnd(timeoutMs: number): Promise<boolean> {
-    if (this.#sawEnd) return true;
-    return (await this.#wait(this.#endWaiters, timeoutMs)).woken;
-  }
-
-  #wait(waiters: Set<(ended: boolean) => void>, timeoutMs: number): Promise<{ woken: boolean; ended: boolean }> {
-    return new Promise((resolve) => {
-      const done = (woken: boolean, ended: boolean) => {
-        waiters.delete(wake);
-        clearTimeout(timer);
-        resolve({ woken, ended });
-      };
-      const wake = (ended: boolean) => done(true, ended);
-      const timer = setTimeout(() => done(false, false), timeoutMs);
-      waiters.add(wake);
-    });
-  }
-
-  /** The job is terminal (this coordinator ended it, or a tick found it ended): wake everyone, now and later. */
-  #ended(): void {
-    this.#sawEnd = true;
-    this.#wake(true);
-  }
-
-  #wake(ended: boolean): void {
-    for (const wake of [...this.#tickWaiters, ...(ended ? this.#endWaiters : [])]) wake(ended);
+    return this.#waiters.end(timeoutMs);
   }
 
   /**
@@ -210,8 +184,8 @@ export class JobCoordinator extends DurableObject<Env> {
     if (!state) return;
     try {
       const step = await tickJob(this.#services(), state, known, runnerStatus);
-      if (step.done) this.#ended();
-      else this.#wake(false);
+      if (step.done) this.#waiters.ended();
+      else this.#waiters.wake(false);
       if (step.done) return await storage.deleteAll();
       await storage.put(TICK_STATE_KEY, step.state);
       await storage.setAlarm(Date.now() + step.delayMs);
