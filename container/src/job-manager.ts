@@ -19,13 +19,19 @@ type TrackedJob = {
   /** When the coordinator last asked about the job: its lease. */
   lastSeenMs: number;
   leaseMs: number;
-  /** Coordinators holding a status call until the job reaches their `until` (waitFor). */
+  /** The coordinator's status call held until the job reaches its `until` (waitFor): one at a time. */
   followers: Set<Follower>;
+  /** The notification a held call's answer stands in for, sent anyway unless the coordinator asks again first. */
+  backup: { timer: NodeJS.Timeout | null };
 };
 type Follower = { until: RunnerFollow["until"]; wake: () => void };
 
-/** Held status calls a job may have at once; more are answered at once (a coordinator holds one). */
-const MAX_FOLLOWERS = 4;
+/**
+ * A held call's answer may reach nobody (a caller gone without the runner seeing it yet, a proxy that
+ * keeps the connection): the change's notification follows it this long after, unless the coordinator
+ * asked about the job again in between, as it does at once after an answer it read.
+ */
+const BACKUP_NOTIFY_MS = 1_500;
 
 const CANCEL_WAIT_MS = 10_000;
 const LEASE_CHECK_INTERVAL_MS = 1_000;
@@ -60,7 +66,8 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     const abort = new AbortController();
     const notify = createNotifier(req.notifyUrl, settings.controlSecret);
     const followers = new Set<Follower>();
-    /** A change the coordinator acts on: its held call answers it, or else its notification is sent. */
+    const backup: TrackedJob["backup"] = { timer: null };
+    /** A change the coordinator acts on: its held call answers it (the notification held back), or its notification. */
     const tell = () => {
       let heard = false;
       for (const f of [...followers])
@@ -68,7 +75,10 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
           f.wake();
           heard = true;
         }
-      if (!heard) notify.now();
+      if (!heard) return notify.now();
+      if (backup.timer) clearTimeout(backup.timer);
+      backup.timer = setTimeout(() => notify.now(), BACKUP_NOTIFY_MS);
+      backup.timer.unref();
     };
     /** The final report, once: what the coordinator collects; the job's clean-up may still run after it. */
     const report = (ran: RunnerOutcome): RunnerOutcome => {
@@ -121,11 +131,18 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
       return outcome;
     });
     settling.add(req.jobId);
-    jobs.set(req.jobId, { status, abort, finished, lastSeenMs: now(), leaseMs: req.leaseMs, followers });
+    jobs.set(req.jobId, { status, abort, finished, lastSeenMs: now(), leaseMs: req.leaseMs, followers, backup });
     return status;
   }
 
+  /** The coordinator asked about the job: its lease runs on, and it needs no notification of what it can see. */
   function seen(job: TrackedJob): TrackedJob {
+    if (job.backup.timer) clearTimeout(job.backup.timer);
+    job.backup.timer = null;
+    return touched(job);
+  }
+
+  function touched(job: TrackedJob): TrackedJob {
     job.lastSeenMs = now();
     return job;
   }
@@ -149,14 +166,15 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     const job = jobs.get(jobId);
     if (!job) return Promise.resolve(null);
     seen(job);
-    if (followReached(job.status, until) || job.followers.size >= MAX_FOLLOWERS || gone.aborted)
-      return Promise.resolve(job.status);
+    if (followReached(job.status, until) || gone.aborted) return Promise.resolve(job.status);
+    // One at a time: a newer call answers the one before it with the status of now.
+    for (const f of [...job.followers]) f.wake();
     return new Promise<RunnerJobStatus>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         gone.removeEventListener("abort", done);
         job.followers.delete(follower);
-        resolve(seen(job).status);
+        resolve(touched(job).status);
       };
       const follower: Follower = { until, wake: done };
       const timer = setTimeout(done, waitMs);
@@ -170,11 +188,14 @@ export function createJobManager(settings: RunnerSettings, execute = executeJob,
     const job = jobs.get(jobId);
     job?.abort.abort(new Error("released"));
     for (const f of [...(job?.followers ?? [])]) f.wake();
+    if (job) seen(job);
     jobs.delete(jobId);
   }
 
   const leaseCheck = setInterval(() => {
     for (const [jobId, job] of jobs) {
+      // A held status call is the coordinator asking, for as long as it is held.
+      if (job.followers.size > 0) touched(job);
       if (job.status.outcome || job.abort.signal.aborted || now() - job.lastSeenMs < job.leaseMs) continue;
       console.error(
         `job ${jobId}: no word from its coordinator for ${Math.round(job.leaseMs / 1000)} s; canceled as orphaned`,

@@ -114,6 +114,8 @@ function followOf(q: URLSearchParams): RunnerFollow | null | "malformed" {
   const until = q.get("until");
   const waitMs = q.get("waitMs");
   if (until === null && waitMs === null) return null;
+  // Said once each: a filter in front that read the last of two would see another call than this one.
+  if (q.getAll("until").length !== 1 || q.getAll("waitMs").length !== 1) return "malformed";
   if ((until !== "started" && until !== "finished") || !/^\d{1,6}$/.test(waitMs ?? "")) return "malformed";
   if (Number(waitMs) > MAX_FOLLOW_WAIT_MS) return "malformed";
   return { until, waitMs: Number(waitMs) };

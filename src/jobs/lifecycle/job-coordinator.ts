@@ -45,6 +45,7 @@ export class JobCoordinator extends DurableObject<Env> {
   /** Until when (epoch ms) this instance follows its job on the runner (follow-runner.ts); 0: it does not. */
   #followUntilMs = 0;
   #following = false;
+  #followed = new Set<string>();
 
   /** Services for one tick, start or cancel, charged to the invocation that asked for it. */
   protected newServices(): Services {
@@ -147,12 +148,17 @@ export class JobCoordinator extends DurableObject<Env> {
     const leftMs = this.#followUntilMs - Date.now();
     if (this.#following || state.phase !== "watch" || leftMs <= 0) return;
     const until = this.#snapshot?.status === "running" ? "finished" : "started";
+    // Each `until` is followed to its answer once: a row that did not move on cannot make it a loop.
+    if (this.#followed.has(until)) return;
     this.#following = true;
     const waitMs = Math.min(MAX_FOLLOW_WAIT_MS, leftMs);
     void followRunner(this.#services().runner, state.jobId, { until, waitMs }).then((found) => {
       this.#following = false;
       if (found === "again") this.#follow(state);
-      else if (found) void this.#tickSoon(undefined, found);
+      else if (found) {
+        this.#followed.add(until);
+        void this.#tickSoon(undefined, found);
+      }
     });
   }
 
@@ -189,8 +195,10 @@ export class JobCoordinator extends DurableObject<Env> {
       if (step.done) return await storage.deleteAll();
       await storage.put(TICK_STATE_KEY, step.state);
       await storage.setAlarm(Date.now() + step.delayMs);
-      if (state.phase === "dispatch" && step.state.phase === "watch")
+      if (state.phase === "dispatch" && step.state.phase === "watch") {
         this.#followUntilMs = Date.now() + FOLLOW_WINDOW_MS;
+        this.#followed.clear();
+      }
       this.#follow(step.state);
     } catch (err) {
       console.error(`job ${state.jobId}: coordinator tick failed; trying again`, err);
