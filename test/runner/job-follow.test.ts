@@ -3,27 +3,14 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobManager } from "../../container/src/job-manager.ts";
 import type { JobHooks } from "../../container/src/execute-job.ts";
-import { readSettings } from "../../container/src/settings.ts";
 import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
-import { newRunnerSecret } from "../../src/runner/runner-secret.ts";
-import { jobRequest, runnerApi } from "./runner-api.ts";
+import { completedOutcome, jobRequest, oneSlotSettings, runnerApi } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /* A status call held until the job leaves the line or finishes (RunnerFollow), and the notifications it replaces. */
 
-const settings = readSettings({ RUNNER_CONTROL_SECRET: newRunnerSecret(), RUNNER_CONCURRENCY: "1" });
-const outcome: RunnerOutcome = {
-  status: "completed",
-  exitCode: 0,
-  runtimeMs: 5,
-  errorCode: null,
-  errorMessage: null,
-  stdout: "",
-  stderrTail: "",
-  outputs: [],
-  timings: { fetchMs: 0, runMs: 5, storeMs: 0 },
-  finishedAt: new Date().toISOString(),
-};
+const settings = oneSlotSettings();
+const outcome = completedOutcome;
 
 /** Notifications received, by job. */
 let notified: string[] = [];

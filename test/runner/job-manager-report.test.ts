@@ -1,25 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { createJobManager } from "../../container/src/job-manager.ts";
 import type { JobHooks } from "../../container/src/execute-job.ts";
-import { readSettings } from "../../container/src/settings.ts";
 import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
-import { newRunnerSecret } from "../../src/runner/runner-secret.ts";
-import { jobRequest } from "./runner-api.ts";
+import { completedOutcome, jobRequest, oneSlotSettings } from "./runner-api.ts";
 
-const settings = readSettings({ RUNNER_CONTROL_SECRET: newRunnerSecret(), RUNNER_CONCURRENCY: "1" });
-
-const outcome: RunnerOutcome = {
-  status: "completed",
-  exitCode: 0,
-  runtimeMs: 5,
-  errorCode: null,
-  errorMessage: null,
-  stdout: "",
-  stderrTail: "",
-  outputs: [],
-  timings: { fetchMs: 0, runMs: 5, storeMs: 0 },
-  finishedAt: new Date().toISOString(),
-};
+const settings = oneSlotSettings();
+const outcome = completedOutcome;
 
 describe("the runner's job manager", () => {
   it("reports a job's outcome before its clean-up is done, and holds its slot and the drain until it is", async () => {

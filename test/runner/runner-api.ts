@@ -1,5 +1,6 @@
-import type { RunnerJobRequest, RunnerJobStatus } from "../../src/runner/runner-protocol.ts";
-import { RUNNER_SECRET_HEADER } from "../../src/runner/runner-secret.ts";
+import { readSettings } from "../../container/src/settings.ts";
+import type { RunnerJobRequest, RunnerJobStatus, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
+import { newRunnerSecret, RUNNER_SECRET_HEADER } from "../../src/runner/runner-secret.ts";
 
 /** Speaks the runner protocol over HTTP, as the coordinator does (with the runner's secret). */
 export function runnerApi(runner: { url: string; secret: string }) {
@@ -53,3 +54,19 @@ export function jobRequest(over: Partial<RunnerJobRequest>): RunnerJobRequest {
     ...over,
   };
 }
+
+/** A job manager of one slot whose jobs a test runs itself (no ffmpeg), and the outcome they end with. */
+export const oneSlotSettings = () =>
+  readSettings({ RUNNER_CONTROL_SECRET: newRunnerSecret(), RUNNER_CONCURRENCY: "1" });
+export const completedOutcome: RunnerOutcome = {
+  status: "completed",
+  exitCode: 0,
+  runtimeMs: 5,
+  errorCode: null,
+  errorMessage: null,
+  stdout: "",
+  stderrTail: "",
+  outputs: [],
+  timings: { fetchMs: 0, runMs: 5, storeMs: 0 },
+  finishedAt: new Date().toISOString(),
+};
