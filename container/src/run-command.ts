@@ -91,8 +91,8 @@ export async function runCommand(step: RunnerStep, ctx: CommandContext): Promise
   }, QUOTA_CHECK_INTERVAL_MS);
   const stallWatcher =
     stall &&
-    setInterval(async () => {
-      stall.cpuSampled(proc.pid === undefined ? null : await processTreeCpuMs(proc.pid));
+    setInterval(() => {
+      stall.cpuSampled(proc.pid === undefined ? null : processTreeCpuMs(proc.pid));
       stalled ??= stall.verdict();
       if (stalled) proc.cancel();
     }, CPU_SAMPLE_INTERVAL_MS);

@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { processTreeCpuMs } from "../../container/src/process-cpu.ts";
+import { fullScanCpuMs, processTreeCpuMs } from "../../container/src/process-cpu.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("process tree CPU time (/proc)", () => {
   it("grows while a child of the process works and holds while it sleeps; null for a process that is not there", async () => {
@@ -9,13 +11,39 @@ describe("process tree CPU time (/proc)", () => {
       stdio: "ignore",
     });
     try {
-      const first = (await processTreeCpuMs(child.pid!))!;
-      await new Promise((r) => setTimeout(r, 1500));
-      const later = (await processTreeCpuMs(child.pid!))!;
+      const first = processTreeCpuMs(child.pid!)!;
+      await sleep(1500);
+      const later = processTreeCpuMs(child.pid!)!;
       expect(later - first).toBeGreaterThan(500);
-      expect(await processTreeCpuMs(2 ** 22 + 12345)).toBeNull();
+      expect(processTreeCpuMs(2 ** 22 + 12345)).toBeNull();
     } finally {
       child.kill("SIGKILL");
+    }
+  });
+
+  it("counts a grandchild started by a thread other than its parent's first, as the scan of every process does", async () => {
+    // A process started from a second thread is listed under that thread's children, not the main
+    // thread's: a walk that read only /proc/PID/task/PID/children would miss its work.
+    const script = [
+      "import subprocess, threading, time",
+      // The thread stays alive: when a thread ends, the kernel hands its children to another thread.
+      "def start(): subprocess.Popen(['sh', '-c', 'while :; do :; done']); time.sleep(30)",
+      "threading.Thread(target=start).start()",
+      "time.sleep(30)",
+    ].join("\n");
+    const child = spawn("python3", ["-c", script], { stdio: "ignore", detached: true });
+    try {
+      await sleep(1200);
+      const walked = processTreeCpuMs(child.pid!)!;
+      const scanned = fullScanCpuMs(child.pid!)!;
+      const walkedAfter = processTreeCpuMs(child.pid!)!;
+      // The busy grandchild has run about a second by now (python's own start is ~30 ms).
+      expect(walked).toBeGreaterThan(500);
+      // Read one after the other while the loop runs: the scan lies between the two walks.
+      expect(scanned).toBeGreaterThanOrEqual(walked);
+      expect(scanned).toBeLessThanOrEqual(walkedAfter);
+    } finally {
+      process.kill(-child.pid!, "SIGKILL"); // the group: python and its busy loop
     }
   });
 });
