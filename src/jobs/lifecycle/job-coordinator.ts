@@ -11,7 +11,7 @@ import { isTerminal } from "../transitions/job-states.ts";
 import { tickJob, firstTickState } from "./tick-job.ts";
 import type { TickState } from "./tick-state.ts";
 import { cancelJob } from "./cancel-job.ts";
-import { TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
+import { alarmDelayMs, TICK_ERROR_RETRY_MS } from "./retry-policy.ts";
 import { withProgress, withStatus, type JobSnapshot, type TickNews } from "./tick-news.ts";
 
 /** Where a coordinator keeps its TickState. The name is older than the word "tick": coordinators alive across a deploy keep theirs. */
@@ -46,6 +46,8 @@ export class JobCoordinator extends DurableObject<Env> {
   #followUntilMs = 0;
   #following = false;
   #followed = new Set<string>();
+  /** When (epoch ms) the runner last notified this instance: a watch tick's alarm goes later while it speaks. */
+  #runnerSpokeAtMs = 0;
 
   /** Services for one tick, start or cancel, charged to the invocation that asked for it. */
   protected newServices(): Services {
@@ -88,6 +90,7 @@ export class JobCoordinator extends DurableObject<Env> {
 
   /** The runner says something changed: look now instead of at the next poll. */
   async notify(): Promise<void> {
+    this.#runnerSpokeAtMs = Date.now();
     if (await this.ctx.storage.get<TickState>(TICK_STATE_KEY)) void this.#tickSoon();
   }
 
@@ -194,7 +197,7 @@ export class JobCoordinator extends DurableObject<Env> {
       else this.#waiters.wake(false);
       if (step.done) return await storage.deleteAll();
       await storage.put(TICK_STATE_KEY, step.state);
-      await storage.setAlarm(Date.now() + step.delayMs);
+      await storage.setAlarm(Date.now() + alarmDelayMs(step, Date.now() - this.#runnerSpokeAtMs));
       if (state.phase === "dispatch" && step.state.phase === "watch") {
         this.#followUntilMs = Date.now() + FOLLOW_WINDOW_MS;
         this.#followed.clear();

@@ -1,3 +1,5 @@
+import type { TickState } from "./tick-state.ts";
+
 /**
  * Infrastructure faults (a runner that cannot be reached, forgets a job, or dies with it) cost the
  * job an attempt, not the job itself: it goes back in line after a delay and is handed over again,
@@ -23,6 +25,18 @@ export const DEADLINE_GRACE_MS = 15_000;
  * (container/src/transfer-watch.ts), since the client decides how slow that storage is.
  */
 export const OUTPUT_STORE_ALLOWANCE_MS = 30 * 60_000;
+
+/**
+ * A watching coordinator's alarm is the safety net for notifications that never come. A runner heard
+ * within the last poll interval is expected to speak again (progress, at most once a second, the
+ * default poll interval too): the alarm then waits half an interval longer, so it does not fire just
+ * ahead of that notification and make two ticks, two runner calls and two D1 reads of one second.
+ * A runner gone quiet is polled that much later once; while it is quiet, at the usual pace.
+ */
+export function alarmDelayMs(step: { state: TickState; delayMs: number }, msSinceRunnerSpoke: number): number {
+  const { delayMs } = step;
+  return step.state.phase === "watch" && msSinceRunnerSpoke <= delayMs ? Math.round(delayMs * 1.5) : delayMs;
+}
 
 export function attemptRetryDelayMs(attemptsSoFar: number): number {
   return ATTEMPT_RETRY_DELAYS_MS[Math.min(attemptsSoFar, ATTEMPT_RETRY_DELAYS_MS.length) - 1] ?? 0;
