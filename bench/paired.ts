@@ -159,7 +159,7 @@ async function throughput(op: Op, jobs: number): Promise<Row> {
     ratio: dp.runnerMs / dp.bareMs,
     goal: `throughput ≥ ${THROUGHPUT_GOAL}× of bare (${throughputRatio.toFixed(2)}×), CPU per job ≤ ${CPU_PER_JOB_GOAL}× (${cpuRatio.toFixed(2)}×)`,
     met: throughputRatio >= THROUGHPUT_GOAL && cpuRatio <= CPU_PER_JOB_GOAL,
-    phases: `CPU per job: bare ${Math.round(dp.bareCpuMsPerJob)} ms, data plane ${Math.round(dp.runnerCpuMsPerJob)} ms (+${Math.round(dp.runnerCpuMsPerJob - dp.bareCpuMsPerJob)})`,
+    phases: `CPU per job: bare ${Math.round(dp.bareCpuMsPerJob)} ms, data plane ${Math.round(dp.runnerCpuMsPerJob)} ms (+${Math.round(dp.runnerCpuMsPerJob - dp.bareCpuMsPerJob)}; the runner's own Node process ${Math.round(dp.runnerOwnCpuMsPerJob)})`,
   };
 }
 
@@ -176,7 +176,8 @@ same run, alternating which goes first; the median of the per-pair ratios. ffjob
 from \`POST /v1/jobs\` with \`Prefer: wait=60\` until the finished job comes back (URL input from loopback,
 outputs stored); bare ffmpeg reads the same URL from the same origin. Phases are the jobs' own \`timings\` (median ms): queued / fetch / run / store / finish.
 The throughput rows drive the runner directly as a coordinator does (bench/data-plane.ts), against \`xargs -P2\`
-(reading the same URL), with the CPU each used per job (/proc: the runner and its sandboxes; xargs and its ffmpegs);
+(reading the same URL; each job's end awaited with the held status call a coordinator makes), with the CPU each used
+per job (/proc: the runner and its sandboxes, and the runner's Node process alone; xargs and its ffmpegs);
 the control plane's CPU per job is \`npm run bench:cpu\`'s table.
 
 | operation | bare ms | ffjobs ms | ratio | goal | | phases |
