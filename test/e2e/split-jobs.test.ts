@@ -343,9 +343,11 @@ describe("split encodes: what users meet", () => {
     expect(canceled.body.runtimeSeconds).toBeGreaterThanOrEqual(1);
     const after = (await local.api.call("GET", `/v1/jobs/${id}/tasks`)).body.data;
     expect(after.some((t: any) => t.status === "running")).toBe(false);
-    expect(after.filter((t: any) => t.status === "failed").every((t: any) => /stopped/.test(t.errorMessage))).toBe(
-      true,
-    );
+    // What each task says when one does not (a CI run under load once saw another reason, not kept).
+    expect(
+      after.filter((t: any) => t.status === "failed").every((t: any) => /stopped/.test(t.errorMessage)),
+      JSON.stringify(after.map((t: any) => [t.name, t.status, t.errorCode, t.errorMessage])),
+    ).toBe(true);
     // Only a finished segment had a work file (a task stores its file as it ends).
     const finished = after.filter((t: any) => t.kind === "segment" && t.status === "completed");
     expect(finished.length).toBeGreaterThanOrEqual(1);
