@@ -12,6 +12,8 @@ const CLI = join(ROOT, "cli/src/main.ts");
 const BIN = join(ROOT, "cli/bin/ffjobs.mjs");
 /** A CLI run still going after this is stopped and reported with the stack's logs, before the test's own timeout hides both. */
 const CLI_DEADLINE_MS = 45_000;
+/** A test of four commands: each its own deadline, so one that hangs fails with the stack's logs. */
+const FOUR_COMMANDS_MS = 4 * CLI_DEADLINE_MS + 20_000;
 
 /** The first frame's MD5 as ffmpeg computes it: whether two videos' pictures differ. */
 const frameHash = (file: string) =>
@@ -170,76 +172,79 @@ describe("the ffjobs CLI, end to end with real files", () => {
     expect(existsSync(join(ROOT, "small.png"))).toBe(false);
   }, 60_000);
 
-  it("brings an image sequence back as its files, burns in a subtitle file named in -vf, and writes segments with their list", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
-    copyFileSync(fx.subs, join(dir, "subs.srt"));
-    const frames = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "fps=2,scale=64:-2", "img%03d.png"], { cwd: dir });
-    expect(frames.code, frames.stderr).toBe(0);
-    const images = readdirSync(dir)
-      .filter((f) => f.startsWith("img"))
-      .sort();
-    expect(images.slice(0, 6)).toEqual([
-      "img001.png",
-      "img002.png",
-      "img003.png",
-      "img004.png",
-      "img005.png",
-      "img006.png",
-    ]);
-    expect(ffprobeJson(join(dir, "img006.png")).streams[0]).toMatchObject({ codec_name: "png", width: 64 });
-    const subbed = await ffjobs(
-      [
-        "ffmpeg",
-        "-i",
-        fx.clip,
-        "-vf",
-        "subtitles=subs.srt:force_style='Fontsize=30'",
-        "-c:v",
-        "libx264",
-        "-preset",
-        "ultrafast",
-        "subbed.mp4",
-      ],
-      { cwd: dir },
-    );
-    expect(subbed.code, subbed.stderr).toBe(0);
-    // The subtitle is drawn: the first second differs from the same frame without it.
-    const plain = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "plain.mp4"], {
-      cwd: dir,
-    });
-    expect(plain.code).toBe(0);
-    expect(frameHash(join(dir, "subbed.mp4"))).not.toBe(frameHash(join(dir, "plain.mp4")));
-    const parts = await ffjobs(
-      [
-        "ffmpeg",
-        "-i",
-        fx.clip,
-        "-c:v",
-        "libx264",
-        "-preset",
-        "ultrafast",
-        "-g",
-        "25",
-        "-c:a",
-        "aac",
-        "-f",
-        "segment",
-        "-segment_time",
-        "1",
-        "-segment_list",
-        "parts.m3u8",
-        "-reset_timestamps",
-        "1",
-        "part%02d.ts",
-      ],
-      { cwd: dir },
-    );
-    expect(parts.code, parts.stderr).toBe(0);
-    expect(readdirSync(dir).filter((f) => /^part\d\d\.ts$/.test(f)).length).toBeGreaterThanOrEqual(3);
-    expect(readFileSync(join(dir, "parts.m3u8"), "utf8")).toMatch(/part00\.ts/);
-    expect(Number(ffprobeJson(join(dir, "parts.m3u8")).format.duration)).toBeCloseTo(3, 0);
-    // Four commands: each its own deadline (CLI_DEADLINE_MS), so one that hangs fails with the stack's logs.
-  }, 4 * CLI_DEADLINE_MS + 20_000);
+  it(
+    "brings an image sequence back as its files, burns in a subtitle file named in -vf, and writes segments with their list",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+      copyFileSync(fx.subs, join(dir, "subs.srt"));
+      const frames = await ffjobs(["ffmpeg", "-i", fx.clip, "-vf", "fps=2,scale=64:-2", "img%03d.png"], { cwd: dir });
+      expect(frames.code, frames.stderr).toBe(0);
+      const images = readdirSync(dir)
+        .filter((f) => f.startsWith("img"))
+        .sort();
+      expect(images.slice(0, 6)).toEqual([
+        "img001.png",
+        "img002.png",
+        "img003.png",
+        "img004.png",
+        "img005.png",
+        "img006.png",
+      ]);
+      expect(ffprobeJson(join(dir, "img006.png")).streams[0]).toMatchObject({ codec_name: "png", width: 64 });
+      const subbed = await ffjobs(
+        [
+          "ffmpeg",
+          "-i",
+          fx.clip,
+          "-vf",
+          "subtitles=subs.srt:force_style='Fontsize=30'",
+          "-c:v",
+          "libx264",
+          "-preset",
+          "ultrafast",
+          "subbed.mp4",
+        ],
+        { cwd: dir },
+      );
+      expect(subbed.code, subbed.stderr).toBe(0);
+      // The subtitle is drawn: the first second differs from the same frame without it.
+      const plain = await ffjobs(["ffmpeg", "-i", fx.clip, "-c:v", "libx264", "-preset", "ultrafast", "plain.mp4"], {
+        cwd: dir,
+      });
+      expect(plain.code).toBe(0);
+      expect(frameHash(join(dir, "subbed.mp4"))).not.toBe(frameHash(join(dir, "plain.mp4")));
+      const parts = await ffjobs(
+        [
+          "ffmpeg",
+          "-i",
+          fx.clip,
+          "-c:v",
+          "libx264",
+          "-preset",
+          "ultrafast",
+          "-g",
+          "25",
+          "-c:a",
+          "aac",
+          "-f",
+          "segment",
+          "-segment_time",
+          "1",
+          "-segment_list",
+          "parts.m3u8",
+          "-reset_timestamps",
+          "1",
+          "part%02d.ts",
+        ],
+        { cwd: dir },
+      );
+      expect(parts.code, parts.stderr).toBe(0);
+      expect(readdirSync(dir).filter((f) => /^part\d\d\.ts$/.test(f)).length).toBeGreaterThanOrEqual(3);
+      expect(readFileSync(join(dir, "parts.m3u8"), "utf8")).toMatch(/part00\.ts/);
+      expect(Number(ffprobeJson(join(dir, "parts.m3u8")).format.duration)).toBeCloseTo(3, 0);
+    },
+    FOUR_COMMANDS_MS,
+  );
 
   it("uploads a file over 100 MiB in parts, with progress part by part, and probes it remotely", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
