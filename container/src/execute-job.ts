@@ -17,6 +17,7 @@ import { createPhaseClock } from "./phase-clock.ts";
 import { planPresetJob } from "./plan-preset.ts";
 import { openJobInputs, streamedInputNames, type JobInputs } from "./job-inputs.ts";
 import { startEarlyProbes, type EarlyProbes } from "./early-output-probes.ts";
+import { startOutputStreams, type OutputStreams } from "./output-streams.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -77,6 +78,7 @@ export async function executeJob(
   let folder: JobFolder | null = null;
   let inputs: JobInputs | null = null;
   let probes: EarlyProbes | null = null;
+  let streams: OutputStreams | null = null;
   let plannedArgs: { plannedArgs?: string[] } = {};
   const read = () => (inputs ? { inputReads: inputs.reads() } : {});
   const reported = (outcome: RunnerOutcome): RunnerOutcome => {
@@ -95,10 +97,11 @@ export async function executeJob(
     clock.next("runMs");
     hooks.setState("running");
     probes = await startEarlyProbes(job, folder, settings);
+    streams = startOutputStreams(job, folder, settings, hooks.canceled);
     const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
     clock.next("storeMs");
     hooks.setState("uploading");
-    const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline, probes);
+    const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline, { probes, streams });
     return reported({
       status: "completed",
       errorCode: null,
@@ -116,6 +119,7 @@ export async function executeJob(
     return reported({ ...ended("INTERNAL", "The runner failed unexpectedly").outcome, ...clock.stop() });
   } finally {
     await probes?.close().catch((err) => console.error(`job ${req.jobId}: output probes not stopped`, err));
+    await streams?.close().catch((err) => console.error(`job ${req.jobId}: output streams not closed`, err));
     await inputs?.close().catch((err) => console.error(`job ${req.jobId}: input server not closed`, err));
     // A folder that cannot be removed now is removed when the runner next starts.
     if (folder)

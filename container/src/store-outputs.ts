@@ -11,6 +11,7 @@ import { trustedAgent } from "./trust.ts";
 import { uploadFile } from "./upload.ts";
 import { DestinationRefused, sendToDestination, type DestinationSends } from "./send-to-destination.ts";
 import type { EarlyProbes } from "./early-output-probes.ts";
+import type { OutputStreams } from "./output-streams.ts";
 import { pngHeaderProbe } from "./png-header-probe.ts";
 import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
@@ -29,8 +30,9 @@ export async function storeOutputs(
   ran: RunResult,
   canceled: AbortSignal,
   deadline: number,
-  earlyProbes: EarlyProbes,
+  started: { probes: EarlyProbes; streams: OutputStreams },
 ): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
+  const { probes: earlyProbes, streams } = started;
   const prober = createProber(folder, settings);
   // A still PNG's header where it settles what ffprobe would say; else the probe started beside the
   // command, through the output's descriptor; by path, after, where there is none, or where it found
@@ -53,6 +55,7 @@ export async function storeOutputs(
       canceled,
       req.allowedPrivateHosts,
       sends,
+      streams,
     ),
     Promise.all(
       req.outputs
@@ -83,6 +86,7 @@ async function storeFiles(
   canceled: AbortSignal,
   allowedPrivateHosts: string[],
   sends: DestinationSends,
+  streams: OutputStreams,
 ): Promise<RunnerOutcome["outputs"]> {
   if (outputs.length === 0) return [];
   const out = await openTrustedDir(join(folder.root, "out"));
@@ -91,7 +95,7 @@ async function storeFiles(
     const refused = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (refused) throw refused.reason;
     const files = opened.map((r, i) => ({ output: outputs[i], file: (r as PromiseFulfilledResult<OpenedFile>).value }));
-    return await sendFiles(files, settings, ran, probeOutput, canceled, allowedPrivateHosts, sends);
+    return await sendFiles(files, settings, ran, probeOutput, canceled, allowedPrivateHosts, sends, streams);
   } finally {
     await Promise.all(opened.map((r) => (r.status === "fulfilled" ? r.value.handle.close().catch(() => {}) : null)));
     await out.handle.close().catch(() => {});
@@ -121,6 +125,7 @@ async function sendFiles(
   canceled: AbortSignal,
   allowedPrivateHosts: string[],
   sends: DestinationSends,
+  streams: OutputStreams,
 ): Promise<RunnerOutcome["outputs"]> {
   for (const {
     output,
@@ -166,16 +171,17 @@ async function sendFiles(
           delivered: { etag: sent.etag, sha256: sent.sha256 },
         };
       }
-      const [probe, uploaded] = await Promise.all([
-        probeOutput(output, file),
-        uploadFile(
+      // The parts sent while the command wrote it, completed; else the whole file in one PUT.
+      const store = async () =>
+        (await streams.finish(output.name, file)) ??
+        (await uploadFile(
           file,
           output.uploadUrl,
           { "content-type": output.contentType },
           trustedAgent(settings.extraCaFile),
           canceled,
-        ).catch(() => null),
-      ]);
+        ));
+      const [probe, uploaded] = await Promise.all([probeOutput(output, file), store().catch(() => null)]);
       if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
       return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size) };
     }),

@@ -18,10 +18,10 @@ import { platformReportRoutes } from "./routes/admin-platform-report.ts";
 import { operatorOnly } from "./operator-only.ts";
 import { LOCAL_NOTIFY_PATH, jobIdOfNotifyPath, pokeCoordinator } from "../runner/runner-notify.ts";
 import { loadConfig } from "../config.ts";
-import { LOCAL_FILES_PATH, runnerFileLimits } from "../runner/runner-files.ts";
+import { acceptRunnerUpload, LOCAL_FILES_PATH } from "../runner/runner-files.ts";
 import { RUNNER_SECRET_HEADER, secretMatches } from "../runner/runner-secret.ts";
 import { isLocalS3, LOCAL_DOWNLOADS_PATH, serveLocalDownload } from "../storage/local-downloads.ts";
-import { acceptRunnerFile, DIRECTORY_DOWNLOAD_PREFIX } from "../storage/directory-files.ts";
+import { DIRECTORY_DOWNLOAD_PREFIX } from "../storage/directory-files.ts";
 import { directoryDownloadRoutes } from "./routes/directory-downloads.ts";
 import { docsPage } from "./routes/docs-page.ts";
 
@@ -46,11 +46,11 @@ app.post(`${LOCAL_NOTIFY_PATH}:id`, (c) => {
   return pokeCoordinator(c.env, jobId);
 });
 
-// A local runner's uploads of directory-output files (src/runner/runner-files.ts).
-app.put(`${LOCAL_FILES_PATH}/jobs/*`, (c) => {
+// A local runner's uploads: directory-output files, and the parts of file outputs (src/runner/runner-files.ts).
+app.on(["PUT", "POST"], [`${LOCAL_FILES_PATH}/jobs/*`, `${LOCAL_FILES_PATH}/parts/*`], (c) => {
   const config = loadConfig(c.env);
   if (!fromLocalRunner(config, c.req.header(RUNNER_SECRET_HEADER))) throw new ApiError("NOT_FOUND", "No such endpoint");
-  return acceptRunnerFile(c.env.BUCKET, c.env.DB, config.storage, runnerFileLimits(config), c.req.raw);
+  return acceptRunnerUpload(c.env, config, c.req.raw);
 });
 
 function fromLocalRunner(config: ReturnType<typeof loadConfig>, presented: string | undefined): boolean {

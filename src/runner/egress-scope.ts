@@ -41,12 +41,22 @@ export function egressScopeOf(req: RunnerJobRequest): EgressScope {
 
 /**
  * An output's requests: a PUT to the service's storage (a directory's files under its prefix: their
- * names are known only after the run), or to the user's destination, which is a client's URL like an
+ * names are known only after the run; a file's parts, while it is written, under its parts prefix), or to the user's destination, which is a client's URL like an
  * input's (checked where it really leads): one PUT, or a multipart upload's part PUTs and its POST.
  */
 function outputRules(o: RunnerJobRequest["outputs"][number]): EgressRule[] {
   const prefix = o.kind === "directory" ? { prefix: true as const } : {};
-  if (!o.destination) return [{ method: "PUT", url: comparable(o.uploadUrl), ...prefix }];
+  if (!o.destination)
+    return [
+      { method: "PUT", url: comparable(o.uploadUrl), ...prefix },
+      ...(o.streamParts
+        ? (["PUT", "POST"] as const).map((method) => ({
+            method,
+            url: comparable(o.streamParts!.url),
+            prefix: true as const,
+          }))
+        : []),
+    ];
   const parts = o.destination.parts;
   if (!parts) return [{ method: "PUT", url: comparable(o.uploadUrl), ...prefix, external: true }];
   return [

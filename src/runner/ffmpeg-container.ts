@@ -5,8 +5,7 @@ import { DEFAULT_MAX_COPIED_INPUT_BYTES } from "../jobs/request/limits.ts";
 import { RUNNER_PORT } from "./runner-protocol.ts";
 import { egressRefusal, mergeScopes, staleScopeKeys, type EgressScope } from "./egress-scope.ts";
 import { isNotifyRequest, jobIdOfNotifyPath, pokeCoordinator } from "./runner-notify.ts";
-import { isRunnerFilesRequest, runnerFileLimits } from "./runner-files.ts";
-import { acceptRunnerFile } from "../storage/directory-files.ts";
+import { acceptRunnerUpload, isRunnerFilesRequest } from "./runner-files.ts";
 import { serveJobEgress } from "./job-egress.ts";
 import { dohResolver } from "../net/doh-resolver.ts";
 import { jobResolver } from "../net/resolution-cache.ts";
@@ -71,8 +70,7 @@ export class FfmpegContainer extends Container<Env> {
             internal(r, url) {
               const notifiedJob = isNotifyRequest(url) ? jobIdOfNotifyPath(url.pathname) : null;
               if (notifiedJob) return pokeCoordinator(env, notifiedJob);
-              if (isRunnerFilesRequest(url))
-                return acceptRunnerFile(env.BUCKET, env.DB, config.storage, runnerFileLimits(config), r);
+              if (isRunnerFilesRequest(url)) return acceptRunnerUpload(env, config, r);
               return null;
             },
           });

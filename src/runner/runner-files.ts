@@ -1,6 +1,8 @@
 import type { Config } from "../config.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "../jobs/request/limits.ts";
-import type { RunnerFileLimits } from "../storage/directory-files.ts";
+import type { Env } from "../env.ts";
+import { acceptRunnerFile, type RunnerFileLimits } from "../storage/directory-files.ts";
+import { acceptOutputParts, isOutputPartsPath } from "../storage/output-parts.ts";
 import { FILES_HOST } from "../net/public-host-name.ts";
 
 /**
@@ -14,11 +16,18 @@ export const LOCAL_FILES_PATH = "/internal/runner-files";
 
 /** The prefix one attempt's runner PUTs a directory output's files under (`<prefix><file name>`). */
 export function directoryUploadUrl(config: Config, jobId: string, outputName: string, attempt: number): string {
-  const base =
-    config.runnerMode === "container"
-      ? `http://${FILES_HOST}`
-      : `${config.runnerNotifyBaseUrl ?? ""}${LOCAL_FILES_PATH}`;
-  return `${base}/jobs/${jobId}/${outputName}/${attempt}/`;
+  return `${runnerFilesBase(config)}/jobs/${jobId}/${outputName}/${attempt}/`;
+}
+
+/** The prefix one attempt's runner drives a file output's multipart upload under (src/storage/output-parts.ts). */
+export function outputPartsUrl(config: Config, jobId: string, outputName: string, attempt: number): string {
+  return `${runnerFilesBase(config)}/parts/${jobId}/${outputName}/${attempt}/`;
+}
+
+function runnerFilesBase(config: Config): string {
+  return config.runnerMode === "container"
+    ? `http://${FILES_HOST}`
+    : `${config.runnerNotifyBaseUrl ?? ""}${LOCAL_FILES_PATH}`;
 }
 
 /** What a runner may store for a directory output (the runner enforces the same while it runs). */
@@ -32,4 +41,12 @@ export function runnerFileLimits(config: Config): RunnerFileLimits {
 
 export function isRunnerFilesRequest(url: URL): boolean {
   return url.hostname === FILES_HOST;
+}
+
+/** A runner's upload to the Worker: a directory output's file, or a part of a file output (its path says which). */
+export function acceptRunnerUpload(env: Pick<Env, "BUCKET" | "DB">, config: Config, req: Request): Promise<Response> {
+  const limits = runnerFileLimits(config);
+  return isOutputPartsPath(new URL(req.url).pathname)
+    ? acceptOutputParts(env.BUCKET, env.DB, config.storage, limits.maxOutputBytes, req)
+    : acceptRunnerFile(env.BUCKET, env.DB, config.storage, limits, req);
 }

@@ -26,6 +26,12 @@ export type RunnerOutput = {
   uploadUrl: string;
   kind?: "directory";
   uploadToken?: string;
+  /**
+   * A file the service stores may instead be sent in parts while the command still writes it (the
+   * Worker's multipart upload, src/storage/output-parts.ts: `<url>start`, `part-<n>`, `complete`,
+   * `abort`, with `uploadToken`), each part but the last `partSizeBytes` long.
+   */
+  streamParts?: { url: string; partSizeBytes: number };
   /** A directory may hold at most this many files. */
   maxFiles?: number;
   /**

@@ -1,12 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
-import { beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type FfjobsClient } from "../../client/src/index.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { startStaticServer } from "../support/static-server.ts";
 
 /**
  * Uploads in parts (S3 multipart) on the local stack: the Worker starts and completes them with the
  * R2 binding, the client PUTs each part to the S3 endpoint with presigned URLs, as in production.
+ * And the other way: a large output stored in parts while its command still writes it
+ * (container/src/output-streams.ts, through the Worker's src/storage/output-parts.ts).
  */
 const { fx, local } = useLocalStack();
 const MiB = 1024 * 1024;
@@ -144,5 +150,44 @@ describe("uploads in parts", () => {
     expect((await fetch(parts[0].url, { method: "PUT", body: new Uint8Array(5 * MiB) })).status).toBeGreaterThanOrEqual(
       400,
     );
+  });
+});
+
+describe("an output stored in parts while its command writes it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ffjobs-streamed-outputs-"));
+  let media: Awaited<ReturnType<typeof startStaticServer>>;
+  beforeAll(async () => {
+    // 6 s of uncompressed 320x240 video (23 MB): written over 6 s with -re, 5 parts of 5 MiB.
+    execFileSync("ffmpeg", [
+      ...["-v", "error", "-f", "lavfi", "-i", "testsrc=s=320x240:r=25:d=6"],
+      ...["-c:v", "rawvideo", "-pix_fmt", "uyvy422", "-fflags", "+bitexact", join(dir, "raw.mkv")],
+    ]);
+    media = await startStaticServer(dir);
+  });
+  afterAll(() => media?.close());
+  const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+  const copy = (input: string[], a: string, b: string) => [
+    ...input,
+    ...["-c", "copy", "-fflags", "+bitexact", a, "-c", "copy", "-fflags", "+bitexact", b],
+  ];
+
+  it("stores byte for byte what the command wrote, headers it went back to rewrite included (MOV, Matroska)", async () => {
+    const job = await local.runToEnd({
+      inputs: { in: { type: "url", url: `${media.url}/raw.mkv` } },
+      outputs: { mov: { fileName: "out.mov" }, mkv: { fileName: "out.mkv" } },
+      ffmpegArgs: copy(["-re", "-i", "{{in}}"], "{{mov}}", "{{mkv}}"),
+    });
+    expect(job.status, JSON.stringify(job)).toBe("completed");
+    const bare = (name: string) => join(dir, name);
+    execFileSync("ffmpeg", ["-v", "error", "-y", ...copy(["-i", bare("raw.mkv")], bare("out.mov"), bare("out.mkv"))]);
+    for (const name of ["mov", "mkv"]) {
+      const output = job.outputs.find((o: { label: string }) => o.label === name);
+      const res = await fetch(output.downloadUrl);
+      const got = new Uint8Array(await res.arrayBuffer());
+      expect(got.length).toBe(statSync(bare(`out.${name}`)).size);
+      expect(sha(got)).toBe(sha(readFileSync(bare(`out.${name}`))));
+      // Stored as an upload in parts (an ETag of R2's multipart form, "<md5 of md5s>-<parts>"), not one PUT.
+      expect(res.headers.get("etag")).toMatch(/-5"?$/);
+    }
   });
 });

@@ -1,7 +1,8 @@
 import type { Services } from "../../services.ts";
 import type { RunnerOutput } from "../../runner/runner-protocol.ts";
 import { objectKeys } from "../../storage/presigner.ts";
-import { directoryUploadUrl } from "../../runner/runner-files.ts";
+import { directoryUploadUrl, outputPartsUrl } from "../../runner/runner-files.ts";
+import { OUTPUT_PART_BYTES } from "../../storage/output-parts.ts";
 import { runnerWriteToken } from "../../storage/directory-files.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../request/limits.ts";
 import type { JobSpec } from "../request/job-request.ts";
@@ -30,14 +31,7 @@ export function runnerOutputs(
         };
       }
       if (o.kind === "directory") {
-        const uploadToken = await runnerWriteToken(
-          s.config.storage,
-          job.id,
-          name,
-          job.attempts,
-          RUNNER_IO_URL_TTL_SECONDS,
-          s.now().getTime(),
-        );
+        const uploadToken = await writeToken(s, job, name);
         const uploadUrl = directoryUploadUrl(s.config, job.id, name, job.attempts);
         return {
           name,
@@ -59,12 +53,24 @@ export function runnerOutputs(
           destination: { headers: headers ?? {}, ...(parts ? { parts } : {}) },
         };
       }
-      const { url } = await s.presigner.presign(
-        "PUT",
-        objectKeys.output(job.id, name, o.fileName),
-        RUNNER_IO_URL_TTL_SECONDS,
-      );
-      return { name, fileName: o.fileName, contentType: o.contentType, uploadUrl: url };
+      // One PUT after the command, or parts sent while it still writes (a large output: the runner decides).
+      const [{ url }, uploadToken] = await Promise.all([
+        s.presigner.presign("PUT", objectKeys.output(job.id, name, o.fileName), RUNNER_IO_URL_TTL_SECONDS),
+        writeToken(s, job, name),
+      ]);
+      return {
+        name,
+        fileName: o.fileName,
+        contentType: o.contentType,
+        uploadUrl: url,
+        uploadToken,
+        streamParts: { url: outputPartsUrl(s.config, job.id, name, job.attempts), partSizeBytes: OUTPUT_PART_BYTES },
+      };
     }),
   );
+}
+
+/** The write token of one attempt's runner for an output (a directory's files, a file's parts). */
+function writeToken(s: Services, job: Pick<JobRow, "id" | "attempts">, name: string): Promise<string> {
+  return runnerWriteToken(s.config.storage, job.id, name, job.attempts, RUNNER_IO_URL_TTL_SECONDS, s.now().getTime());
 }
