@@ -97,7 +97,7 @@ export async function executeJob(
     clock.next("runMs");
     hooks.setState("running");
     probes = await startEarlyProbes(job, folder, settings);
-    streams = startOutputStreams(job, folder, settings, hooks.canceled);
+    streams = startOutputStreams(job, folder, settings, hooks.canceled, deadline);
     const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
     clock.next("storeMs");
     hooks.setState("uploading");

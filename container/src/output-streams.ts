@@ -4,8 +4,8 @@ import { MIN_PART_BYTES } from "../../src/jobs/request/limits.ts";
 import type { RunnerJobRequest, RunnerOutput } from "../../src/runner/runner-protocol.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { jobOwner, openFileIn, openTrustedDir, type OpenedDir, type OpenedFile } from "./output-file.ts";
-import { outputPartsClient, rangeSha256, type OutputPartsClient, type SentPart } from "./output-parts-client.ts";
-import { createSemaphore } from "./semaphore.ts";
+import { finishOutputParts } from "./finish-output-parts.ts";
+import { outputPartsClient, type OutputPartsClient, type SentPart } from "./output-parts-client.ts";
 import type { RunnerSettings } from "./settings.ts";
 
 /** How often a running command's outputs are looked at for parts it has finished writing. */
@@ -15,8 +15,8 @@ export const OUTPUT_WATCH_INTERVAL_MS = 500;
  * buffer and go back only to their headers (in the first part, which is sent last) or, rarely, further.
  */
 const SETTLED_BEYOND_BYTES = 1024 * 1024;
-/** Parts sent at once when an output is finished (those not sent yet, or changed since). */
-const FINISH_CONCURRENCY = 2;
+/** A file with fewer blocks on disk than this share of its length is sparse: nothing written there yet to send. */
+const WRITTEN_SHARE = 0.5;
 
 type Stream = {
   output: RunnerOutput;
@@ -28,6 +28,8 @@ type Stream = {
   /** The next part to send while the command runs (the first, where headers are rewritten, waits for the end). */
   next: number;
   busy: Promise<void> | null;
+  /** Aborts the part being sent while the command runs (the stream is stopped). */
+  sending: AbortController;
   stopped: boolean;
   completed: boolean;
 };
@@ -58,7 +60,10 @@ export function startOutputStreams(
   folder: JobFolder,
   settings: RunnerSettings,
   canceled: AbortSignal,
+  deadline: number,
 ): OutputStreams {
+  // Nothing here outlives the job: a cancel or its deadline stops every call.
+  const ended = AbortSignal.any([canceled, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
   const streams = new Map<string, Stream>(
     req.outputs
       .filter((o) => o.kind !== "directory" && !o.destination && o.uploadToken && partsWellFormed(o.streamParts))
@@ -66,13 +71,14 @@ export function startOutputStreams(
         output.name,
         {
           output,
-          parts: outputPartsClient(output, settings, canceled),
+          parts: outputPartsClient(output, settings),
           partBytes: output.streamParts!.partSizeBytes,
           opened: null,
           uploadId: null,
           sent: new Map(),
           next: 2,
           busy: null,
+          sending: new AbortController(),
           stopped: false,
           completed: false,
         },
@@ -91,12 +97,16 @@ export function startOutputStreams(
     // Not written yet, or not the job's own file (yet): looked at again at the next tick.
     s.opened ??= await openFileIn(dir, name, jobOwner(folder.uid)).catch(() => null);
     if (!s.opened) return;
-    let { size } = await s.opened.handle.stat();
-    while (!s.stopped && !canceled.aborted && size >= s.next * s.partBytes + SETTLED_BEYOND_BYTES) {
-      s.uploadId ??= await s.parts.start();
+    const signal = AbortSignal.any([ended, s.sending.signal]);
+    for (;;) {
+      const { size, blocks } = await s.opened.handle.stat();
+      // Past the output limit the job fails LIMIT_EXCEEDED; a sparse file has nothing written to send.
+      if (size >= settings.maxOutputBytes) s.stopped = true;
+      if (s.stopped || signal.aborted || size < s.next * s.partBytes + SETTLED_BEYOND_BYTES) return;
+      if (blocks * 512 < size * WRITTEN_SHARE) return;
+      s.uploadId ??= await s.parts.start(signal);
       const n = s.next++;
-      s.sent.set(n, await s.parts.send(s.uploadId, n, s.opened.handle, (n - 1) * s.partBytes, s.partBytes));
-      ({ size } = await s.opened.handle.stat());
+      s.sent.set(n, await s.parts.send(s.uploadId, n, s.opened.handle, (n - 1) * s.partBytes, s.partBytes, signal));
     }
   };
   const timer = streams.size
@@ -115,6 +125,8 @@ export function startOutputStreams(
 
   const stop = async (s: Stream) => {
     s.stopped = true;
+    // A part still on its way is dropped (and sent again from the final file): it could be on a stalled link.
+    s.sending.abort();
     await s.busy;
     await s.opened?.handle.close().catch(() => {});
     s.opened = null;
@@ -126,9 +138,9 @@ export function startOutputStreams(
       if (!s) return null;
       await stop(s);
       const count = Math.ceil(file.size / s.partBytes);
-      if (!s.uploadId || s.sent.size === 0 || count < 2 || canceled.aborted) return null;
+      if (!s.uploadId || s.sent.size === 0 || count < 2 || ended.aborted) return null;
       try {
-        const size = await sendRest(s, file, count);
+        const size = await finishOutputParts(s.parts, s.uploadId, s.sent, file, s.partBytes, ended);
         if (size !== file.size) throw new Error(`storage holds ${size} bytes of ${file.size}`);
         s.completed = true;
         return size;
@@ -164,25 +176,4 @@ function partsWellFormed(p: RunnerOutput["streamParts"]): boolean {
     typeof p.url === "string" &&
     /^https?:\/\//.test(p.url)
   );
-}
-
-/** Every part of the final file: a part sent early whose bytes are unchanged is kept, the rest sent now. */
-async function sendRest(s: Stream, file: OpenedFile, count: number): Promise<number> {
-  const slots = createSemaphore(FINISH_CONCURRENCY);
-  const parts = await Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const n = i + 1;
-      const start = i * s.partBytes;
-      const length = Math.min(file.size - start, s.partBytes);
-      const early = s.sent.get(n);
-      const release = await slots.acquire();
-      try {
-        if (early?.length === length && early.sha256 === (await rangeSha256(file.handle, start, length))) return early;
-        return await s.parts.send(s.uploadId!, n, file.handle, start, length);
-      } finally {
-        release();
-      }
-    }),
-  );
-  return s.parts.complete(s.uploadId!, parts);
 }

@@ -46,7 +46,10 @@ export function isRunnerFilesRequest(url: URL): boolean {
 /** A runner's upload to the Worker: a directory output's file, or a part of a file output (its path says which). */
 export function acceptRunnerUpload(env: Pick<Env, "BUCKET" | "DB">, config: Config, req: Request): Promise<Response> {
   const limits = runnerFileLimits(config);
-  return isOutputPartsPath(new URL(req.url).pathname)
-    ? acceptOutputParts(env.BUCKET, env.DB, config.storage, limits.maxOutputBytes, req)
+  const { hostname, pathname } = new URL(req.url);
+  // The files host's own paths; a local runner's are under the Worker's route for them.
+  const path = hostname === FILES_HOST ? pathname : pathname.slice(LOCAL_FILES_PATH.length);
+  return isOutputPartsPath(path)
+    ? acceptOutputParts(env.BUCKET, env.DB, config.storage, limits.maxOutputBytes, req, path)
     : acceptRunnerFile(env.BUCKET, env.DB, config.storage, limits, req);
 }

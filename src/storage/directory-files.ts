@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import type { JobSpec } from "../jobs/request/job-request.ts";
 import { DIRECTORY_FILE_PATTERN } from "../jobs/request/placeholders.ts";
 import { contentTypeFor } from "./content-types.ts";
 import { objectKeys } from "./presigner.ts";
@@ -79,10 +80,13 @@ export async function acceptRunnerFile(
   if (!(await verifyToken(storage, "write", jobId, `${output}/${attempt}`, token, nowMs)))
     return new Response("bad token", { status: 403 });
   const job = await db
-    .prepare("SELECT status, attempts FROM jobs WHERE id = ?1")
+    .prepare("SELECT status, attempts, request_json FROM jobs WHERE id = ?1")
     .bind(jobId)
-    .first<{ status: string; attempts: number }>();
-  if (job?.status !== "running" || job.attempts !== Number(attempt)) {
+    .first<{ status: string; attempts: number; request_json: string }>();
+  // A file output's token (its parts: output-parts.ts) stores nothing here: only a directory the service keeps.
+  if (!job || !isStoredDirectory(job.request_json, output))
+    return new Response("not a directory output", { status: 404 });
+  if (job.status !== "running" || job.attempts !== Number(attempt)) {
     return new Response("the job is not running this attempt: its files can no longer change", { status: 409 });
   }
   const length = Number(req.headers.get("content-length"));
@@ -98,6 +102,12 @@ export async function acceptRunnerFile(
   }
   await bucket.put(key, req.body, { httpMetadata: { contentType: contentTypeFor(path) } });
   return new Response(null, { status: 201 });
+}
+
+function isStoredDirectory(requestJson: string, name: string): boolean {
+  const { outputs } = JSON.parse(requestJson) as JobSpec;
+  const declared = Object.hasOwn(outputs, name) ? outputs[name] : undefined;
+  return declared?.kind === "directory" && !declared.destination;
 }
 
 /** The files already under an output's prefix, other than the one being replaced. */

@@ -38,16 +38,29 @@ const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
  * one size, the last no larger), as miniflare's bucket enforces them (test/worker/output-parts.test.ts
  * runs the real route on it). It records each call, and when, so a test can see what was sent early.
  */
-async function startPartsReceiver(opts: { refuseComplete?: boolean } = {}) {
+async function startPartsReceiver(
+  opts: { refuseComplete?: boolean; stallOnce?: string; stallParts?: boolean; refusePart?: string } = {},
+) {
   const calls: { step: string; at: number }[] = [];
+  const stalled = new Set<string>();
   const uploads = new Map<string, { parts: Map<number, Buffer>; aborted: boolean }>();
   const objects: Buffer[] = [];
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    try {
+      for await (const c of req) chunks.push(c as Buffer);
+    } catch {
+      return; // the runner dropped the request mid-body (a stuck part let go, a cancel)
+    }
     const body = Buffer.concat(chunks);
     const step = req.url!.split("/").pop()!;
     calls.push({ step, at: Date.now() });
+    // A peer that takes the body and never answers (the first time, or every part).
+    if ((step === opts.stallOnce && !stalled.has(step)) || (opts.stallParts && step.startsWith("part-"))) {
+      stalled.add(step);
+      return;
+    }
+    if (step === opts.refusePart) return res.writeHead(500).end("refused");
     const json = (v: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(v));
     if (req.headers.authorization !== "Bearer token") return res.writeHead(403).end("bad token");
     if (step === "start") {
@@ -78,7 +91,11 @@ async function startPartsReceiver(opts: { refuseComplete?: boolean } = {}) {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/parts/job/o0/1/`;
-  return { url, calls, uploads, objects, close: () => new Promise((r) => server.close(r)) };
+  const close = () => {
+    server.closeAllConnections();
+    return new Promise((r) => server.close(r));
+  };
+  return { url, calls, uploads, objects, close };
 }
 
 /** A job folder with one declared file output sent in parts to `partsUrl`. */
@@ -113,7 +130,7 @@ afterAll(() => receiver.close());
 describe("an output sent while its command writes it", () => {
   it("sends whole parts as they are written, re-sends what changed after, and stores the final bytes", async () => {
     const { req, folder, path, openFinal } = await jobWithOutput(receiver.url);
-    const streams = startOutputStreams(req, folder, settings, new AbortController().signal);
+    const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
     const first = receiver.calls.length;
     // A muxer's way: the body appended a part at a time, then its header and an earlier part rewritten.
     for (let i = 0; i < 5; i++) {
@@ -145,7 +162,7 @@ describe("an output sent while its command writes it", () => {
 
   it("stores right a file cut shorter than the parts already sent (the caller then has one part or the whole)", async () => {
     const { req, folder, path, openFinal } = await jobWithOutput(receiver.url);
-    const streams = startOutputStreams(req, folder, settings, new AbortController().signal);
+    const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
     appendFileSync(path, randomBytes(4 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 6);
     truncateSync(path, PART + 10);
@@ -161,7 +178,13 @@ describe("an output sent while its command writes it", () => {
 
   it("sends nothing for a small output, and aborts an upload that is never finished", async () => {
     const small = await jobWithOutput(receiver.url);
-    const streams = startOutputStreams(small.req, small.folder, settings, new AbortController().signal);
+    const streams = startOutputStreams(
+      small.req,
+      small.folder,
+      settings,
+      new AbortController().signal,
+      Date.now() + 60_000,
+    );
     appendFileSync(small.path, randomBytes(PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
     const { out, file } = await small.openFinal();
@@ -171,7 +194,13 @@ describe("an output sent while its command writes it", () => {
     await out.handle.close();
 
     const failed = await jobWithOutput(receiver.url);
-    const left = startOutputStreams(failed.req, failed.folder, settings, new AbortController().signal);
+    const left = startOutputStreams(
+      failed.req,
+      failed.folder,
+      settings,
+      new AbortController().signal,
+      Date.now() + 60_000,
+    );
     appendFileSync(failed.path, randomBytes(3 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
     expect([...receiver.uploads.values()].some((u) => u.parts.size > 0 && !u.aborted)).toBe(true);
@@ -183,7 +212,7 @@ describe("an output sent while its command writes it", () => {
     const refusing = await startPartsReceiver({ refuseComplete: true });
     try {
       const { req, folder, path, openFinal } = await jobWithOutput(refusing.url);
-      const streams = startOutputStreams(req, folder, settings, new AbortController().signal);
+      const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
       appendFileSync(path, randomBytes(4 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
       const { out, file } = await openFinal();
@@ -199,7 +228,7 @@ describe("an output sent while its command writes it", () => {
 
   it("lets go of a file the job replaced, so a deleted file held open does not fill the job's disk", async () => {
     const { req, folder, path, openFinal } = await jobWithOutput(receiver.url);
-    const streams = startOutputStreams(req, folder, settings, new AbortController().signal);
+    const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
     appendFileSync(path, randomBytes(3 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
     const heldDeleted = () =>
@@ -226,13 +255,117 @@ describe("an output sent while its command writes it", () => {
     expect(sha(receiver.objects.at(-1)!)).toBe(sha(await readFile(path)));
   });
 
+  it("aborts the upload of a canceled job (the abort is not itself canceled)", async () => {
+    const { req, folder, path } = await jobWithOutput(receiver.url);
+    const cancel = new AbortController();
+    const streams = startOutputStreams(req, folder, settings, cancel.signal, Date.now() + 60_000);
+    appendFileSync(path, randomBytes(3 * PART));
+    await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
+    const before = receiver.calls.length;
+    cancel.abort();
+    await streams.close();
+    expect(receiver.calls.slice(before).map((c) => c.step)).toEqual(["abort"]);
+  });
+
+  it("does not hold the job's end for a part stuck on its way, nor past the job's deadline", async () => {
+    const stuck = await startPartsReceiver({ stallOnce: "part-2" });
+    const never = await startPartsReceiver({ stallParts: true });
+    try {
+      const once = await jobWithOutput(stuck.url);
+      const streams = startOutputStreams(
+        once.req,
+        once.folder,
+        settings,
+        new AbortController().signal,
+        Date.now() + 60_000,
+      );
+      appendFileSync(once.path, randomBytes(3 * PART));
+      await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
+      const { out, file } = await once.openFinal();
+      const t0 = Date.now();
+      // The stuck part is dropped, not waited for: nothing was stored early, so the caller PUTs it whole.
+      expect(await streams.finish("o0", file)).toBeNull();
+      expect(Date.now() - t0).toBeLessThan(5000);
+      await streams.close();
+      await file.handle.close();
+      await out.handle.close();
+
+      const late = await jobWithOutput(never.url);
+      const ending = startOutputStreams(
+        late.req,
+        late.folder,
+        settings,
+        new AbortController().signal,
+        Date.now() + 4000,
+      );
+      appendFileSync(late.path, randomBytes(3 * PART));
+      await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
+      const final = await late.openFinal();
+      const t1 = Date.now();
+      expect(await ending.finish("o0", final.file)).toBeNull();
+      expect(Date.now() - t1).toBeLessThan(6000);
+      await ending.close();
+      await final.file.handle.close();
+      await final.out.handle.close();
+    } finally {
+      await stuck.close();
+      await never.close();
+    }
+  }, 30_000);
+
+  it("sends no part once one fails at the end, before the caller stores the file whole", async () => {
+    const refusing = await startPartsReceiver({ refusePart: "part-1" });
+    try {
+      const { req, folder, path, openFinal } = await jobWithOutput(refusing.url);
+      const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
+      appendFileSync(path, randomBytes(3 * PART));
+      await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
+      appendFileSync(path, randomBytes(6 * PART)); // parts 3 to 9 still to send at the end
+      const { out, file } = await openFinal();
+      expect(await streams.finish("o0", file)).toBeNull();
+      await streams.close();
+      const settled = refusing.calls.length;
+      await sleep(OUTPUT_WATCH_INTERVAL_MS * 2);
+      expect(refusing.calls.length).toBe(settled);
+      expect(refusing.calls.filter((c) => c.step.startsWith("part-")).length).toBeLessThan(6);
+      await file.handle.close();
+      await out.handle.close();
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  it("sends nothing of a sparse file, nor of one past the output limit", async () => {
+    const sparse = await jobWithOutput(receiver.url);
+    const before = receiver.calls.length;
+    const streams = startOutputStreams(
+      sparse.req,
+      sparse.folder,
+      settings,
+      new AbortController().signal,
+      Date.now() + 60_000,
+    );
+    closeSync(openSync(sparse.path, "w"));
+    truncateSync(sparse.path, 400 * PART);
+    await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
+    await streams.close();
+
+    const big = await jobWithOutput(receiver.url);
+    const limited = { ...settings, maxOutputBytes: 3 * PART };
+    const capped = startOutputStreams(big.req, big.folder, limited, new AbortController().signal, Date.now() + 60_000);
+    appendFileSync(big.path, randomBytes(4 * PART));
+    await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
+    await capped.close();
+    expect(receiver.calls.slice(before)).toEqual([]);
+  });
+
   it("never reads through a link the job put in its output's place", async () => {
     const { req, folder, path } = await jobWithOutput(receiver.url);
     const secret = join(workDir, "not-the-jobs.bin");
     appendFileSync(secret, randomBytes(4 * PART));
     symlinkSync(secret, path);
     const before = receiver.calls.length;
-    const streams = startOutputStreams(req, folder, settings, new AbortController().signal);
+    const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
     await streams.close();
     expect(receiver.calls.slice(before)).toEqual([]);

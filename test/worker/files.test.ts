@@ -103,7 +103,9 @@ describe("the runner's uploads of directory-output files (local route)", () => {
   let jobId: string;
   beforeAll(async () => {
     const { accountId } = await createAccount();
-    jobId = await insertQueuedJob(accountId);
+    jobId = await insertQueuedJob(accountId, {
+      outputs: { hls: { fileName: "hls", contentType: "application/vnd.apple.mpegurl", kind: "directory" } },
+    });
     await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 2 WHERE id = ?1").bind(jobId).run();
   });
   const put = (path: string, token: string, opts: { secret?: string | null; attempt?: number; body?: string } = {}) => {

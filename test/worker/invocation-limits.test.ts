@@ -100,7 +100,9 @@ describe("subrequests per invocation", () => {
 
   it("a container's outbound request (jobEgress): a runner's directory file is a D1 read, an R2 list and an R2 put", async () => {
     const { accountId } = await createAccount();
-    const jobId = await insertQueuedJob(accountId);
+    const jobId = await insertQueuedJob(accountId, {
+      outputs: { hls: { fileName: "hls", contentType: "application/vnd.apple.mpegurl", kind: "directory" } },
+    });
     await env.DB.prepare("UPDATE jobs SET status = 'running', attempts = 1 WHERE id = ?1").bind(jobId).run();
     const prefix = `http://${FILES_HOST}/jobs/${jobId}/hls/1/`;
     const token = await runnerWriteToken(loadConfig(env).storage, jobId, "hls", 1, 60);

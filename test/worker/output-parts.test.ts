@@ -1,5 +1,5 @@
 import { env, exports } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { egressScopeOf } from "../../src/runner/egress-scope.ts";
 import { FfmpegContainer } from "../../src/runner/ffmpeg-container.ts";
@@ -57,12 +57,8 @@ function partsCaller(jobId: string, output = "video", attempt = 1) {
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
 
 describe("a file output's parts, sent while its command writes it", () => {
-  let jobId: string;
-  beforeAll(async () => {
-    jobId = await runningJob();
-  });
-
   it("stores the parts as one object under the output's key, with its content type", async () => {
+    const jobId = await runningJob();
     const p = partsCaller(jobId);
     const { uploadId } = (await p.start()).json() as { uploadId: string };
     const etags = [];
@@ -80,6 +76,7 @@ describe("a file output's parts, sent while its command writes it", () => {
   });
 
   it("refuses what R2 refuses: parts of unequal sizes, an ETag it did not give, an upload aborted", async () => {
+    const jobId = await runningJob();
     const p = partsCaller(jobId);
     const { uploadId } = (await p.start()).json() as { uploadId: string };
     const one = (await p.part(uploadId, 1, bytes(PART, 1))).json().etag;
@@ -93,6 +90,7 @@ describe("a file output's parts, sent while its command writes it", () => {
   });
 
   it("refuses a part too long, a number out of range, a list with a gap, a body without its length", async () => {
+    const jobId = await runningJob();
     const p = partsCaller(jobId);
     const { uploadId } = (await p.start()).json() as { uploadId: string };
     expect((await p.part(uploadId, 1, bytes(PART + 1, 1))).status).toBe(413);
@@ -107,7 +105,12 @@ describe("a file output's parts, sent while its command writes it", () => {
     expect((await p.complete(uploadId, [])).status).toBe(400);
     const huge = JSON.stringify({ uploadId, parts: [{ partNumber: 1, etag: "x".repeat(10_000_000) }] });
     expect((await p.call("complete", "POST", huge)).status).toBe(400);
-    const chunked = new Blob(["{}"]).stream();
+    const chunked = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("{}"));
+        c.close();
+      },
+    });
     const res = await exports.default.fetch(
       `http://ffjobs.test/internal/runner-files/parts/${jobId}/video/1/complete`,
       {
@@ -123,6 +126,7 @@ describe("a file output's parts, sent while its command writes it", () => {
   });
 
   it("takes calls only for this attempt of a running job, for a file the service stores, with the output's token", async () => {
+    const jobId = await runningJob();
     expect((await partsCaller(jobId, "hls").start()).status).toBe(404);
     expect((await partsCaller(jobId, "theirs").start()).status).toBe(404);
     expect((await partsCaller(jobId, "constructor").start()).status).toBe(404);
@@ -137,6 +141,66 @@ describe("a file output's parts, sent while its command writes it", () => {
     expect(crossed.status).toBe(403);
     await env.DB.prepare("UPDATE jobs SET status = 'completed' WHERE id = ?1").bind(other).run();
     expect((await partsCaller(other).start()).status).toBe(409);
+  });
+
+  it("starts one upload per output and attempt, and takes no other upload's id", async () => {
+    const jobId = await runningJob();
+    const p = partsCaller(jobId);
+    const { uploadId } = (await p.start()).json() as { uploadId: string };
+    expect((await p.start()).status).toBe(409);
+    // Another output's upload (another key) is refused by name, before storage is asked.
+    const other = await runningJob();
+    const theirs = (await partsCaller(other).start()).json() as { uploadId: string };
+    expect((await p.part(theirs.uploadId, 1, bytes(10, 1))).status).toBe(409);
+    expect((await p.complete(theirs.uploadId, [{ partNumber: 1, etag: "x" }])).status).toBe(409);
+    expect((await p.abort(theirs.uploadId)).status).toBe(409);
+    expect((await p.part(uploadId, 1, bytes(10, 1))).status).toBe(200);
+  });
+
+  it("takes an abort after the job ended (a cancel, a lost attempt): it only discards", async () => {
+    const jobId = await runningJob();
+    const p = partsCaller(jobId);
+    const { uploadId } = (await p.start()).json() as { uploadId: string };
+    expect((await p.part(uploadId, 1, bytes(PART, 1))).status).toBe(200);
+    await env.DB.prepare("UPDATE jobs SET status = 'canceled' WHERE id = ?1").bind(jobId).run();
+    expect((await p.part(uploadId, 2, bytes(10, 1))).status).toBe(409);
+    expect((await p.abort(uploadId)).status).toBe(204);
+    expect((await p.complete(uploadId, [{ partNumber: 1, etag: "x" }])).status).toBe(409);
+  });
+
+  it("stores a part of exactly its declared length, whatever the body holds", async () => {
+    const jobId = await runningJob();
+    const p = partsCaller(jobId);
+    const { uploadId } = (await p.start()).json() as { uploadId: string };
+    const lying = await p.call("part-1", "PUT", bytes(PART, 7), { "x-upload-id": uploadId, "content-length": "10" });
+    expect(lying.status).toBe(409);
+  });
+
+  it("is only at its own path, and a file output's token stores nothing as a directory's file", async () => {
+    const jobId = await runningJob();
+    const token = await runnerWriteToken(loadConfig(env).storage, jobId, "video", 1, 60);
+    const headers = {
+      authorization: `Bearer ${token}`,
+      "x-ffjobs-runner-secret": loadConfig(env).runnerControlSecret!,
+      "content-length": "2",
+    };
+    const nested = await exports.default.fetch(
+      `http://ffjobs.test/internal/runner-files/jobs/x/parts/${jobId}/video/1/start`,
+      { method: "POST", body: "{}", headers },
+    );
+    expect(nested.status).toBe(404);
+    for (const name of ["evil.html", "out.mp4"]) {
+      const put = await exports.default.fetch(
+        `http://ffjobs.test/internal/runner-files/jobs/${jobId}/video/1/${name}`,
+        {
+          method: "PUT",
+          body: "<a>",
+          headers: { ...headers, "content-length": "3" },
+        },
+      );
+      expect(put.status).toBe(404);
+      expect(await env.BUCKET.head(`outputs/${jobId}/video/${name}`)).toBeNull();
+    }
   });
 
   it("reaches a container's job through its egress scope, and nothing past its own prefix", async () => {

@@ -69,8 +69,8 @@ export function listJobs(
 
 /**
  * The statements that delete a finished job's rows, the job's last so that nothing is left pointing at
- * it (job_tasks and job_outputs hold foreign keys to it): its split tasks, its outputs' records, then
- * the job. Each is guarded by the job being finished, so a batch of them changes nothing otherwise.
+ * it (job_tasks, job_outputs and output_uploads hold foreign keys to it): its split tasks, its outputs'
+ * records and streamed uploads, then the job. Each is guarded by the job being finished, so a batch of them changes nothing otherwise.
  * `guard` is that condition with the job id at ?3, for statements joining the same batch.
  */
 export function finishedJobDeletes(
@@ -84,6 +84,7 @@ export function finishedJobDeletes(
     statements: [
       db.prepare(`DELETE FROM job_tasks WHERE job_id = ?1 AND ${finished(1)}`).bind(jobId),
       db.prepare(`DELETE FROM job_outputs WHERE job_id = ?1 AND ${finished(1)}`).bind(jobId),
+      db.prepare(`DELETE FROM output_uploads WHERE job_id = ?1 AND ${finished(1)}`).bind(jobId),
       db.prepare(`DELETE FROM assets WHERE job_id = ?1 AND origin = 'output' AND ${finished(1)}`).bind(jobId),
       db.prepare(`DELETE FROM jobs WHERE id = ?1 AND status IN (${terminal})`).bind(jobId),
     ],
