@@ -19,7 +19,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobFolder } from "../../container/src/job-folder.ts";
 import { jobOwner, openFileIn, openTrustedDir } from "../../container/src/output-file.ts";
-import { OUTPUT_WATCH_INTERVAL_MS, startOutputStreams } from "../../container/src/output-streams.ts";
+import {
+  OUTPUT_WATCH_INTERVAL_MS,
+  startOutputStreams,
+  type OutputStreams,
+} from "../../container/src/output-streams.ts";
 import { readSettings } from "../../container/src/settings.ts";
 import { newRunnerSecret } from "../../src/runner/runner-secret.ts";
 import { MIN_PART_BYTES } from "../../src/jobs/request/limits.ts";
@@ -118,7 +122,18 @@ async function jobWithOutput(partsUrl: string) {
     const out = await openTrustedDir(join(folder.root, "out"));
     return { out, file: await openFileIn(out, path.split("/").pop()!, jobOwner(null)) };
   };
-  return { req, folder, path, openFinal };
+  /** The runner's end of the job: the output opened as store-outputs.ts opens it, finished, all closed. */
+  const finishAll = async (streams: OutputStreams) => {
+    const { out, file } = await openFinal();
+    try {
+      return await streams.finish("o0", file);
+    } finally {
+      await streams.close();
+      await file.handle.close();
+      await out.handle.close();
+    }
+  };
+  return { req, folder, path, finishAll };
 }
 
 let receiver: Awaited<ReturnType<typeof startPartsReceiver>>;
@@ -129,7 +144,7 @@ afterAll(() => receiver.close());
 
 describe("an output sent while its command writes it", () => {
   it("sends whole parts as they are written, re-sends what changed after, and stores the final bytes", async () => {
-    const { req, folder, path, openFinal } = await jobWithOutput(receiver.url);
+    const { req, folder, path, finishAll } = await jobWithOutput(receiver.url);
     const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
     const first = receiver.calls.length;
     // A muxer's way: the body appended a part at a time, then its header and an earlier part rewritten.
@@ -147,11 +162,7 @@ describe("an output sent while its command writes it", () => {
     // Parts 2 to 4 were written well past while the command ran; part 1 (headers) waits for the end.
     expect(sentEarly.map((c) => c.step)).toEqual(["part-2", "part-3", "part-4"]);
 
-    const { out, file } = await openFinal();
-    const size = await streams.finish("o0", file);
-    await streams.close();
-    await file.handle.close();
-    await out.handle.close();
+    const size = await finishAll(streams);
     const final = await readFile(path);
     expect(size).toBe(final.length);
     expect(sha(receiver.objects.at(-1)!)).toBe(sha(final));
@@ -161,16 +172,12 @@ describe("an output sent while its command writes it", () => {
   });
 
   it("stores right a file cut shorter than the parts already sent (the caller then has one part or the whole)", async () => {
-    const { req, folder, path, openFinal } = await jobWithOutput(receiver.url);
+    const { req, folder, path, finishAll } = await jobWithOutput(receiver.url);
     const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
     appendFileSync(path, randomBytes(4 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 6);
     truncateSync(path, PART + 10);
-    const { out, file } = await openFinal();
-    const size = await streams.finish("o0", file);
-    await streams.close();
-    await file.handle.close();
-    await out.handle.close();
+    const size = await finishAll(streams);
     const final = await readFile(path);
     expect(size).toBe(final.length);
     expect(sha(receiver.objects.at(-1)!)).toBe(sha(final));
@@ -187,11 +194,7 @@ describe("an output sent while its command writes it", () => {
     );
     appendFileSync(small.path, randomBytes(PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
-    const { out, file } = await small.openFinal();
-    expect(await streams.finish("o0", file)).toBeNull();
-    await streams.close();
-    await file.handle.close();
-    await out.handle.close();
+    expect(await small.finishAll(streams)).toBeNull();
 
     const failed = await jobWithOutput(receiver.url);
     const left = startOutputStreams(
@@ -211,15 +214,11 @@ describe("an output sent while its command writes it", () => {
   it("answers null when storage refuses the completion, so the caller stores the file whole", async () => {
     const refusing = await startPartsReceiver({ refuseComplete: true });
     try {
-      const { req, folder, path, openFinal } = await jobWithOutput(refusing.url);
+      const { req, folder, path, finishAll } = await jobWithOutput(refusing.url);
       const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
       appendFileSync(path, randomBytes(4 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
-      const { out, file } = await openFinal();
-      expect(await streams.finish("o0", file)).toBeNull();
-      await streams.close();
-      await file.handle.close();
-      await out.handle.close();
+      expect(await finishAll(streams)).toBeNull();
       expect(refusing.calls.some((c) => c.step === "abort")).toBe(true);
     } finally {
       await refusing.close();
@@ -227,7 +226,7 @@ describe("an output sent while its command writes it", () => {
   });
 
   it("lets go of a file the job replaced, so a deleted file held open does not fill the job's disk", async () => {
-    const { req, folder, path, openFinal } = await jobWithOutput(receiver.url);
+    const { req, folder, path, finishAll } = await jobWithOutput(receiver.url);
     const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
     appendFileSync(path, randomBytes(3 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
@@ -247,11 +246,7 @@ describe("an output sent while its command writes it", () => {
     expect(heldDeleted().length).toBeGreaterThan(0);
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
     expect(heldDeleted()).toEqual([]);
-    const { out, file } = await openFinal();
-    await streams.finish("o0", file);
-    await streams.close();
-    await file.handle.close();
-    await out.handle.close();
+    await finishAll(streams);
     expect(sha(receiver.objects.at(-1)!)).toBe(sha(await readFile(path)));
   });
 
@@ -281,14 +276,10 @@ describe("an output sent while its command writes it", () => {
       );
       appendFileSync(once.path, randomBytes(3 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
-      const { out, file } = await once.openFinal();
       const t0 = Date.now();
       // The stuck part is dropped, not waited for: nothing was stored early, so the caller PUTs it whole.
-      expect(await streams.finish("o0", file)).toBeNull();
+      expect(await once.finishAll(streams)).toBeNull();
       expect(Date.now() - t0).toBeLessThan(5000);
-      await streams.close();
-      await file.handle.close();
-      await out.handle.close();
 
       const late = await jobWithOutput(never.url);
       const ending = startOutputStreams(
@@ -300,13 +291,9 @@ describe("an output sent while its command writes it", () => {
       );
       appendFileSync(late.path, randomBytes(3 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
-      const final = await late.openFinal();
       const t1 = Date.now();
-      expect(await ending.finish("o0", final.file)).toBeNull();
+      expect(await late.finishAll(ending)).toBeNull();
       expect(Date.now() - t1).toBeLessThan(6000);
-      await ending.close();
-      await final.file.handle.close();
-      await final.out.handle.close();
     } finally {
       await stuck.close();
       await never.close();
@@ -316,20 +303,16 @@ describe("an output sent while its command writes it", () => {
   it("sends no part once one fails at the end, before the caller stores the file whole", async () => {
     const refusing = await startPartsReceiver({ refusePart: "part-1" });
     try {
-      const { req, folder, path, openFinal } = await jobWithOutput(refusing.url);
+      const { req, folder, path, finishAll } = await jobWithOutput(refusing.url);
       const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
       appendFileSync(path, randomBytes(3 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
       appendFileSync(path, randomBytes(6 * PART)); // parts 3 to 9 still to send at the end
-      const { out, file } = await openFinal();
-      expect(await streams.finish("o0", file)).toBeNull();
-      await streams.close();
+      expect(await finishAll(streams)).toBeNull();
       const settled = refusing.calls.length;
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 2);
       expect(refusing.calls.length).toBe(settled);
       expect(refusing.calls.filter((c) => c.step.startsWith("part-")).length).toBeLessThan(6);
-      await file.handle.close();
-      await out.handle.close();
     } finally {
       await refusing.close();
     }
