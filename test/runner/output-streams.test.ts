@@ -133,7 +133,16 @@ async function jobWithOutput(partsUrl: string) {
       await out.handle.close();
     }
   };
-  return { req, folder, path, finishAll };
+  /** The streams started as execute-job.ts starts them, beside the command. */
+  const start = (opts: { canceled?: AbortSignal; deadlineInMs?: number; settings?: typeof settings } = {}) =>
+    startOutputStreams(
+      req,
+      folder,
+      opts.settings ?? settings,
+      opts.canceled ?? new AbortController().signal,
+      Date.now() + (opts.deadlineInMs ?? 60_000),
+    );
+  return { req, folder, path, finishAll, start };
 }
 
 let receiver: Awaited<ReturnType<typeof startPartsReceiver>>;
@@ -144,8 +153,8 @@ afterAll(() => receiver.close());
 
 describe("an output sent while its command writes it", () => {
   it("sends whole parts as they are written, re-sends what changed after, and stores the final bytes", async () => {
-    const { req, folder, path, finishAll } = await jobWithOutput(receiver.url);
-    const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
+    const { path, finishAll, start } = await jobWithOutput(receiver.url);
+    const streams = start();
     const first = receiver.calls.length;
     // A muxer's way: the body appended a part at a time, then its header and an earlier part rewritten.
     for (let i = 0; i < 5; i++) {
@@ -172,8 +181,8 @@ describe("an output sent while its command writes it", () => {
   });
 
   it("stores right a file cut shorter than the parts already sent (the caller then has one part or the whole)", async () => {
-    const { req, folder, path, finishAll } = await jobWithOutput(receiver.url);
-    const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
+    const { path, finishAll, start } = await jobWithOutput(receiver.url);
+    const streams = start();
     appendFileSync(path, randomBytes(4 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 6);
     truncateSync(path, PART + 10);
@@ -185,25 +194,13 @@ describe("an output sent while its command writes it", () => {
 
   it("sends nothing for a small output, and aborts an upload that is never finished", async () => {
     const small = await jobWithOutput(receiver.url);
-    const streams = startOutputStreams(
-      small.req,
-      small.folder,
-      settings,
-      new AbortController().signal,
-      Date.now() + 60_000,
-    );
+    const streams = small.start();
     appendFileSync(small.path, randomBytes(PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
     expect(await small.finishAll(streams)).toBeNull();
 
     const failed = await jobWithOutput(receiver.url);
-    const left = startOutputStreams(
-      failed.req,
-      failed.folder,
-      settings,
-      new AbortController().signal,
-      Date.now() + 60_000,
-    );
+    const left = failed.start();
     appendFileSync(failed.path, randomBytes(3 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
     expect([...receiver.uploads.values()].some((u) => u.parts.size > 0 && !u.aborted)).toBe(true);
@@ -214,8 +211,8 @@ describe("an output sent while its command writes it", () => {
   it("answers null when storage refuses the completion, so the caller stores the file whole", async () => {
     const refusing = await startPartsReceiver({ refuseComplete: true });
     try {
-      const { req, folder, path, finishAll } = await jobWithOutput(refusing.url);
-      const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
+      const { path, finishAll, start } = await jobWithOutput(refusing.url);
+      const streams = start();
       appendFileSync(path, randomBytes(4 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
       expect(await finishAll(streams)).toBeNull();
@@ -226,8 +223,8 @@ describe("an output sent while its command writes it", () => {
   });
 
   it("lets go of a file the job replaced, so a deleted file held open does not fill the job's disk", async () => {
-    const { req, folder, path, finishAll } = await jobWithOutput(receiver.url);
-    const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
+    const { folder, path, finishAll, start } = await jobWithOutput(receiver.url);
+    const streams = start();
     appendFileSync(path, randomBytes(3 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
     const heldDeleted = () =>
@@ -251,9 +248,9 @@ describe("an output sent while its command writes it", () => {
   });
 
   it("aborts the upload of a canceled job (the abort is not itself canceled)", async () => {
-    const { req, folder, path } = await jobWithOutput(receiver.url);
+    const { path, start } = await jobWithOutput(receiver.url);
     const cancel = new AbortController();
-    const streams = startOutputStreams(req, folder, settings, cancel.signal, Date.now() + 60_000);
+    const streams = start({ canceled: cancel.signal });
     appendFileSync(path, randomBytes(3 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
     const before = receiver.calls.length;
@@ -267,13 +264,7 @@ describe("an output sent while its command writes it", () => {
     const never = await startPartsReceiver({ stallParts: true });
     try {
       const once = await jobWithOutput(stuck.url);
-      const streams = startOutputStreams(
-        once.req,
-        once.folder,
-        settings,
-        new AbortController().signal,
-        Date.now() + 60_000,
-      );
+      const streams = once.start();
       appendFileSync(once.path, randomBytes(3 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
       const t0 = Date.now();
@@ -282,13 +273,7 @@ describe("an output sent while its command writes it", () => {
       expect(Date.now() - t0).toBeLessThan(5000);
 
       const late = await jobWithOutput(never.url);
-      const ending = startOutputStreams(
-        late.req,
-        late.folder,
-        settings,
-        new AbortController().signal,
-        Date.now() + 4000,
-      );
+      const ending = late.start({ deadlineInMs: 4000 });
       appendFileSync(late.path, randomBytes(3 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
       const t1 = Date.now();
@@ -303,8 +288,8 @@ describe("an output sent while its command writes it", () => {
   it("sends no part once one fails at the end, before the caller stores the file whole", async () => {
     const refusing = await startPartsReceiver({ refusePart: "part-1" });
     try {
-      const { req, folder, path, finishAll } = await jobWithOutput(refusing.url);
-      const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
+      const { path, finishAll, start } = await jobWithOutput(refusing.url);
+      const streams = start();
       appendFileSync(path, randomBytes(3 * PART));
       await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
       appendFileSync(path, randomBytes(6 * PART)); // parts 3 to 9 still to send at the end
@@ -321,13 +306,7 @@ describe("an output sent while its command writes it", () => {
   it("sends nothing of a sparse file, nor of one past the output limit", async () => {
     const sparse = await jobWithOutput(receiver.url);
     const before = receiver.calls.length;
-    const streams = startOutputStreams(
-      sparse.req,
-      sparse.folder,
-      settings,
-      new AbortController().signal,
-      Date.now() + 60_000,
-    );
+    const streams = sparse.start();
     closeSync(openSync(sparse.path, "w"));
     truncateSync(sparse.path, 400 * PART);
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
@@ -335,7 +314,7 @@ describe("an output sent while its command writes it", () => {
 
     const big = await jobWithOutput(receiver.url);
     const limited = { ...settings, maxOutputBytes: 3 * PART };
-    const capped = startOutputStreams(big.req, big.folder, limited, new AbortController().signal, Date.now() + 60_000);
+    const capped = big.start({ settings: limited });
     appendFileSync(big.path, randomBytes(4 * PART));
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 3);
     await capped.close();
@@ -343,12 +322,12 @@ describe("an output sent while its command writes it", () => {
   });
 
   it("never reads through a link the job put in its output's place", async () => {
-    const { req, folder, path } = await jobWithOutput(receiver.url);
+    const { path, start } = await jobWithOutput(receiver.url);
     const secret = join(workDir, "not-the-jobs.bin");
     appendFileSync(secret, randomBytes(4 * PART));
     symlinkSync(secret, path);
     const before = receiver.calls.length;
-    const streams = startOutputStreams(req, folder, settings, new AbortController().signal, Date.now() + 60_000);
+    const streams = start();
     await sleep(OUTPUT_WATCH_INTERVAL_MS * 4);
     await streams.close();
     expect(receiver.calls.slice(before)).toEqual([]);
