@@ -7,7 +7,7 @@
 // Also paired in each round: the machine's own ceiling, the input's halves encoded by two bare ffmpeg at
 // once, one per core (a split with no overhead at all): on a shared machine two cores do not always give
 // twice one core's work, and the split cannot beat that.
-// Options: --rounds N (default 3), --segment S (seconds, default 30: two segments and the audio on two
+// Options: --rounds N (default 10: the goals are medians of at least 10 rounds), --segment S (seconds, default 30: two segments and the audio on two
 // workers; shorter ones each decode from the keyframe before their start, a cost that shrinks with length).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -21,7 +21,7 @@ import { splitCapacitySection } from "./split-capacity.ts";
 import { benchFixtures } from "./fixtures.ts";
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "3" }, segment: { type: "string", default: "30" } },
+  options: { rounds: { type: "string", default: "10" }, segment: { type: "string", default: "30" } },
 });
 const rounds = Number(values.rounds);
 const segmentSeconds = Number(values.segment);
