@@ -1,6 +1,8 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
+import { runScheduled } from "../../src/maintenance/scheduled.ts";
+import { createServices } from "../../src/services.ts";
 import { egressScopeOf } from "../../src/runner/egress-scope.ts";
 import { FfmpegContainer } from "../../src/runner/ffmpeg-container.ts";
 import { FILES_HOST } from "../../src/runner/runner-files.ts";
@@ -234,5 +236,52 @@ describe("a file output's parts, sent while its command writes it", () => {
     expect(typeof ((await started.json()) as { uploadId: unknown }).uploadId).toBe("string");
     const outside = await egress(`http://${FILES_HOST}/parts/${job}/other/1/start`);
     expect(outside.status).toBe(403);
+  });
+});
+
+describe("uploads a runner left behind", () => {
+  const key = (jobId: string) => `outputs/${jobId}/video/out.mp4`;
+  const rows = async (jobId: string) =>
+    (await env.DB.prepare("SELECT count(*) AS n FROM output_uploads WHERE job_id = ?1")
+      .bind(jobId)
+      .first<{ n: number }>())!.n;
+
+  it("are aborted by the scheduled run once their attempt is over; a completed one's object stays", async () => {
+    const ended = await runningJob();
+    const left = partsCaller(ended);
+    const { uploadId: leftId } = (await left.start()).json() as { uploadId: string };
+    expect((await left.part(leftId, 1, bytes(PART, 1))).status).toBe(200);
+    await env.DB.prepare("UPDATE jobs SET status = 'failed' WHERE id = ?1").bind(ended).run();
+
+    const lost = await runningJob();
+    const first = partsCaller(lost);
+    const { uploadId: lostId } = (await first.start()).json() as { uploadId: string };
+    await env.DB.prepare("UPDATE jobs SET attempts = 2 WHERE id = ?1").bind(lost).run();
+
+    const done = await runningJob();
+    const stored = partsCaller(done);
+    const { uploadId: doneId } = (await stored.start()).json() as { uploadId: string };
+    const etag = (await stored.part(doneId, 1, bytes(100, 5))).json().etag;
+    expect((await stored.complete(doneId, [{ partNumber: 1, etag }])).status).toBe(200);
+    await env.DB.prepare("UPDATE jobs SET status = 'completed' WHERE id = ?1").bind(done).run();
+
+    const running = await runningJob();
+    const { uploadId: runningId } = (await partsCaller(running).start()).json() as { uploadId: string };
+
+    await runScheduled(createServices(env), env.BUCKET);
+    for (const [job, id] of [
+      [ended, leftId],
+      [lost, lostId],
+    ]) {
+      await expect(env.BUCKET.resumeMultipartUpload(key(job), id).uploadPart(2, bytes(10, 1))).rejects.toThrow();
+      expect(await rows(job)).toBe(0);
+    }
+    expect((await env.BUCKET.get(key(done)))?.size).toBe(100);
+    expect(await rows(done)).toBe(0);
+    // The running attempt's upload is its runner's.
+    expect(await rows(running)).toBe(1);
+    await expect(
+      env.BUCKET.resumeMultipartUpload(key(running), runningId).uploadPart(1, bytes(10, 1)),
+    ).resolves.toBeTruthy();
   });
 });
