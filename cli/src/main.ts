@@ -7,12 +7,17 @@ import { readCliConfig } from "./config.ts";
 import { toRemoteCommand } from "./remote-command.ts";
 import { runRemote } from "./run-remote.ts";
 import { runPreset } from "./run-preset.ts";
+import { jobBody } from "./remote-command.ts";
+import { checksFromEnv, withChecks } from "./output-checks.ts";
+import type { JobRequest } from "../../client/src/index.ts";
 
 const USAGE = `usage: ffjobs ffmpeg <ffmpeg arguments> | ffprobe <ffprobe arguments>
        ffjobs jobs list|get <id>|wait <id>|cancel <id>|command <id>   (command: a script that reruns it locally)
        ffjobs presets
        ffjobs run <preset> [--param key=value ...] -i <input> ... [-o <output> ...]
-settings: FFJOBS_URL and FFJOBS_API_KEY (or ~/.config/ffjobs/config.json)`;
+settings: FFJOBS_URL and FFJOBS_API_KEY (or ~/.config/ffjobs/config.json)
+checks:   FFJOBS_CHECKS='{"fullDecode":true}' on every output, FFJOBS_ON_FAILED_CHECK=report to keep outputs
+          that miss one (a miss otherwise exits 3, nothing downloaded)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -25,8 +30,11 @@ async function main(argv: string[]): Promise<number> {
   const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
   switch (command) {
     case "ffmpeg":
-    case "ffprobe":
-      return runRemote(client, toRemoteCommand(command, rest));
+    case "ffprobe": {
+      const cmd = toRemoteCommand(command, rest);
+      const asked = checksFromEnv();
+      return runRemote(client, cmd, undefined, (ids) => withChecks(jobBody(cmd, ids) as JobRequest, asked));
+    }
     case "jobs": {
       const [sub, id] = rest;
       if (sub === "list") print(await client.listJobs({ limit: 20 }));

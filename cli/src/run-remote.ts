@@ -1,7 +1,8 @@
-import { dirname } from "node:path";
+import { dirname, relative } from "node:path";
 import { downloadTo, exists, fileInFolder } from "./local-files.ts";
 import { isFinished, type FfjobsClient, type Job, type JobRequest } from "../../client/src/index.ts";
 import { jobBody, type RemoteCommand } from "./remote-command.ts";
+import { CHECK_FAILED_EXIT_CODE, failedChecksLine } from "./output-checks.ts";
 
 /** ffmpeg's own exit code when interrupted. */
 const INTERRUPTED_EXIT_CODE = 255;
@@ -67,6 +68,20 @@ export async function runRemote(
   if (job?.progress || cmd.binary === "ffmpeg") io.stderr.write("\n");
   const result = await client.getResult(accepted.id);
   if (cmd.binary === "ffprobe" && result.stdout) io.stdout.write(result.stdout);
+  // Outputs named by their local paths, from the user's folder where they are inside it, in one line.
+  const pathOf = (name: string) => {
+    const path = cmd.downloads.find((d) => d.name === name)?.path;
+    const here = path ? relative(process.cwd(), path) : name;
+    return path && here.startsWith("..") ? path : here;
+  };
+  const missed = failedChecksLine(result.checks, pathOf);
+  if (result.errorCode === "OUTPUT_CHECK_FAILED") {
+    io.stderr.write(
+      `ffjobs: job ${result.id} failed its output checks, nothing was kept: ${missed ?? result.errorMessage}\n`,
+    );
+    return CHECK_FAILED_EXIT_CODE;
+  }
+  if (missed) io.stderr.write(`ffjobs: output checks failed (reported; the outputs are kept): ${missed}\n`);
   if (result.status !== "completed") {
     if (result.stderrTail)
       io.stderr.write(result.stderrTail.endsWith("\n") ? result.stderrTail : `${result.stderrTail}\n`);

@@ -526,6 +526,87 @@ export interface components {
                             [key: string]: string;
                         };
                     };
+                    /** @description What a correct output is, measured before the job completes (docs/api.md, Output checks). Without it a file output gets `readable` where its format says what it holds; `{}` asks for none. */
+                    checks?: {
+                        /**
+                         * @description ffprobe reads it as media with at least one stream (what an output gets when it declares no checks).
+                         * @enum {boolean}
+                         */
+                        readable?: true;
+                        /** @description Stream types the output must have, each at least once. */
+                        streams?: ("video" | "audio" | "subtitle")[];
+                        /** @description The container's duration: a number of seconds, or an input's duration (`asInput`), within a tolerance. */
+                        durationSeconds?: {
+                            equals?: number;
+                            asInput?: string;
+                            /** @description (default 0.1) */
+                            toleranceSeconds?: number;
+                        };
+                        /** @description The first video stream's average frame rate, in frames per second. */
+                        frameRate?: {
+                            equals: number;
+                            /** @description (default 0.01) */
+                            tolerance?: number;
+                        };
+                        /** @description The first video stream's frame count (its packets). */
+                        frameCount?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /** @description The first video stream's width in pixels. */
+                        width?: number;
+                        /** @description The first video stream's height in pixels. */
+                        height?: number;
+                        /** @description The first video stream's pixel format (`yuv420p`). */
+                        pixelFormat?: string;
+                        /** @description The first video stream's colour tags, as ffprobe names them (`bt709`, `smpte2084`, `bt2020nc`, `tv`). */
+                        color?: {
+                            primaries?: string;
+                            transfer?: string;
+                            matrix?: string;
+                            /** @enum {string} */
+                            range?: "tv" | "pc";
+                        };
+                        /** @description How far the first audio stream may start, and end, from the first video stream, in milliseconds. */
+                        avSync?: {
+                            maxStartDiffMs?: number;
+                            maxLengthDiffMs?: number;
+                        };
+                        /** @description The first audio stream's integrated loudness (EBU R128) within a tolerance, and its true peak at most. */
+                        loudness?: {
+                            integratedLufs: number;
+                            /** @description (default 1) */
+                            toleranceLu?: number;
+                            truePeakMaxDbtp?: number;
+                        };
+                        /** @description The file's size in bytes. */
+                        sizeBytes?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /** @description The container's overall bit rate, in bits per second. */
+                        bitRate?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /**
+                         * @description Every stream decodes from start to end without one decoder error (costs a decode of the output).
+                         * @enum {boolean}
+                         */
+                        fullDecode?: true;
+                        /** @description The first video stream against an input's (scaled to its size), mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
+                        quality?: {
+                            against: string;
+                            minPsnr?: number;
+                            minSsim?: number;
+                            minVmaf?: number;
+                        };
+                        /**
+                         * @description An MP4/MOV whose index (moov) comes before its media (mdat), so it plays while it downloads.
+                         * @enum {boolean}
+                         */
+                        faststart?: true;
+                    };
                 };
             };
             ffmpegArgs?: string[];
@@ -547,6 +628,11 @@ export interface components {
                 segmentSeconds: number;
                 maxWorkers: number;
             };
+            /**
+             * @description "fail" (the default): an output that misses a check fails the job, unpublished; "report": it is published, its failures listed.
+             * @enum {string}
+             */
+            onFailedCheck?: "fail" | "report";
         } & ({
             ffmpegArgs: unknown[];
         } | {
@@ -606,7 +692,88 @@ export interface components {
             };
             outputs?: {
                 [key: string]: {
-                    fileName: string;
+                    fileName?: string;
+                    /** @description Replaces the preset's own checks for this output. */
+                    checks?: {
+                        /**
+                         * @description ffprobe reads it as media with at least one stream (what an output gets when it declares no checks).
+                         * @enum {boolean}
+                         */
+                        readable?: true;
+                        /** @description Stream types the output must have, each at least once. */
+                        streams?: ("video" | "audio" | "subtitle")[];
+                        /** @description The container's duration: a number of seconds, or an input's duration (`asInput`), within a tolerance. */
+                        durationSeconds?: {
+                            equals?: number;
+                            asInput?: string;
+                            /** @description (default 0.1) */
+                            toleranceSeconds?: number;
+                        };
+                        /** @description The first video stream's average frame rate, in frames per second. */
+                        frameRate?: {
+                            equals: number;
+                            /** @description (default 0.01) */
+                            tolerance?: number;
+                        };
+                        /** @description The first video stream's frame count (its packets). */
+                        frameCount?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /** @description The first video stream's width in pixels. */
+                        width?: number;
+                        /** @description The first video stream's height in pixels. */
+                        height?: number;
+                        /** @description The first video stream's pixel format (`yuv420p`). */
+                        pixelFormat?: string;
+                        /** @description The first video stream's colour tags, as ffprobe names them (`bt709`, `smpte2084`, `bt2020nc`, `tv`). */
+                        color?: {
+                            primaries?: string;
+                            transfer?: string;
+                            matrix?: string;
+                            /** @enum {string} */
+                            range?: "tv" | "pc";
+                        };
+                        /** @description How far the first audio stream may start, and end, from the first video stream, in milliseconds. */
+                        avSync?: {
+                            maxStartDiffMs?: number;
+                            maxLengthDiffMs?: number;
+                        };
+                        /** @description The first audio stream's integrated loudness (EBU R128) within a tolerance, and its true peak at most. */
+                        loudness?: {
+                            integratedLufs: number;
+                            /** @description (default 1) */
+                            toleranceLu?: number;
+                            truePeakMaxDbtp?: number;
+                        };
+                        /** @description The file's size in bytes. */
+                        sizeBytes?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /** @description The container's overall bit rate, in bits per second. */
+                        bitRate?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /**
+                         * @description Every stream decodes from start to end without one decoder error (costs a decode of the output).
+                         * @enum {boolean}
+                         */
+                        fullDecode?: true;
+                        /** @description The first video stream against an input's (scaled to its size), mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
+                        quality?: {
+                            against: string;
+                            minPsnr?: number;
+                            minSsim?: number;
+                            minVmaf?: number;
+                        };
+                        /**
+                         * @description An MP4/MOV whose index (moov) comes before its media (mdat), so it plays while it downloads.
+                         * @enum {boolean}
+                         */
+                        faststart?: true;
+                    };
                 };
             };
             webhookUrl?: string;
@@ -619,6 +786,8 @@ export interface components {
                 segmentSeconds: number;
                 maxWorkers: number;
             };
+            /** @enum {string} */
+            onFailedCheck?: "fail" | "report";
         };
         JobAccepted: {
             id: string;
@@ -690,7 +859,24 @@ export interface components {
          *         "customer": "acme"
          *       },
          *       "timeoutSeconds": 3600,
-         *       "parallel": null
+         *       "parallel": null,
+         *       "checks": {
+         *         "small": [
+         *           {
+         *             "check": "readable",
+         *             "passed": true,
+         *             "wanted": {
+         *               "streams": "at least 1"
+         *             },
+         *             "measured": {
+         *               "format": "mov,mp4,m4a,3gp,3g2,mj2",
+         *               "streams": 2
+         *             },
+         *             "message": "read as mov,mp4,m4a,3gp,3g2,mj2 with 2 stream(s)"
+         *           }
+         *         ]
+         *       },
+         *       "onFailedCheck": "fail"
          *     }
          */
         Job: {
@@ -757,6 +943,86 @@ export interface components {
                     contentType: string;
                     /** @enum {string} */
                     kind?: "file" | "directory";
+                    checks?: {
+                        /**
+                         * @description ffprobe reads it as media with at least one stream (what an output gets when it declares no checks).
+                         * @enum {boolean}
+                         */
+                        readable?: true;
+                        /** @description Stream types the output must have, each at least once. */
+                        streams?: ("video" | "audio" | "subtitle")[];
+                        /** @description The container's duration: a number of seconds, or an input's duration (`asInput`), within a tolerance. */
+                        durationSeconds?: {
+                            equals?: number;
+                            asInput?: string;
+                            /** @default 0.1 */
+                            toleranceSeconds: number;
+                        };
+                        /** @description The first video stream's average frame rate, in frames per second. */
+                        frameRate?: {
+                            equals: number;
+                            /** @default 0.01 */
+                            tolerance: number;
+                        };
+                        /** @description The first video stream's frame count (its packets). */
+                        frameCount?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /** @description The first video stream's width in pixels. */
+                        width?: number;
+                        /** @description The first video stream's height in pixels. */
+                        height?: number;
+                        /** @description The first video stream's pixel format (`yuv420p`). */
+                        pixelFormat?: string;
+                        /** @description The first video stream's colour tags, as ffprobe names them (`bt709`, `smpte2084`, `bt2020nc`, `tv`). */
+                        color?: {
+                            primaries?: string;
+                            transfer?: string;
+                            matrix?: string;
+                            /** @enum {string} */
+                            range?: "tv" | "pc";
+                        };
+                        /** @description How far the first audio stream may start, and end, from the first video stream, in milliseconds. */
+                        avSync?: {
+                            maxStartDiffMs?: number;
+                            maxLengthDiffMs?: number;
+                        };
+                        /** @description The first audio stream's integrated loudness (EBU R128) within a tolerance, and its true peak at most. */
+                        loudness?: {
+                            integratedLufs: number;
+                            /** @default 1 */
+                            toleranceLu: number;
+                            truePeakMaxDbtp?: number;
+                        };
+                        /** @description The file's size in bytes. */
+                        sizeBytes?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /** @description The container's overall bit rate, in bits per second. */
+                        bitRate?: {
+                            min?: number;
+                            max?: number;
+                        };
+                        /**
+                         * @description Every stream decodes from start to end without one decoder error (costs a decode of the output).
+                         * @enum {boolean}
+                         */
+                        fullDecode?: true;
+                        /** @description The first video stream against an input's (scaled to its size), mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
+                        quality?: {
+                            against: string;
+                            minPsnr?: number;
+                            minSsim?: number;
+                            minVmaf?: number;
+                        };
+                        /**
+                         * @description An MP4/MOV whose index (moov) comes before its media (mdat), so it plays while it downloads.
+                         * @enum {boolean}
+                         */
+                        faststart?: true;
+                    };
                     destination?: {
                         url: string;
                         headers: string[];
@@ -818,6 +1084,17 @@ export interface components {
                 segmentSeconds: number;
                 maxWorkers: number;
             } | null;
+            checks: {
+                [key: string]: {
+                    check: string;
+                    passed: boolean;
+                    wanted: unknown;
+                    measured: unknown;
+                    message: string;
+                }[];
+            };
+            /** @enum {string} */
+            onFailedCheck: "fail" | "report";
         };
         /**
          * @description A job as lists show it; GET /v1/jobs/{id} has the whole job (request, outputs and their URLs), its /result the stdout and stderr.
@@ -906,6 +1183,25 @@ export interface components {
             errorCode: string | null;
             errorMessage: string | null;
             outputs: components["schemas"]["Output"][];
+            checks: {
+                [key: string]: {
+                    check: string;
+                    passed: boolean;
+                    wanted: unknown;
+                    measured: unknown;
+                    message: string;
+                }[];
+            };
+            receipt: {
+                /** @description The signed JSON text (a `job.receipt`): verify it as it is, then parse it. */
+                payload: string;
+                /** @description Standard Webhooks headers over `payload`, signed when the receipt was issued (this answer). */
+                headers: {
+                    "webhook-id": string;
+                    "webhook-timestamp": string;
+                    "webhook-signature": string;
+                };
+            };
             stdout: string | null;
             stderrTail: string | null;
             failedStep: number | null;
@@ -962,6 +1258,14 @@ export interface components {
                     channels?: number | null;
                 }[];
             } | null;
+            sha256: string | null;
+            checks: {
+                check: string;
+                passed: boolean;
+                wanted: unknown;
+                measured: unknown;
+                message: string;
+            }[];
             createdAt: string;
             downloadUrl: string;
             files?: {

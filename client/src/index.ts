@@ -21,7 +21,7 @@ import { readEvents } from "./events.ts";
 import { MULTIPART_THRESHOLD_BYTES, partsOfStream, uploadInParts, type ReadPart } from "./multipart-upload.ts";
 
 export type * from "./api-types.ts";
-export { verifyWebhook, WebhookVerificationError } from "./webhooks.ts";
+export { verifyReceipt, verifyWebhook, WebhookVerificationError } from "./webhooks.ts";
 export { readEvents, type ServerEvent } from "./events.ts";
 export { MULTIPART_THRESHOLD_BYTES } from "./multipart-upload.ts";
 

@@ -52,3 +52,16 @@ function fromBase64(s: string): Uint8Array<ArrayBuffer> | null {
     return null;
   }
 }
+
+/**
+ * Verifies a job's receipt (`GET /v1/jobs/{id}/result` → `receipt`, docs/api.md "Receipts"): the same
+ * signature as a webhook's, over its payload, with the account's webhook secret. Unlike a delivery, a
+ * receipt is a record, not a request to act on: it is checked at the time it was issued, so one kept
+ * for months still verifies. Throws WebhookVerificationError; returns the parsed receipt.
+ */
+export function verifyReceipt<T = unknown>(
+  receipt: { payload: string; headers: Record<string, string> },
+  secret: string | string[],
+): Promise<T> {
+  return verifyWebhook<T>(receipt.headers, receipt.payload, secret, Number(receipt.headers["webhook-timestamp"]));
+}

@@ -13,6 +13,8 @@ import { DestinationRefused, sendToDestination, type DestinationSends } from "./
 import type { EarlyProbes } from "./early-output-probes.ts";
 import type { OutputStreams } from "./output-streams.ts";
 import { pngHeaderProbe } from "./png-header-probe.ts";
+import { rangeSha256 } from "./output-parts-client.ts";
+import { createOutputVerifier, throwOnFailedChecks, type OutputVerifier } from "./verify-output.ts";
 import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
 /**
@@ -45,17 +47,23 @@ export async function storeOutputs(
     return found === "stopped" ? null : (found ?? (await prober(name)));
   };
   const sends: DestinationSends = { deadline, clock: createBusyClock() };
+  const verify = createOutputVerifier({ folder, settings, prober, deadline, canceled, billed: sends.clock });
+  const files: FileContext = {
+    settings,
+    ran,
+    probeOutput,
+    verify,
+    enforceChecks: req.onFailedCheck !== "report",
+    canceled,
+    allowedPrivateHosts: req.allowedPrivateHosts,
+    sends,
+    streams,
+  };
   const stored = await Promise.allSettled([
     storeFiles(
       req.outputs.filter((o) => o.kind !== "directory"),
       folder,
-      settings,
-      ran,
-      probeOutput,
-      canceled,
-      req.allowedPrivateHosts,
-      sends,
-      streams,
+      files,
     ),
     Promise.all(
       req.outputs
@@ -77,25 +85,33 @@ export async function storeOutputs(
 /** An output's ffprobe JSON (or what stands for it), given the descriptor it was opened through. */
 type OutputProber = (output: RunnerOutput, file: OpenedFile) => Promise<ProbeJson | null>;
 
+/** What storing a job's file outputs needs: how to probe and check them, where to send them, and the job's limits. */
+type FileContext = {
+  settings: RunnerSettings;
+  ran: RunResult;
+  probeOutput: OutputProber;
+  verify: OutputVerifier;
+  /** false: the job asked only to report failed checks (`onFailedCheck: "report"`). */
+  enforceChecks: boolean;
+  canceled: AbortSignal;
+  allowedPrivateHosts: string[];
+  sends: DestinationSends;
+  streams: OutputStreams;
+};
+
 async function storeFiles(
   outputs: RunnerOutput[],
   folder: JobFolder,
-  settings: RunnerSettings,
-  ran: RunResult,
-  probeOutput: OutputProber,
-  canceled: AbortSignal,
-  allowedPrivateHosts: string[],
-  sends: DestinationSends,
-  streams: OutputStreams,
+  ctx: FileContext,
 ): Promise<RunnerOutcome["outputs"]> {
   if (outputs.length === 0) return [];
   const out = await openTrustedDir(join(folder.root, "out"));
-  const opened = await Promise.allSettled(outputs.map((output) => openOutput(out, output, folder, ran)));
+  const opened = await Promise.allSettled(outputs.map((output) => openOutput(out, output, folder, ctx.ran)));
   try {
     const refused = opened.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (refused) throw refused.reason;
     const files = opened.map((r, i) => ({ output: outputs[i], file: (r as PromiseFulfilledResult<OpenedFile>).value }));
-    return await sendFiles(files, settings, ran, probeOutput, canceled, allowedPrivateHosts, sends, streams);
+    return await sendFiles(files, ctx);
   } finally {
     await Promise.all(opened.map((r) => (r.status === "fulfilled" ? r.value.handle.close().catch(() => {}) : null)));
     await out.handle.close().catch(() => {});
@@ -119,14 +135,9 @@ async function openOutput(
 
 async function sendFiles(
   files: { output: RunnerOutput; file: OpenedFile }[],
-  settings: RunnerSettings,
-  ran: RunResult,
-  probeOutput: OutputProber,
-  canceled: AbortSignal,
-  allowedPrivateHosts: string[],
-  sends: DestinationSends,
-  streams: OutputStreams,
+  ctx: FileContext,
 ): Promise<RunnerOutcome["outputs"]> {
+  const { settings, ran, canceled, streams } = ctx;
   for (const {
     output,
     file: { size },
@@ -151,13 +162,17 @@ async function sendFiles(
       const { size } = file;
       // The probe reads the output by its path, in the job's sandbox and as the job: whatever a
       // link there points at, it reads nothing the job could not read itself (docs/security.md).
+      const probed = ctx.probeOutput(output, file);
+      const checked = probed.then((probe) => ctx.verify(output, file, probe));
       if (output.destination) {
-        const [probe, sent] = await Promise.all([
-          probeOutput(output, file),
-          sendToDestination(file, output, settings, allowedPrivateHosts, canceled, sends).catch((err: unknown) =>
-            err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent"),
-          ),
-        ]);
+        // The client's storage gets only what passed: nothing there could be taken back.
+        const [probe, checks] = await Promise.all([probed, checked]);
+        const withheld = ctx.enforceChecks && checks.some((c) => !c.passed);
+        const sent = withheld
+          ? null
+          : await sendToDestination(file, output, settings, ctx.allowedPrivateHosts, canceled, ctx.sends).catch(
+              (err: unknown) => (err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent")),
+            );
         if (sent instanceof DestinationRefused)
           throw ended(
             "OUTPUT_UPLOAD_FAILED",
@@ -166,12 +181,15 @@ async function sendFiles(
           );
         return {
           name: output.name,
-          size: sent.size,
+          size: sent?.size ?? size,
           metadata: summarizeProbe(probe, size),
-          delivered: { etag: sent.etag, sha256: sent.sha256 },
+          checks,
+          ...(sent ? { sha256: sent.sha256, delivered: { etag: sent.etag, sha256: sent.sha256 } } : {}),
         };
       }
-      // The parts sent while the command wrote it, completed; else the whole file in one PUT.
+      // The parts sent while the command wrote it, completed; else the whole file in one PUT. An output
+      // that fails its checks is stored all the same, but never recorded: the failed job's stored files
+      // are deleted (src/jobs/lifecycle/discard-outputs.ts).
       const store = async () =>
         (await streams.finish(output.name, file)) ??
         (await uploadFile(
@@ -181,12 +199,19 @@ async function sendFiles(
           trustedAgent(settings.extraCaFile),
           canceled,
         ));
-      const [probe, uploaded] = await Promise.all([probeOutput(output, file), store().catch(() => null)]);
+      const [probe, checks, uploaded, sha256] = await Promise.all([
+        probed,
+        checked,
+        store().catch(() => null),
+        rangeSha256(file.handle, 0, size),
+      ]);
       if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
-      return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size) };
+      return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size), checks, sha256 };
     }),
   );
   const failed = stored.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed) throw failed.reason;
-  return stored.map((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"][number]>).value);
+  const outputs = stored.map((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"][number]>).value);
+  if (ctx.enforceChecks) throwOnFailedChecks(outputs, ran);
+  return outputs;
 }

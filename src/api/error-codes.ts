@@ -64,6 +64,8 @@ export const JOB_ERRORS = {
   PROCESS_FAILED: "ffmpeg/ffprobe exited with a non-zero code; see stderrTail in the result.",
   OUTPUT_MISSING: "The command finished but did not write a declared output.",
   OUTPUT_EMPTY: "The command succeeded but a declared output is an empty file.",
+  OUTPUT_CHECK_FAILED:
+    "An output missed one of its checks (`outputs.<name>.checks`, or its preset's): the job's `checks` lists what was measured beside what was wanted; no output is published.",
   OUTPUT_UPLOAD_FAILED: "A declared output could not be stored.",
   JOB_TIMEOUT: "The job ran past JOB_TIMEOUT_SECONDS and was stopped.",
   JOB_STALLED: "ffmpeg stopped making progress (no new output for a bounded while) and was stopped.",

@@ -101,6 +101,18 @@ export const SCHEMAS = {
       metadata: { customer: "acme" },
       timeoutSeconds: 3600,
       parallel: null,
+      checks: {
+        small: [
+          {
+            check: "readable",
+            passed: true,
+            wanted: { streams: "at least 1" },
+            measured: { format: "mov,mp4,m4a,3gp,3g2,mj2", streams: 2 },
+            message: "read as mov,mp4,m4a,3gp,3g2,mj2 with 2 stream(s)",
+          },
+        ],
+      },
+      onFailedCheck: "fail",
     },
   }),
   JobSummary: () => ({

@@ -6,6 +6,7 @@ import type { PresetJobRequest } from "./schemas/presets.ts";
 import { expandPresetJob } from "../presets/expand-preset.ts";
 import { toJobSpec, type JobSpec } from "../jobs/request/job-request.ts";
 import { checkJobRequest } from "../jobs/request/check-job-request.ts";
+import { outputCheckIssues } from "../jobs/checks/output-check-issues.ts";
 import { privateUrlIssues, unreachableUrlIssues } from "../jobs/request/url-input-checks.ts";
 import { checkAssetInputs } from "../jobs/request/asset-inputs.ts";
 import { checkChainedInputs } from "../jobs/request/chained-inputs.ts";
@@ -41,6 +42,7 @@ export async function prepareJob(
     : { ...toJobSpec(req), ...extra };
   const issues = [
     ...checkJobRequest(req),
+    ...outputCheckIssues(spec),
     ...unreachableUrlIssues(req, config.runnerMode),
     ...privateUrlIssues(req, config.allowedPrivateHosts),
     ...(await checkAssetInputs(env.DB, env.BUCKET, accountId, req, spec)),

@@ -20,7 +20,9 @@ function audioExtraction(
     binary: "ffmpeg",
     inputs: ["media"],
     params: z.object({ bitrateKbps: bitrateKbps(kbps) }).strict(),
-    outputs: { audio: { fileName, contentType, kind: "file" } },
+    outputs: {
+      audio: { fileName, contentType, kind: "file", checks: () => ({ streams: ["audio"], fullDecode: true }) },
+    },
     policy: `Needs an audio stream (INPUT_HAS_NO_AUDIO). The first audio track, at the input's rate when standard (8 to 48 kHz) else 48 kHz${maxChannels === 2 ? ", at most stereo" : ""}; video and cover art left out.`,
   });
 }
@@ -42,7 +44,15 @@ export const loudnessPreset = definePreset({
       range: z.number().min(1).max(50).default(11),
     })
     .strict(),
-  outputs: { normalized: { fileName: "normalized.mp4", contentType: "video/mp4", kind: "file" } },
+  outputs: {
+    normalized: {
+      fileName: "normalized.mp4",
+      contentType: "video/mp4",
+      kind: "file",
+      // The target it promises, within a loudness unit (the AAC encode after loudnorm moves it a little).
+      checks: (p) => ({ streams: ["audio"], loudness: { integratedLufs: p.target as number, toleranceLu: 1 } }),
+    },
+  },
   policy:
     "Needs an audio stream (INPUT_HAS_NO_AUDIO). The first audio track as AAC 192 kb/s at the input's rate when standard, else 48 kHz (loudnorm works at 192 kHz inside). The first video copied when MP4 holds its codec, else H.264 CRF 18; none for audio files (cover art left out).",
 });

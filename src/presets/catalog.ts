@@ -43,7 +43,15 @@ export function presetView(p: Preset) {
     binary: p.binary,
     inputs: p.inputs === "list" ? { list: "input: [ … ] (input0, input1, …), at least 2" } : p.inputs,
     params: z.toJSONSchema(p.params, { io: "input", unrepresentable: "any" }),
-    outputs: p.outputs,
+    outputs: Object.fromEntries(
+      Object.entries(p.outputs).map(([name, { checks, ...o }]) => {
+        const defaults = p.params.safeParse({});
+        return [
+          name,
+          { ...o, checks: checks?.(defaults.success ? (defaults.data as Record<string, unknown>) : {}) ?? null },
+        ];
+      }),
+    ),
     policy: p.policy,
   };
 }

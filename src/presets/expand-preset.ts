@@ -55,9 +55,16 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
     Object.entries(preset.outputs).map(([name, o]) => {
       const fileName = req.outputs?.[name]?.fileName ?? o.fileName;
       const kind = o.kind === "directory" ? { kind: "directory" as const } : {};
+      // The preset's own checks (what its policy promises), unless the client gave its own.
+      const checks = req.outputs?.[name]?.checks ?? o.checks?.(parsed.data as Record<string, unknown>);
       return [
         name,
-        { fileName, contentType: fileName === o.fileName ? o.contentType : contentTypeFor(fileName), ...kind },
+        {
+          fileName,
+          contentType: fileName === o.fileName ? o.contentType : contentTypeFor(fileName),
+          ...kind,
+          ...(checks ? { checks } : {}),
+        },
       ];
     }),
   );
@@ -75,6 +82,7 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
       outputs,
       ffmpegArgs: plan.args,
       ...(req.webhookUrl ? { webhookUrl: req.webhookUrl } : {}),
+      ...(req.onFailedCheck ? { onFailedCheck: req.onFailedCheck } : {}),
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { OutputChecks } from "../jobs/checks/output-checks.ts";
 
 /**
  * A preset: a common job as data. Its command comes from its recipe (src/presets/recipes/, by the
@@ -14,7 +15,19 @@ export type Preset<P extends z.ZodType = z.ZodType> = {
   /** Input names the job must provide (map form), or "list" for N inputs given as `input` (input0…). */
   inputs: string[] | "list";
   params: P;
-  outputs: Record<string, { fileName: string; contentType: string; kind: "file" | "directory" }>;
+  /**
+   * `checks`: what its policy promises of the output, from the job's parameters, measured before the
+   * job completes (src/jobs/checks/); `GET /v1/presets` lists them for the default parameters.
+   */
+  outputs: Record<
+    string,
+    {
+      fileName: string;
+      contentType: string;
+      kind: "file" | "directory";
+      checks?: (params: Record<string, unknown>) => OutputChecks;
+    }
+  >;
   /** How it decides: what it adapts to, what it refuses (shown in `GET /v1/presets`). */
   policy: string;
 };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { definePreset } from "./preset.ts";
+import type { OutputChecks } from "../jobs/checks/output-checks.ts";
 
 const seconds = z
   .number()
@@ -56,6 +57,20 @@ export const contactSheetPreset = definePreset({
     "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, tiles at the picture's display aspect.",
 });
 
+/**
+ * What a transcode of the whole input promises: it decodes to the end, it lasts as long as the input
+ * (its longest video or audio stream, within a quarter second), and its audio starts within a frame at
+ * 24 fps of its video (where it has both).
+ */
+function playsAsTheInput(input: string): OutputChecks {
+  return {
+    streams: ["video"],
+    fullDecode: true,
+    durationSeconds: { asInput: input, toleranceSeconds: 0.25 },
+    avSync: { maxStartDiffMs: 42 },
+  };
+}
+
 export const webMp4Preset = definePreset({
   name: "web-mp4",
   description: "H.264/AAC MP4 for the web: at most `height` lines, quality `crf`, moov atom first.",
@@ -68,7 +83,14 @@ export const webMp4Preset = definePreset({
       speed: z.enum(["ultrafast", "veryfast", "fast", "medium", "slow"]).default("veryfast"),
     })
     .strict(),
-  outputs: { mp4: { fileName: "video.mp4", contentType: "video/mp4", kind: "file" } },
+  outputs: {
+    mp4: {
+      fileName: "video.mp4",
+      contentType: "video/mp4",
+      kind: "file",
+      checks: () => ({ ...playsAsTheInput("video"), pixelFormat: "yuv420p", faststart: true }),
+    },
+  },
   policy:
     "Needs a video stream (INPUT_HAS_NO_VIDEO: an audio file belongs in audio-aac). H.264 High, 8-bit 4:2:0 limited range, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced; the frame rate is the input's. The first audio track as AAC 128 kb/s, at most stereo, at the input's rate when standard else 48 kHz; no audio track when the input has none.",
 });
@@ -79,7 +101,14 @@ export const webmPreset = definePreset({
   binary: "ffmpeg",
   inputs: ["video"],
   params: z.object({ height: height.default(720), crf: z.number().int().min(0).max(63).default(33) }).strict(),
-  outputs: { webm: { fileName: "video.webm", contentType: "video/webm", kind: "file" } },
+  outputs: {
+    webm: {
+      fileName: "video.webm",
+      contentType: "video/webm",
+      kind: "file",
+      checks: () => ({ ...playsAsTheInput("video"), pixelFormat: "yuv420p" }),
+    },
+  },
   policy:
     "Needs a video stream (INPUT_HAS_NO_VIDEO). VP9 8-bit 4:2:0, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced. The first audio track as Opus 96 kb/s 48 kHz, at most stereo; none when the input has none.",
 });
@@ -98,7 +127,14 @@ export const gifPreset = definePreset({
       duration: z.number().min(0.1).max(60).default(5),
     })
     .strict(),
-  outputs: { gif: { fileName: "animation.gif", contentType: "image/gif", kind: "file" } },
+  outputs: {
+    gif: {
+      fileName: "animation.gif",
+      contentType: "image/gif",
+      kind: "file",
+      checks: () => ({ streams: ["video"], fullDecode: true }),
+    },
+  },
   policy:
     "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, square pixels; a start past the end writes no frame and the job fails with OUTPUT_EMPTY.",
 });

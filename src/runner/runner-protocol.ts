@@ -8,6 +8,7 @@ import type { OutputMetadata } from "../jobs/views/output-metadata.ts";
 import type { JobProgress } from "../jobs/views/job-progress.ts";
 import type { SplitFacts } from "../jobs/split/split-facts.ts";
 import type { MediaFacts } from "../presets/media-facts.ts";
+import type { CheckResult, OnFailedCheck, OutputChecks } from "../jobs/checks/output-checks.ts";
 
 export type RunnerInput = {
   name: string;
@@ -34,6 +35,8 @@ export type RunnerOutput = {
   streamParts?: { url: string; partSizeBytes: number };
   /** A directory may hold at most this many files. */
   maxFiles?: number;
+  /** What the output must be (src/jobs/checks/): measured after the command, before the job completes. */
+  checks?: OutputChecks;
   /**
    * The user's own storage: `uploadUrl` is their presigned PUT URL, sent these headers, under the same
    * address policy as URL inputs; the runner reports the answer's ETag and the file's SHA-256. With
@@ -72,6 +75,8 @@ export type RunnerJobRequest = {
   scratch?: { name: string; fileName: string }[];
   inputs: RunnerInput[];
   outputs: RunnerOutput[];
+  /** "report": an output that misses a check is published all the same, its failures listed. */
+  onFailedCheck?: OnFailedCheck;
   timeoutMs: number;
   allowedPrivateHosts: string[];
   /** The job's creation time: waiting jobs get a slot oldest first. */
@@ -107,7 +112,13 @@ export type RunnerOutcome = {
     mainFile?: string;
     /** Sent to the user's destination: its ETag and SHA-256 (a directory: its main file's, and each file's). */
     delivered?: { etag: string | null; sha256: string; files?: DeliveredFile[] };
+    /** A file's SHA-256, as stored or sent. */
+    sha256?: string;
+    /** Its declared checks' results. */
+    checks?: CheckResult[];
   }[];
+  /** A job failed by its checks (OUTPUT_CHECK_FAILED): every output's results, since none is published. */
+  checks?: Record<string, CheckResult[]>;
   /** Preset jobs: the arguments the runner planned from the inputs and ran (null before planning). */
   plannedArgs?: string[];
   /** Bytes per input: given to the job's commands, and fetched from its origin (`copied`: downloaded whole first). */

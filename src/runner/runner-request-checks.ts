@@ -59,6 +59,7 @@ const JOB_REQUEST_CHECKS: FieldChecks<RunnerJobRequest> = {
   scratch: optional(listOf((f) => named(f) && isString((f as { fileName?: unknown }).fileName))),
   inputs: listOf(isInput),
   outputs: listOf(isOutput),
+  onFailedCheck: optional((v) => v === "fail" || v === "report"),
   timeoutMs: isPositive,
   allowedPrivateHosts: isStrings,
   createdAt: isString,

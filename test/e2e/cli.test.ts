@@ -284,6 +284,26 @@ describe("the ffjobs CLI, end to end with real files", () => {
     expect(missing).toMatchObject({ code: 1, stderr: expect.stringMatching(/nope\.mp4: No such file or directory/) });
   });
 
+  it("asks checks of every output (FFJOBS_CHECKS): a miss exits 3 with a one-line summary and writes nothing; report keeps it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    const cut = ["ffmpeg", "-i", fx.clip, "-t", "1", "-c", "copy", "short.mp4"];
+    const checks = JSON.stringify({ durationSeconds: { equals: 3, toleranceSeconds: 0.2 } });
+    const failed = await ffjobs(cut, { cwd: dir, env: { FFJOBS_CHECKS: checks } });
+    expect(failed.code, failed.stderr).toBe(3);
+    expect(failed.stderr).toMatch(
+      /failed its output checks, nothing was kept: short\.mp4: durationSeconds \(lasts 1(\.\d+)? s; wanted 3 ± 0\.2 s\)\n/,
+    );
+    expect(existsSync(join(dir, "short.mp4"))).toBe(false);
+    const reported = await ffjobs(cut, { cwd: dir, env: { FFJOBS_CHECKS: checks, FFJOBS_ON_FAILED_CHECK: "report" } });
+    expect(reported.code, reported.stderr).toBe(0);
+    expect(reported.stderr).toMatch(
+      /output checks failed \(reported; the outputs are kept\): short\.mp4: durationSeconds/,
+    );
+    expect(existsSync(join(dir, "short.mp4"))).toBe(true);
+    const malformed = await ffjobs(cut, { cwd: dir, env: { FFJOBS_CHECKS: "{not json" } });
+    expect(malformed).toMatchObject({ code: 1, stderr: expect.stringMatching(/FFJOBS_CHECKS is not JSON/) });
+  });
+
   it("cancels the remote job on Ctrl-C", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
     const r = await ffjobs(["ffmpeg", "-re", "-i", fx.long, "-f", "null", "-"], {

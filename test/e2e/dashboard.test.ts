@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { dirname, join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MULTIPART_THRESHOLD_BYTES } from "../../client/src/index.ts";
+import { MULTIPART_THRESHOLD_BYTES, verifyReceipt } from "../../client/src/index.ts";
 import { useLocalStack } from "../support/local-stack.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -269,6 +269,39 @@ describe("the dashboard in a real browser", () => {
       expect(played).toBeGreaterThan(0.5);
       expect(await accessibilityProblems(tab)).toEqual([]);
       await tab.screenshot({ path: join(artifacts, "job-hls.png"), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it("shows a job's output checks (a failure reported) and its receipt, which copies whole and verifies", async () => {
+    const job = await local.runToEnd({
+      inputs: { clip: { type: "url", url: `${local.media.url}/${fx.clip.split("/").pop()}` } },
+      outputs: { out: { fileName: "out.mp4", checks: { streams: ["video"], width: 640 } } },
+      ffmpegArgs: ["-i", "{{clip}}", "-c", "copy", "{{out}}"],
+      onFailedCheck: "report",
+    });
+    expect(job.status, JSON.stringify(job)).toBe("completed");
+    const context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
+    const tab = await context.newPage();
+    try {
+      await signedIn(tab);
+      await tab.goto(`${local.stack.baseUrl}/dashboard/#/jobs/${job.id}`);
+      const table = tab.locator("table.checks");
+      await table.waitFor();
+      expect(await table.locator("caption").innerText()).toBe("1 of 2 checks failed");
+      const rows = await table.locator("tr.failed td").allInnerTexts();
+      expect(rows).toEqual(["out", "width", "failed", "width 320; wanted 640"]);
+      expect(await tab.locator(".receipt li").innerText()).toBe(
+        `out: sha256 ${job.outputs[0].sha256}, ${job.outputs[0].metadata.size} bytes`,
+      );
+      await tab.getByRole("button", { name: "Copy receipt" }).click();
+      await tab.getByRole("button", { name: "Receipt copied" }).waitFor();
+      const copied = JSON.parse(String(await tab.evaluate("navigator.clipboard.readText()")));
+      const secret = (await local.api.call("GET", "/v1/webhooks/secret")).body.secret;
+      expect(await verifyReceipt(copied, secret)).toMatchObject({ job: { id: job.id } });
+      expect(await accessibilityProblems(tab)).toEqual([]);
+      await tab.screenshot({ path: join(artifacts, "job-checks-receipt.png"), fullPage: true });
     } finally {
       await context.close();
     }

@@ -124,6 +124,14 @@ describe("presets, run for real", () => {
       const job = await local.api.waitUntil(created.body.id, isFinished, 60_000);
       expect(job, JSON.stringify(job)).toMatchObject({ status: "completed", mode: "preset", preset: name });
       expect(job.ffmpegArgs.length).toBeGreaterThan(0);
+      // Every file output is proven as the preset promises (GET /v1/presets lists the checks), each check passed.
+      const listed = (await local.api.call("GET", `/v1/presets/${name}`)).body.outputs;
+      for (const o of job.outputs.filter((o: any) => o.kind === "file")) {
+        const promised = Object.keys(listed[o.label].checks ?? { readable: true });
+        // Results come in the checks' own order (docs/api.md's table), whatever order they were declared in.
+        expect(o.checks.map((c: any) => [c.check, c.passed]).sort()).toEqual(promised.map((k) => [k, true]).sort());
+        expect(o.sha256).toMatch(/^[0-9a-f]{64}$/);
+      }
       check(Object.fromEntries(job.outputs.map((o: any) => [o.label, o])), job);
     },
     90_000,

@@ -13,6 +13,7 @@ const fullJob: Required<RunnerJobRequest> = {
   scratch: [{ name: "pass", fileName: "pass.log" }],
   inputs: [{ name: "in", url: "https://media.example/a.mp4", fileName: "a.mp4", trusted: false }],
   outputs: [{ name: "out", fileName: "out.jpg", contentType: "image/jpeg", uploadUrl: "https://storage.example/put" }],
+  onFailedCheck: "report",
   timeoutMs: 60_000,
   allowedPrivateHosts: [],
   createdAt: "2026-11-26T00:00:00.000Z",
@@ -20,7 +21,7 @@ const fullJob: Required<RunnerJobRequest> = {
   notifyUrl: null,
   notifyProgress: true,
 };
-const OPTIONAL_JOB_FIELDS = ["preset", "task", "steps", "scratch", "notifyProgress"];
+const OPTIONAL_JOB_FIELDS = ["preset", "task", "steps", "scratch", "onFailedCheck", "notifyProgress"];
 
 const fullProbe: Required<RunnerProbeRequest> = {
   probeId: "0b5c4bd2-3f0e-4a43-9d1e-6f8f3c1d2e4a",
@@ -55,6 +56,7 @@ describe("the runner's checks of a coordinator's requests", () => {
       scratch: [{ name: "a b", fileName: "x" }],
       inputs: [{ name: "__proto__!", url: "u" }],
       outputs: [{ name: "out" }],
+      onFailedCheck: "ignore",
       timeoutMs: 0,
       allowedPrivateHosts: "127.0.0.1",
       createdAt: 1,

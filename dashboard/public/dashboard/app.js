@@ -6,6 +6,7 @@ import { commandLine } from "./command-line.js";
 import { hlsPreview } from "./hls-preview.js";
 import { metricsView } from "./metrics-view.js";
 import { timingsBar } from "./timings-bar.js";
+import { checksTable, receiptView } from "./checks-view.js";
 
 const main = document.getElementById("main");
 const KEY = "ffjobs.apiKey";
@@ -118,6 +119,9 @@ async function jobView(id, nav) {
       if (r.stdout) parts.push(h("h4", {}, "stdout"), pre(r.stdout));
       if (r.stderrTail) parts.push(h("h4", {}, "stderr (tail)"), pre(r.stderrTail));
       if (r.probe) parts.push(h("h4", {}, "Probe"), pre(r.probe));
+      const checks = checksTable(r.checks);
+      if (checks) parts.push(h("h3", {}, "Checks"), checks);
+      parts.push(h("h3", {}, "Receipt"), receiptView(r.receipt));
     }
     details.replaceChildren(...parts);
   };

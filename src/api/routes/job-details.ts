@@ -14,6 +14,7 @@ import { listOutputs } from "../../jobs/store/output-store.ts";
 import { jobSpecOf, plannedArgsOf } from "../../jobs/store/job-store.ts";
 import { isTerminal } from "../../jobs/transitions/job-states.ts";
 import { jobResultView, jobView } from "../../jobs/views/job-view.ts";
+import { jobReceipt } from "../../jobs/views/job-receipt.ts";
 import { reproduceScript } from "../../jobs/views/reproduce-script.ts";
 import { createServices } from "../../services.ts";
 
@@ -73,7 +74,8 @@ export const getJobResult = operation(
         extra: { status: job.status },
       });
     }
-    return c.json(await jobResultView(job, outputs, linksOf(c)));
+    const receipt = await jobReceipt(c.env.DB, job, outputs, new Date());
+    return c.json(await jobResultView(job, outputs, linksOf(c), receipt));
   },
 );
 

@@ -3,6 +3,7 @@ import { DIRECTORY_FILE_PATTERN, PROTOTYPE_NAME_MESSAGE, PROTOTYPE_NAMES } from 
 import * as L from "../../jobs/request/limits.ts";
 import { binary, contentType, fileName, httpUrl, name, uuid } from "./common.ts";
 import { webhookUrlSchema } from "./webhooks.ts";
+import { onFailedCheckSchema, outputChecksSchema } from "../../jobs/checks/output-checks.ts";
 
 /** `POST /v1/jobs` (and its dry run, `POST /v1/jobs/validate`): a raw job, and the parts a preset job shares with it. */
 
@@ -84,8 +85,17 @@ export const outputDeclarationSchema = z
     contentType: contentType.optional(),
     kind: z.enum(["file", "directory"]).optional(),
     destination: outputDestinationSchema.optional(),
+    checks: outputChecksSchema
+      .optional()
+      .describe(
+        "What a correct output is, measured before the job completes (docs/api.md, Output checks). Without it a file output gets `readable` where its format says what it holds; `{}` asks for none.",
+      ),
   })
   .strict()
+  .refine((o) => o.kind !== "directory" || o.checks === undefined, {
+    path: ["checks"],
+    message: "checks measure one file: a directory output has none",
+  })
   .refine((o) => o.kind === "directory" || !o.fileName.includes("%"), {
     path: ["fileName"],
     message: '% patterns name many files: declare the output with "kind": "directory"',
@@ -162,6 +172,11 @@ export const createJobSchema = z
     timeoutSeconds: timeoutSeconds.optional(),
     dependsOn: dependsOn.optional(),
     parallel: parallelSchema.optional(),
+    onFailedCheck: onFailedCheckSchema
+      .optional()
+      .describe(
+        '"fail" (the default): an output that misses a check fails the job, unpublished; "report": it is published, its failures listed.',
+      ),
   })
   .strict();
 export type CreateJobRequest = z.infer<typeof createJobSchema>;

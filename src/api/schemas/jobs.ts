@@ -7,6 +7,8 @@ import { timingsSchema } from "../../jobs/views/job-timings.ts";
 import { deliveredOutputSchema } from "../../jobs/store/delivered-outputs.ts";
 import { binary, pageQuery, timestamp, uuid } from "./common.ts";
 import { jobInputSchema, parallelSchema } from "./job-request.ts";
+import { checkResultSchema, onFailedCheckSchema, outputChecksSchema } from "../../jobs/checks/output-checks.ts";
+import { receiptSchema } from "../../jobs/views/job-receipt.ts";
 
 /** Jobs as clients read them (the job, its result, its tasks, a page of summaries) and the queries that read them. */
 
@@ -39,6 +41,10 @@ export const outputSchema = z.object({
   contentType: z.string(),
   kind: z.enum(["file", "directory"]),
   metadata: outputMetadataSchema.nullable(),
+  /** The stored file's SHA-256 (hex), as its runner read it; null for a directory. */
+  sha256: z.string().nullable(),
+  /** Its checks' results (src/jobs/checks/); empty when it had none. */
+  checks: z.array(checkResultSchema),
   createdAt: timestamp,
   /** A directory's main file (its playlist, or the first image of a sequence). */
   downloadUrl: z.string(),
@@ -81,6 +87,7 @@ export const jobSchema = z.object({
       fileName: z.string(),
       contentType: z.string(),
       kind: z.enum(["file", "directory"]).optional(),
+      checks: outputChecksSchema.optional(),
       /** Shown without its signature: the URL without query, the headers' names. */
       destination: z
         .object({
@@ -113,6 +120,9 @@ export const jobSchema = z.object({
   timeoutSeconds: z.number().int(),
   /** A split encode's request (`parallel` as created); null for other jobs. */
   parallel: parallelSchema.nullable(),
+  /** Each output's check results, by output name, once the job ended (a job failed by its checks has no outputs: they are here). */
+  checks: z.record(z.string(), z.array(checkResultSchema)),
+  onFailedCheck: onFailedCheckSchema,
 });
 
 /** A split job's task (GET /v1/jobs/{id}/tasks): a segment, the audio, the join, or the job run whole. */
@@ -147,6 +157,9 @@ export const jobResultSchema = z.object({
   errorCode: z.string().nullable(),
   errorMessage: z.string().nullable(),
   outputs: z.array(outputSchema),
+  checks: z.record(z.string(), z.array(checkResultSchema)),
+  /** What the job published and what was proven about it, signed with the account's webhook secret (docs/api.md, Receipts). */
+  receipt: receiptSchema,
   stdout: z.string().nullable(),
   stderrTail: z.string().nullable(),
   failedStep: z.number().int().nullable(),

@@ -75,6 +75,7 @@ export async function endJobFromRunner(
             size: o.size,
             metadata: o.metadata,
             directory,
+            sha256: o.sha256,
           };
         }),
         now,

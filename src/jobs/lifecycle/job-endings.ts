@@ -1,6 +1,7 @@
 import type { JobErrorCode } from "../../api/error-codes.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { JobTimings } from "../views/job-timings.ts";
+import type { CheckResult } from "../checks/output-checks.ts";
 
 /**
  * How a job ends: every ending is one of these values, made by the constructors below, and written by
@@ -21,6 +22,8 @@ export type JobEnding = {
   plannedArgs?: string[] | null;
   /** Bytes per input read by the job's commands and fetched from the origin. */
   inputReads?: RunnerOutcome["inputReads"] | null;
+  /** Each output's check results (src/jobs/checks/), failed job or completed. */
+  checks?: Record<string, CheckResult[]> | null;
 };
 
 /** Whole seconds the binary ran, rounded up: a job that ran at all is billed at least one second. */
@@ -44,7 +47,15 @@ export function endingFromRunner(outcome: RunnerOutcome, creditsPerSecond: numbe
     failedStep: outcome.failedStep ?? null,
     plannedArgs: outcome.plannedArgs ?? null,
     inputReads: outcome.inputReads ?? null,
+    checks: checksOf(outcome),
   };
+}
+
+/** The outputs' check results as reported: a job failed by its checks lists them all; a completed one, with its outputs. */
+function checksOf(outcome: RunnerOutcome): Record<string, CheckResult[]> | null {
+  if (outcome.checks) return outcome.checks;
+  const checked = outcome.outputs.filter((o) => o.checks?.length);
+  return checked.length ? Object.fromEntries(checked.map((o) => [o.name, o.checks!])) : null;
 }
 
 /** A job that failed apart from its binary's own exit (a timeout, lost runners, a failed dependency). */

@@ -35,5 +35,7 @@ export function markCapabilities(c: RunnerCapabilities) {
     demuxers: c.demuxers.map(demuxer),
     filters: c.filters.map((f) => ({ ...f, allowed: FILTERS.has(f.name) })),
     sandbox: c.sandbox,
+    // What the output checks can measure here (src/jobs/checks/): VMAF only with a libvmaf build.
+    checks: { vmaf: c.filters.some((f) => f.name === "libvmaf") },
   };
 }

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { CreateJobRequest, jobInputSchema, outputDestinationSchema } from "../../api/schemas/job-request.ts";
 import { contentTypeFor } from "../../storage/content-types.ts";
 import { arrayInputName } from "./placeholders.ts";
+import type { OnFailedCheck, OutputChecks } from "../checks/output-checks.ts";
 
 export type JobInput = z.infer<typeof jobInputSchema>;
 /** Where the runner sends an output instead of the service's storage (the user's presigned PUT URL, or an S3 multipart upload's). */
@@ -11,6 +12,8 @@ export type OutputDeclaration = {
   contentType: string;
   kind?: "directory";
   destination?: OutputDestination;
+  /** As declared (or by its preset); absent: the default (src/jobs/checks/default-checks.ts). */
+  checks?: OutputChecks;
 };
 export type Binary = "ffmpeg" | "ffprobe";
 export type JobStep = { binary: Binary; args: string[] };
@@ -35,6 +38,8 @@ export type JobSpec = {
   timeoutSeconds?: number;
   /** A split encode: segments of this length, at most this many at once (src/jobs/split/). */
   parallel?: { segmentSeconds: number; maxWorkers: number };
+  /** "report": outputs that miss a check are published with their failures listed. */
+  onFailedCheck?: OnFailedCheck;
   /** The API origin the job was created at: directory-output URLs in its webhooks point there. */
   apiOrigin?: string;
   /** Preset jobs: which recipe, with which parameters (args holds its expansion). */
@@ -62,6 +67,7 @@ export function toJobSpec(req: CreateJobRequest): JobSpec {
         contentType: o.contentType ?? contentTypeFor(o.fileName),
         ...(o.kind === "directory" ? { kind: "directory" as const } : {}),
         ...(o.destination ? { destination: o.destination } : {}),
+        ...(o.checks ? { checks: o.checks } : {}),
       },
     ]),
   );
@@ -80,6 +86,7 @@ export function toJobSpec(req: CreateJobRequest): JobSpec {
     inputs,
     outputs,
     webhookUrl: req.webhookUrl ?? null,
+    ...(req.onFailedCheck ? { onFailedCheck: req.onFailedCheck } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { runnerWriteToken } from "../../storage/directory-files.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../request/limits.ts";
 import type { JobSpec } from "../request/job-request.ts";
 import type { JobRow } from "../store/job-row.ts";
+import { checksToRun } from "../checks/default-checks.ts";
 
 /**
  * Where a job's runner puts its outputs: the service's storage (a presigned PUT, or a directory's
@@ -43,6 +44,8 @@ export function runnerOutputs(
           maxFiles: s.config.maxDirectoryFiles,
         };
       }
+      const checks = checksToRun(o);
+      const checked = checks ? { checks } : {};
       if (o.destination) {
         const { url, parts, headers } = o.destination;
         return {
@@ -51,6 +54,7 @@ export function runnerOutputs(
           contentType: o.contentType,
           uploadUrl: url ?? parts!.completeUrl,
           destination: { headers: headers ?? {}, ...(parts ? { parts } : {}) },
+          ...checked,
         };
       }
       // One PUT after the command, or parts sent while it still writes (a large output: the runner decides).
@@ -65,6 +69,7 @@ export function runnerOutputs(
         uploadUrl: url,
         uploadToken,
         streamParts: { url: outputPartsUrl(s.config, job.id, name, job.attempts), partSizeBytes: OUTPUT_PART_BYTES },
+        ...checked,
       };
     }),
   );

@@ -23,6 +23,7 @@ export async function buildRunnerRequest(s: Services, job: JobRow): Promise<Runn
     ...(spec.scratch ? { scratch: Object.entries(spec.scratch).map(([name, fileName]) => ({ name, fileName })) } : {}),
     inputs,
     outputs,
+    ...(spec.onFailedCheck ? { onFailedCheck: spec.onFailedCheck } : {}),
     timeoutMs: jobTimeoutMs(spec, s.config.jobTimeoutMs),
     allowedPrivateHosts: s.config.allowedPrivateHosts,
     createdAt: job.created_at,

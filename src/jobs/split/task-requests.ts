@@ -93,5 +93,6 @@ export async function taskRequest(
     videoDelaySeconds: params.videoDelaySeconds,
   });
   const outputs = await runnerOutputs(s, job, spec);
-  return { ...common, binary: "ffmpeg", args, inputs: [...parts, ...audio], outputs };
+  const onFailedCheck = spec.onFailedCheck ? { onFailedCheck: spec.onFailedCheck } : {};
+  return { ...common, binary: "ffmpeg", args, inputs: [...parts, ...audio], outputs, ...onFailedCheck };
 }

@@ -33,6 +33,8 @@ export type JobRow = {
   input_reads_json: string | null;
   /** Outputs sent to the user's own storage (delivered-outputs.ts), JSON; null if none. */
   delivered_json?: string | null;
+  /** Each output's check results, JSON (src/jobs/checks/stored-checks.ts); null before the end, or without checks. */
+  checks_json?: string | null;
   /** Why a queued job waits (the jobs whose outputs it reads); null otherwise. */
   queued_reason?: string | null;
 };

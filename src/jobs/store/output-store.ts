@@ -13,8 +13,12 @@ export type OutputRow = {
   /** Directory outputs: JSON [{ path, size }] of the stored files; null for files. */
   files_json: string | null;
   main_file: string | null;
+  /** A stored file's SHA-256 (hex), as its runner read it; null for directories and older outputs. */
+  sha256: string | null;
   created_at: string;
   file_name: string;
+  /** The stored file's bytes (a directory's: its files' total), from its asset. */
+  size: number;
   object_key: string;
   expires_at: string | null;
 };
@@ -28,6 +32,7 @@ export type StoredOutput = {
   metadata: unknown;
   /** Directory outputs: the files stored under the output's prefix, and the one its URL opens. */
   directory?: { files: { path: string; size: number }[]; mainFile: string };
+  sha256?: string;
 };
 
 /**
@@ -55,8 +60,8 @@ export function recordOutputsStatements(
         .bind(assetId, job.accountId, job.id, o.fileName, o.contentType, o.size, o.objectKey, now, o.label, expiresAt),
       db
         .prepare(
-          `INSERT OR IGNORE INTO job_outputs (id, job_id, asset_id, label, content_type, kind, metadata_json, created_at, files_json, main_file)
-           SELECT ?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?9, ?10 WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?3)`,
+          `INSERT OR IGNORE INTO job_outputs (id, job_id, asset_id, label, content_type, kind, metadata_json, created_at, files_json, main_file, sha256)
+           SELECT ?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7, ?9, ?10, ?11 WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?3)`,
         )
         .bind(
           crypto.randomUUID(),
@@ -69,6 +74,7 @@ export function recordOutputsStatements(
           o.directory ? "directory" : "file",
           o.directory ? JSON.stringify(storedFiles(o.directory.files)) : null,
           o.directory?.mainFile ?? null,
+          o.directory || !o.sha256 || !/^[0-9a-f]{64}$/.test(o.sha256) ? null : o.sha256,
         ),
     ];
   });
@@ -95,7 +101,7 @@ export function listOutputsStatement(db: D1Database, jobIds: string[]): D1Prepar
   const marks = jobIds.map((_, i) => `?${i + 1}`).join(", ");
   return db
     .prepare(
-      `SELECT o.*, a.file_name, a.object_key, a.expires_at FROM job_outputs o JOIN assets a ON a.id = o.asset_id
+      `SELECT o.*, a.file_name, a.size, a.object_key, a.expires_at FROM job_outputs o JOIN assets a ON a.id = o.asset_id
        WHERE o.job_id IN (${marks}) AND a.expired_at IS NULL ORDER BY o.created_at, o.label`,
     )
     .bind(...jobIds);

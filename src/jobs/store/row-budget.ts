@@ -31,7 +31,9 @@ export const JOB_COLUMN_MAX_BYTES = {
   progress_json: 1024,
   queued_reason: 4 * 1024,
   /** What was sent to the client's storage; a directory's file list is left out where it does not fit (delivered-outputs.ts). */
-  delivered_json: 380 * 1024,
+  delivered_json: 332 * 1024,
+  /** Every output's check results (src/jobs/checks/stored-checks.ts: the failures kept first where all do not fit). */
+  checks_json: 48 * 1024,
   container_start: 256,
 } as const;
 

@@ -1,6 +1,7 @@
 import type { JobEnding } from "../lifecycle/job-endings.ts";
 import { JOB_COLUMN_MAX_BYTES, storedEnding } from "../store/row-budget.ts";
 import { boundedJson } from "../store/stored-bytes.ts";
+import { storedChecks } from "../checks/stored-checks.ts";
 import { ENDING_TRANSITIONS, statusGuard } from "./job-states.ts";
 
 /**
@@ -25,7 +26,7 @@ export async function writeEnding(
       .prepare(
         `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
            error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10, timings_json = ?11,
-           failed_step = ?12, planned_args_json = ?13, input_reads_json = ?14, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
+           failed_step = ?12, planned_args_json = ?13, input_reads_json = ?14, checks_json = ?15, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
          WHERE id = ?1 AND ${guard}`,
       )
       .bind(
@@ -43,6 +44,7 @@ export async function writeEnding(
         e.failedStep ?? null,
         boundedJson(e.plannedArgs, max.planned_args_json),
         boundedJson(e.inputReads, max.input_reads_json),
+        storedChecks(e.checks ?? null, max.checks_json),
       ),
     db
       .prepare(

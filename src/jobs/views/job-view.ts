@@ -10,6 +10,9 @@ import type { OutputRow } from "../store/output-store.ts";
 import type { JobTimings } from "./job-timings.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { JobRow } from "../store/job-row.ts";
+import { checksOfRow } from "../checks/stored-checks.ts";
+import type { CheckResult } from "../checks/output-checks.ts";
+import type { Receipt } from "./job-receipt.ts";
 
 /**
  * What download URLs are made with: presigned S3 URLs for files; for directory outputs the Worker's
@@ -18,7 +21,13 @@ import type { JobRow } from "../store/job-row.ts";
 export type Links = { presigner: Presigner; storage: Config["storage"]; origin: string | null; jobTimeoutMs: number };
 
 /** The spec's Output object, with fresh expiring download URLs. */
-export async function outputView(o: OutputRow, links: Links, urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS, jobOrigin = "") {
+export async function outputView(
+  o: OutputRow,
+  links: Links,
+  urlTtlSeconds = DOWNLOAD_URL_TTL_SECONDS,
+  jobOrigin = "",
+  checks: CheckResult[] = [],
+) {
   // A download URL never outlives the bytes it points at.
   const ttlSeconds = o.expires_at
     ? Math.max(1, Math.min(urlTtlSeconds, Math.floor((Date.parse(o.expires_at) - Date.now()) / 1000)))
@@ -45,6 +54,8 @@ export async function outputView(o: OutputRow, links: Links, urlTtlSeconds = DOW
     contentType: o.content_type,
     kind: o.kind,
     metadata: o.metadata_json === null ? null : (JSON.parse(o.metadata_json) as unknown),
+    sha256: o.sha256 ?? null,
+    checks,
     createdAt: o.created_at,
     downloadUrl: url,
     ...(files ? { files } : {}),
@@ -69,6 +80,7 @@ export async function jobView(
 ) {
   const timeoutMaxMs = links.jobTimeoutMs;
   const spec = jobSpecOf(row);
+  const checks = checksOfRow(row);
   return {
     id: row.id,
     binary: row.binary,
@@ -86,7 +98,9 @@ export async function jobView(
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     outputs: await Promise.all(
-      outputs.filter((o) => o.job_id === row.id).map((o) => outputView(o, links, urlTtlSeconds, spec.apiOrigin)),
+      outputs
+        .filter((o) => o.job_id === row.id)
+        .map((o) => outputView(o, links, urlTtlSeconds, spec.apiOrigin, checks[o.label])),
     ),
     progress: row.status === "running" && row.progress_json ? progressView(row.progress_json) : null,
     ffmpegArgs: spec.args,
@@ -111,6 +125,8 @@ export async function jobView(
     metadata: spec.metadata ?? {},
     timeoutSeconds: Math.round(jobTimeoutMs(spec, timeoutMaxMs) / 1000),
     parallel: spec.parallel ?? null,
+    checks,
+    onFailedCheck: spec.onFailedCheck ?? "fail",
   };
 }
 
@@ -126,7 +142,7 @@ export function parseProbe(stdout: string | null): unknown {
   }
 }
 
-export async function jobResultView(row: JobRow, outputs: OutputRow[], links: Links) {
+export async function jobResultView(row: JobRow, outputs: OutputRow[], links: Links, receipt: Receipt) {
   const view = await jobView(row, outputs, links);
   return {
     id: row.id,
@@ -138,6 +154,8 @@ export async function jobResultView(row: JobRow, outputs: OutputRow[], links: Li
     errorCode: row.error_code,
     errorMessage: row.error_message,
     outputs: view.outputs,
+    checks: view.checks,
+    receipt,
     stdout: row.stdout,
     stderrTail: row.stderr_tail,
     failedStep: row.failed_step ?? null,

@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { analysisArguments, readAnalysis } from "../../src/jobs/checks/check-analysis.ts";
+import { checksToRun } from "../../src/jobs/checks/default-checks.ts";
+import { evaluateChecks, mediaDurationSeconds, type OutputFacts } from "../../src/jobs/checks/evaluate-checks.ts";
+import { outputChecksSchema } from "../../src/jobs/checks/output-checks.ts";
+import { storedChecks } from "../../src/jobs/checks/stored-checks.ts";
+
+const facts = (over: Partial<OutputFacts> = {}): OutputFacts => ({
+  probe: {
+    format: { format_name: "mov,mp4,m4a,3gp,3g2,mj2", duration: "4.000000", bit_rate: "500000" },
+    streams: [
+      {
+        codec_type: "video",
+        width: 320,
+        height: 240,
+        avg_frame_rate: "0/0",
+        r_frame_rate: "25/1",
+        pix_fmt: "yuv420p",
+        start_time: "0.000000",
+        duration: "4.000000",
+      },
+      { codec_type: "audio", start_time: "0.021333", duration: "3.990000" },
+    ],
+  },
+  size: 250_000,
+  inputDurations: {},
+  analysis: null,
+  analysisFailure: null,
+  videoPackets: null,
+  indexFirst: null,
+  vmafAvailable: false,
+  ...over,
+});
+
+describe("output checks, judged", () => {
+  it("say what was wanted and measured, and miss what could not be measured", () => {
+    const checks = outputChecksSchema.parse({
+      durationSeconds: { asInput: "in" },
+      frameRate: { equals: 25 },
+      color: { primaries: "bt709" },
+      loudness: { integratedLufs: -23 },
+      quality: { against: "in", minVmaf: 90 },
+    });
+    const results = evaluateChecks(
+      checks,
+      facts({ analysisFailure: "ffmpeg could not read it through: [error] boom" }),
+    );
+    expect(results.map((r) => [r.check, r.passed])).toEqual([
+      ["durationSeconds", false],
+      ["frameRate", true],
+      ["color", false],
+      ["loudness", false],
+      ["quality", false],
+    ]);
+    expect(results[0].message).toBe('input "in" has no known duration to compare with');
+    expect(results[1].measured).toBe(25);
+    expect(results[2].message).toBe("primaries untagged, wanted bt709");
+    expect(results[3].message).toBe("not measured: ffmpeg could not read it through: [error] boom");
+    expect(results[4].message).toMatch(/^VMAF not measured: this runner's ffmpeg has no libvmaf/);
+  });
+
+  it("keep audio and video in step only where both exist; `streams` asks for both", () => {
+    const videoOnly = facts();
+    videoOnly.probe!.streams = videoOnly.probe!.streams!.slice(0, 1);
+    const [streams, sync] = evaluateChecks({ avSync: { maxStartDiffMs: 10 }, streams: ["video", "audio"] }, videoOnly);
+    expect(streams).toMatchObject({ check: "streams", passed: false, message: "no audio stream" });
+    expect(sync).toMatchObject({ check: "avSync", passed: true });
+    const [late] = evaluateChecks({ avSync: { maxStartDiffMs: 10 } }, facts());
+    expect(late).toMatchObject({ passed: false, measured: { startDiffMs: 21.3, endDiffMs: 11.3 } });
+  });
+
+  it("measure a file's length by its longest audio or video stream, else its container's", () => {
+    expect(mediaDurationSeconds(facts().probe)).toBe(4);
+    expect(
+      mediaDurationSeconds({
+        format: { duration: "12.5" },
+        streams: [{ codec_type: "video" }, { codec_type: "subtitle", duration: "30" }],
+      }),
+    ).toBe(12.5);
+    expect(mediaDurationSeconds(null)).toBeNull();
+  });
+});
+
+describe("the analysis pass", () => {
+  it("reads ebur128's summary, PSNR and SSIM, and counts error lines", () => {
+    const log = [
+      "[h264 @ 0x1] [error] error while decoding MB 3 4",
+      "[h264 @ 0x1] [error] concealing 120 DC, 120 AC, 120 MV errors",
+      "[Parsed_ebur128_9 @ 0x2] [info] Summary:",
+      "  Integrated loudness:",
+      "    I:         -21.8 LUFS",
+      "  True peak:",
+      "    Peak:      -inf dBFS",
+      "[Parsed_psnr_8 @ 0x3] [info] PSNR y:27.7 u:27.0 v:24.8 average:inf min:25.8 max:27.5",
+      "[Parsed_ssim_7 @ 0x4] [info] SSIM Y:0.86 (8.5) U:0.83 (7.9) V:0.81 (7.4) All:0.839343 (7.9)",
+    ].join("\n");
+    expect(readAnalysis(log)).toEqual({
+      errors: [log.split("\n")[0], log.split("\n")[1]],
+      errorCount: 2,
+      integratedLufs: -21.8,
+      truePeakDbtp: -120,
+      psnr: 100,
+      ssim: 0.839343,
+    });
+  });
+
+  it("asks only for what the checks need, the reference read under the same input options", () => {
+    const opts = (p: string) => ["-format_whitelist", `for:${p}`];
+    const decodeOnly = analysisArguments({ fullDecode: true }, "/out/o.mp4", null, opts);
+    expect(decodeOnly).not.toContain("-filter_complex");
+    expect(decodeOnly.slice(-9)).toEqual(["-i", "/out/o.mp4", "-map", "0:v?", "-map", "0:a?", "-f", "null", "-"]);
+    const quality = analysisArguments({ quality: { against: "in", minSsim: 0.9 } }, "/out/o.mp4", "/in/in.mp4", opts);
+    expect(quality).toEqual(expect.arrayContaining(["-format_whitelist", "for:/in/in.mp4", "-i", "/in/in.mp4"]));
+    expect(quality[quality.indexOf("-filter_complex") + 1]).toMatch(/scale2ref.*ssim.*psnr/);
+  });
+});
+
+describe("which checks an output gets", () => {
+  it("its own, or readable where its name picks a self-describing format; none for raw data or directories", () => {
+    expect(checksToRun({ fileName: "o.mp4" })).toEqual({ readable: true });
+    expect(checksToRun({ fileName: "o.mp4", checks: {} })).toEqual({});
+    expect(checksToRun({ fileName: "o.yuv" })).toBeUndefined();
+    expect(checksToRun({ fileName: "o.sw" })).toBeUndefined();
+    expect(checksToRun({ fileName: "o.bin" })).toBeUndefined();
+    expect(checksToRun({ fileName: "index.m3u8", kind: "directory" })).toBeUndefined();
+    expect(checksToRun({ fileName: "o.mkv", checks: { fullDecode: true } })).toEqual({ fullDecode: true });
+  });
+
+  it("keep the failures first when all results do not fit the job's row", () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      check: "width",
+      passed: i !== 7,
+      wanted: 1,
+      measured: 2,
+      message: "x".repeat(200),
+    }));
+    const stored = JSON.parse(storedChecks({ out: many }, 2048)!);
+    expect(stored.out).toHaveLength(1);
+    expect(stored.out[0].passed).toBe(false);
+    expect(storedChecks({ out: many }, 10)).toBeNull();
+  });
+});
