@@ -19,6 +19,8 @@ export type ProcessSpec = {
   timeoutMs: number;
   maxStdoutBytes: number;
   maxStderrBytes: number;
+  /** Each chunk of stdout as it comes (beside the kept head): a stream too long to keep, read as it runs. */
+  onStdoutText?: (text: string) => void;
   /** ffmpeg writes `-progress` here (fd 3), apart from stdout and stderr. */
   onProgressText?: (text: string) => void;
   /**
@@ -44,7 +46,10 @@ export function runProcess(spec: ProcessSpec, now: () => number = Date.now): Run
   });
   const stdout = createHeadBuffer(spec.maxStdoutBytes);
   const stderr = createTailBuffer(spec.maxStderrBytes);
-  child.stdout?.on("data", (c: Buffer) => stdout.push(c));
+  child.stdout?.on("data", (c: Buffer) => {
+    stdout.push(c);
+    spec.onStdoutText?.(c.toString("latin1"));
+  });
   child.stderr?.on("data", (c: Buffer) => stderr.push(c));
   const progressStream = child.stdio[3];
   if (progressStream && "on" in progressStream) {

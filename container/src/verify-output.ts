@@ -6,7 +6,13 @@ import {
   readAnalysis,
   type AnalysisMeasures,
 } from "../../src/jobs/checks/check-analysis.ts";
-import { evaluateChecks, inputsNamedByChecks, mediaDurationSeconds } from "../../src/jobs/checks/evaluate-checks.ts";
+import {
+  evaluateChecks,
+  firstVideoFrameRate,
+  inputsNamedByChecks,
+  mediaDurationSeconds,
+} from "../../src/jobs/checks/evaluate-checks.ts";
+import { createFrameStats, type QualityReport } from "../../src/jobs/checks/quality-report.ts";
 import type { CheckResult, OutputChecks } from "../../src/jobs/checks/output-checks.ts";
 import { inputSafetyOptions } from "../../src/jobs/runner-request/command-line.ts";
 import type { RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
@@ -62,8 +68,8 @@ export function createOutputVerifier(ctx: VerifyContext): OutputVerifier {
     const [durations, analysis, videoPackets, indexFirst, vmafAvailable] = await Promise.all([
       Promise.all(named.map(async (n) => [n, await durationOf(n)] as const)),
       needsAnalysis(checks)
-        ? ctx.billed.time(() => analyze(ctx, output.name, checks))
-        : { measures: null, failure: null },
+        ? ctx.billed.time(() => analyze(ctx, output.name, checks, firstVideoFrameRate(probe)))
+        : { measures: null, failure: null, report: null },
       checks.frameCount ? countVideoPackets(ctx, output.name) : null,
       checks.faststart ? indexBeforeMedia(file.handle, file.size).catch(() => null) : null,
       checks.quality?.minVmaf !== undefined
@@ -76,6 +82,7 @@ export function createOutputVerifier(ctx: VerifyContext): OutputVerifier {
       inputDurations: Object.fromEntries(durations),
       analysis: analysis.measures,
       analysisFailure: analysis.failure,
+      qualityReport: analysis.report,
       videoPackets,
       indexFirst,
       vmafAvailable,
@@ -88,7 +95,8 @@ async function analyze(
   ctx: VerifyContext,
   name: string,
   checks: OutputChecks,
-): Promise<{ measures: AnalysisMeasures | null; failure: string | null }> {
+  fps: number | null,
+): Promise<{ measures: AnalysisMeasures | null; failure: string | null; report: QualityReport | null }> {
   const { folder, settings } = ctx;
   const outputPath = folder.visiblePath(name)!;
   const referencePath = checks.quality ? (folder.visiblePath(checks.quality.against) ?? null) : null;
@@ -100,6 +108,7 @@ async function analyze(
     addressSpaceBytes: settings.maxMemoryBytes,
   };
   const command = isolatedCommand(settings, folder, "ffmpeg", argv, limits);
+  const frames = createFrameStats();
   const proc = runProcess({
     file: command.file,
     args: command.args,
@@ -109,18 +118,20 @@ async function analyze(
     maxStdoutBytes: 4096,
     maxStderrBytes: ANALYSIS_LOG_BYTES,
     afterExit: folder.uid === null ? undefined : () => killUidProcesses(folder.uid!),
+    onStdoutText: (text) => frames.push(text),
   });
   ctx.canceled.addEventListener("abort", proc.cancel, { once: true });
   try {
     const done = await proc.done;
     const measures = readAnalysis(done.stderrTail);
-    if (done.timedOut) return { measures: null, failure: "the job's time ran out while it was measured" };
+    if (done.timedOut) return { measures: null, failure: "the job's time ran out while it was measured", report: null };
     if (done.exitCode !== 0)
       return {
         measures,
         failure: `ffmpeg could not read it through: ${measures.errors.at(-1) ?? `exit ${done.exitCode}`}`,
+        report: null,
       };
-    return { measures, failure: null };
+    return { measures, failure: null, report: checks.quality ? frames.report(fps) : null };
   } finally {
     ctx.canceled.removeEventListener("abort", proc.cancel);
   }

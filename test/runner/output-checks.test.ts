@@ -186,6 +186,41 @@ describe("declared output checks on the runner (real ffmpeg)", () => {
     expect(lax.outcome.status).toBe("completed");
   });
 
+  it("reports quality frame by frame: the second the encode blurred is the worst, with its time", async () => {
+    const blurred = [
+      "-i",
+      "{{in}}",
+      "-an",
+      "-vf",
+      "boxblur=luma_radius=8:enable='between(t,2,2.99)'",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-crf",
+      "18",
+      "{{out}}",
+    ];
+    const { outcome } = await run(blurred, "good.ts", {
+      fileName: "o.mp4",
+      checks: { quality: { against: "in", minSsim: 0.5 } },
+    });
+    expect(outcome.status, JSON.stringify(outcome)).toBe("completed");
+    const [quality] = outcome.outputs[0].checks!;
+    const { report } = quality.measured as {
+      report: {
+        frames: number;
+        ssim: { p5: number; mean: number };
+        worstSecond: { startSeconds: number; ssim: number };
+      };
+    };
+    expect(report.frames).toBe(100);
+    expect(report.worstSecond.startSeconds).toBe(2);
+    expect(report.worstSecond.ssim).toBeLessThan(report.ssim.mean);
+    expect(report.ssim.p5).toBeLessThan(report.ssim.mean);
+    expect(quality.message).toMatch(/worst second at 2 s \(SSIM 0\.\d+\)$/);
+  });
+
   it("report-only: the job completes and stores the output, its failures listed", async () => {
     const { outcome, stored } = await run(
       copy,

@@ -4,6 +4,7 @@ import { checksToRun } from "../../src/jobs/checks/default-checks.ts";
 import { evaluateChecks, mediaDurationSeconds, type OutputFacts } from "../../src/jobs/checks/evaluate-checks.ts";
 import { outputChecksSchema } from "../../src/jobs/checks/output-checks.ts";
 import { storedChecks } from "../../src/jobs/checks/stored-checks.ts";
+import { createFrameStats } from "../../src/jobs/checks/quality-report.ts";
 
 const facts = (over: Partial<OutputFacts> = {}): OutputFacts => ({
   probe: {
@@ -138,5 +139,35 @@ describe("which checks an output gets", () => {
     expect(stored.out).toHaveLength(1);
     expect(stored.out[0].passed).toBe(false);
     expect(storedChecks({ out: many }, 10)).toBeNull();
+  });
+});
+
+describe("the quality report, frame by frame", () => {
+  it("reads lines cut anywhere, and finds the mean, the 5th percentile and the worst second", () => {
+    const stats = createFrameStats();
+    const lines: string[] = [];
+    for (let n = 1; n <= 50; n++) {
+      // Second 1 (frames 26-50 at 25 fps) is worse; frame 30 the worst of all; frame 3 identical (PSNR inf).
+      const ssim = n === 30 ? 0.5 : n > 25 ? 0.9 : 0.99;
+      lines.push(`n:${n} Y:0.9 U:0.9 V:0.9 All:${ssim} (20.0)`);
+      lines.push(
+        `n:${n} mse_avg:1.00 mse_y:1.00 mse_u:1.00 mse_v:1.00 psnr_avg:${n === 3 ? "inf" : n > 25 ? "30.00" : "40.00"} psnr_y:40.00`,
+      );
+    }
+    const text = `${lines.join("\n")}\n`;
+    for (let i = 0; i < text.length; i += 7) stats.push(text.slice(i, i + 7));
+    const report = stats.report(25)!;
+    expect(report.frames).toBe(50);
+    expect(report.ssim.min).toBe(0.5);
+    expect(report.ssim.p5).toBe(0.9);
+    expect(report.psnr.min).toBe(30);
+    expect(report.worstSecond).toEqual({ startSeconds: 1, ssim: 0.884, psnr: 30 });
+    expect(report.psnr.mean).toBe(Math.round(((24 * 40 + 100 + 25 * 30) / 50) * 100) / 100);
+  });
+
+  it("is null when no frame was compared, and ignores lines that are not the filters'", () => {
+    const stats = createFrameStats();
+    stats.push("n:1 garbage\nsomething else\n");
+    expect(stats.report(null)).toBeNull();
   });
 });

@@ -41,15 +41,18 @@ export function analysisArguments(
   const graph: string[] = [];
   const maps: string[] = [];
   if (checks.quality && referencePath) {
-    // Both start at 0 and are compared at the reference's size, in one pixel format, frame by frame.
+    // Both start at 0 and are compared frame by frame at the output's size in 4:2:0, the reference
+    // scaled to it: what the encode lost, not what a wanted downscale dropped. At the reference's size
+    // in 4:4:4 the pass took 5x as long (docs/benchmarks.md, "What a quality report costs").
     graph.push(
       "[0:v:0]setpts=PTS-STARTPTS[d0]",
       "[1:v:0]setpts=PTS-STARTPTS[r0]",
-      "[d0][r0]scale2ref=flags=bicubic[d1][r1]",
-      "[d1]format=yuv444p,split[ds][dp]",
-      "[r1]format=yuv444p,split[rs][rp]",
-      "[ds][rs]ssim[qs]",
-      "[dp][rp]psnr[qp]",
+      "[r0][d0]scale2ref=flags=bicubic[r1][d1]",
+      "[d1]format=yuv420p,split[ds][dp]",
+      "[r1]format=yuv420p,split[rs][rp]",
+      // Each frame's value on stdout (quality-report.ts reads them as they come); the means in the log.
+      "[ds][rs]ssim=stats_file=-[qs]",
+      "[dp][rp]psnr=stats_file=-[qp]",
     );
     maps.push("-map", "[qs]", "-map", "[qp]");
   }

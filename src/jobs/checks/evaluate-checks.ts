@@ -1,4 +1,5 @@
 import type { AnalysisMeasures } from "./check-analysis.ts";
+import type { QualityReport } from "./quality-report.ts";
 import type { CheckResult, OutputChecks } from "./output-checks.ts";
 
 /**
@@ -17,6 +18,8 @@ export type OutputFacts = {
   /** The analysis pass's measures; null when it was not run, with `analysisFailure` when it failed. */
   analysis: AnalysisMeasures | null;
   analysisFailure: string | null;
+  /** The quality check's frame-by-frame report against its input (null without one, or when no frame was compared). */
+  qualityReport?: QualityReport | null;
   /** The first video stream's packet count (`frameCount`), null when not counted. */
   videoPackets: number | null;
   /** Whether the index comes before the media (`faststart`): null when the file is not MP4/MOV boxes. */
@@ -38,6 +41,11 @@ const ratio = (v: unknown): number | null => {
   const m = /^(\d+)\/(\d+)$/.exec(String(v ?? ""));
   return m && Number(m[2]) !== 0 ? Number(m[1]) / Number(m[2]) : null;
 };
+/** The first video stream's average frame rate (its nominal one where that is unknown), from a probe. */
+export function firstVideoFrameRate(probe: OutputFacts["probe"]): number | null {
+  const video = probe?.streams?.find((s) => s.codec_type === "video");
+  return ratio(video?.avg_frame_rate) ?? ratio(video?.r_frame_rate);
+}
 const round = (n: number | null, places = 3) => (n === null ? null : Math.round(n * 10 ** places) / 10 ** places);
 const within = (measured: number | null, wanted: number, tolerance: number) =>
   measured !== null && Math.abs(measured - wanted) <= tolerance + 1e-9;
@@ -276,7 +284,14 @@ function avSyncResult(
 
 function qualityResult(q: NonNullable<OutputChecks["quality"]>, video: Stream | null, f: OutputFacts): CheckResult {
   const a = f.analysis;
-  const measured = { psnr: round(a?.psnr ?? null), ssim: round(a?.ssim ?? null, 5), vmaf: null as number | null };
+  const report = f.qualityReport ?? null;
+  // The frame-by-frame means where frames were compared (the log's summary otherwise), and the report beside them.
+  const measured = {
+    psnr: report?.psnr.mean ?? round(a?.psnr ?? null),
+    ssim: report?.ssim.mean ?? round(a?.ssim ?? null, 5),
+    vmaf: null as number | null,
+    report,
+  };
   if (!video) return result("quality", false, q, measured, "it has no video stream");
   const failures: string[] = [];
   if (q.minPsnr !== undefined && !(measured.psnr !== null && measured.psnr >= q.minPsnr))
@@ -290,13 +305,11 @@ function qualityResult(q: NonNullable<OutputChecks["quality"]>, video: Stream | 
         : "VMAF not measured: this runner's ffmpeg has no libvmaf (GET /v1/capabilities)",
     );
   const why = a === null && f.analysisFailure ? ` (${f.analysisFailure})` : "";
-  return result(
-    "quality",
-    failures.length === 0,
-    q,
-    measured,
-    failures.length
-      ? `${failures.join("; ")}${why}`
-      : `PSNR ${measured.psnr} dB, SSIM ${measured.ssim} against "${q.against}"`,
-  );
+  const detail = report
+    ? `; 5th percentile SSIM ${report.ssim.p5}, worst second at ${report.worstSecond.startSeconds} s (SSIM ${report.worstSecond.ssim})`
+    : "";
+  const summary = failures.length
+    ? `${failures.join("; ")}${why}`
+    : `PSNR ${measured.psnr} dB, SSIM ${measured.ssim} against "${q.against}"`;
+  return result("quality", failures.length === 0, q, measured, `${summary}${detail}`);
 }

@@ -119,7 +119,7 @@ export const outputChecksSchema = z
       )
       .optional()
       .describe(
-        "The first video stream against an input's (scaled to its size), mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`).",
+        "The first video stream against an input's (the input scaled to the output's size), frame by frame: mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`).",
       ),
     faststart: z
       .literal(true)
