@@ -1,4 +1,5 @@
 import type { JobRequest } from "../../client/src/index.ts";
+import { printableText } from "../../src/encoding/printable-text.ts";
 
 /** The exit status of a command whose output missed a check (the job failed OUTPUT_CHECK_FAILED, nothing downloaded). */
 export const CHECK_FAILED_EXIT_CODE = 3;
@@ -46,5 +47,6 @@ export function failedChecksLine(checks: Record<string, CheckResult[]> | undefin
     const failed = results.filter((r) => !r.passed);
     return failed.length ? [`${nameOf(output)}: ${failed.map((r) => `${r.check} (${r.message})`).join(", ")}`] : [];
   });
-  return parts.length ? parts.join("; ") : null;
+  // Printed to a terminal: a file's text in a message (ffmpeg quotes metadata) must not drive it.
+  return parts.length ? printableText(parts.join("; ")) : null;
 }

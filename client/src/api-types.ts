@@ -594,7 +594,7 @@ export interface components {
                          * @enum {boolean}
                          */
                         fullDecode?: true;
-                        /** @description The first video stream against an input's (scaled to its size), mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
+                        /** @description The first video stream against an input's (the input scaled to the output's size), frame by frame: mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
                         quality?: {
                             against: string;
                             minPsnr?: number;
@@ -761,7 +761,7 @@ export interface components {
                          * @enum {boolean}
                          */
                         fullDecode?: true;
-                        /** @description The first video stream against an input's (scaled to its size), mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
+                        /** @description The first video stream against an input's (the input scaled to the output's size), frame by frame: mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
                         quality?: {
                             against: string;
                             minPsnr?: number;
@@ -1010,7 +1010,7 @@ export interface components {
                          * @enum {boolean}
                          */
                         fullDecode?: true;
-                        /** @description The first video stream against an input's (scaled to its size), mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
+                        /** @description The first video stream against an input's (the input scaled to the output's size), frame by frame: mean PSNR (dB) and SSIM at least; minVmaf where the runner's ffmpeg has libvmaf (`GET /v1/capabilities`). */
                         quality?: {
                             against: string;
                             minPsnr?: number;
@@ -1195,7 +1195,7 @@ export interface components {
             receipt: {
                 /** @description The signed JSON text (a `job.receipt`): verify it as it is, then parse it. */
                 payload: string;
-                /** @description Standard Webhooks headers over `payload`, signed when the receipt was issued (this answer). */
+                /** @description Standard Webhooks headers over `payload`, timestamped when the job finished: the same at every read. */
                 headers: {
                     "webhook-id": string;
                     "webhook-timestamp": string;

@@ -101,7 +101,11 @@ export async function executeJob(
     const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
     clock.next("storeMs");
     hooks.setState("uploading");
-    const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline, { probes, streams });
+    const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline, {
+      probes,
+      streams,
+      cpu: hooks.cpu ?? null,
+    });
     return reported({
       status: "completed",
       errorCode: null,

@@ -21,6 +21,8 @@ export type ProcessSpec = {
   maxStderrBytes: number;
   /** Each chunk of stdout as it comes (beside the kept head): a stream too long to keep, read as it runs. */
   onStdoutText?: (text: string) => void;
+  /** Each chunk of stderr as it comes (beside the kept tail): a log read whole, however long. */
+  onStderrText?: (text: string) => void;
   /** ffmpeg writes `-progress` here (fd 3), apart from stdout and stderr. */
   onProgressText?: (text: string) => void;
   /**
@@ -50,7 +52,10 @@ export function runProcess(spec: ProcessSpec, now: () => number = Date.now): Run
     stdout.push(c);
     spec.onStdoutText?.(c.toString("latin1"));
   });
-  child.stderr?.on("data", (c: Buffer) => stderr.push(c));
+  child.stderr?.on("data", (c: Buffer) => {
+    stderr.push(c);
+    spec.onStderrText?.(c.toString("utf8"));
+  });
   const progressStream = child.stdio[3];
   if (progressStream && "on" in progressStream) {
     progressStream.on("data", (c: Buffer) => spec.onProgressText?.(c.toString("utf8")));

@@ -4,17 +4,15 @@ import type { RunResult } from "./run-command.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { ended, JobEnded } from "./job-ended.ts";
 import { createBusyClock } from "./busy-clock.ts";
-import { createProber, summarizeProbe, type ProbeJson } from "./probe.ts";
+import { createProber } from "./probe.ts";
 import { storeDirectory } from "./store-directory.ts";
 import type { RunnerSettings } from "./settings.ts";
-import { trustedAgent } from "./trust.ts";
-import { uploadFile } from "./upload.ts";
-import { DestinationRefused, sendToDestination, type DestinationSends } from "./send-to-destination.ts";
+import type { DestinationSends } from "./send-to-destination.ts";
 import type { EarlyProbes } from "./early-output-probes.ts";
 import type { OutputStreams } from "./output-streams.ts";
 import { pngHeaderProbe } from "./png-header-probe.ts";
-import { rangeSha256 } from "./output-parts-client.ts";
-import { createOutputVerifier, throwOnFailedChecks, type OutputVerifier } from "./verify-output.ts";
+import { createOutputVerifier } from "./verify-output.ts";
+import { sendFiles, type FileContext, type OutputProber } from "./send-files.ts";
 import { jobOwner, openFileIn, openTrustedDir, OutputRefused, type OpenedDir, type OpenedFile } from "./output-file.ts";
 
 /**
@@ -32,7 +30,7 @@ export async function storeOutputs(
   ran: RunResult,
   canceled: AbortSignal,
   deadline: number,
-  started: { probes: EarlyProbes; streams: OutputStreams },
+  started: { probes: EarlyProbes; streams: OutputStreams; cpu: number | null },
 ): Promise<{ outputs: RunnerOutcome["outputs"]; ran: RunResult }> {
   const { probes: earlyProbes, streams } = started;
   const prober = createProber(folder, settings);
@@ -47,7 +45,15 @@ export async function storeOutputs(
     return found === "stopped" ? null : (found ?? (await prober(name)));
   };
   const sends: DestinationSends = { deadline, clock: createBusyClock() };
-  const verify = createOutputVerifier({ folder, settings, prober, deadline, canceled, billed: sends.clock });
+  const verify = createOutputVerifier({
+    folder,
+    settings,
+    prober,
+    deadline,
+    canceled,
+    cpu: started.cpu,
+    billed: sends.clock,
+  });
   const files: FileContext = {
     settings,
     ran,
@@ -82,23 +88,6 @@ export async function storeOutputs(
   return { outputs: stored.flatMap((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"]>).value), ran: billed };
 }
 
-/** An output's ffprobe JSON (or what stands for it), given the descriptor it was opened through. */
-type OutputProber = (output: RunnerOutput, file: OpenedFile) => Promise<ProbeJson | null>;
-
-/** What storing a job's file outputs needs: how to probe and check them, where to send them, and the job's limits. */
-type FileContext = {
-  settings: RunnerSettings;
-  ran: RunResult;
-  probeOutput: OutputProber;
-  verify: OutputVerifier;
-  /** false: the job asked only to report failed checks (`onFailedCheck: "report"`). */
-  enforceChecks: boolean;
-  canceled: AbortSignal;
-  allowedPrivateHosts: string[];
-  sends: DestinationSends;
-  streams: OutputStreams;
-};
-
 async function storeFiles(
   outputs: RunnerOutput[],
   folder: JobFolder,
@@ -131,87 +120,4 @@ async function openOutput(
     const why = err instanceof OutputRefused ? ` as a file of its own: what is in its place ${err.message}` : "";
     throw ended("OUTPUT_MISSING", `The command did not write output "${output.name}" (${output.fileName})${why}`, ran);
   }
-}
-
-async function sendFiles(
-  files: { output: RunnerOutput; file: OpenedFile }[],
-  ctx: FileContext,
-): Promise<RunnerOutcome["outputs"]> {
-  const { settings, ran, canceled, streams } = ctx;
-  for (const {
-    output,
-    file: { size },
-  } of files) {
-    // ffmpeg exits 0 with "Output file is empty, nothing was encoded" (a seek past the end, a stream that was not there).
-    if (size === 0)
-      throw ended(
-        "OUTPUT_EMPTY",
-        `Output "${output.name}" (${output.fileName}) is empty: the command encoded nothing into it (a start past the input's end, or a stream the input lacks?)`,
-        ran,
-      );
-    if (size >= settings.maxOutputBytes) {
-      throw ended(
-        "LIMIT_EXCEEDED",
-        `Output "${output.name}" reached the ${settings.maxOutputBytes}-byte limit and was cut short`,
-        ran,
-      );
-    }
-  }
-  const stored = await Promise.allSettled(
-    files.map(async ({ output, file }) => {
-      const { size } = file;
-      // The probe reads the output by its path, in the job's sandbox and as the job: whatever a
-      // link there points at, it reads nothing the job could not read itself (docs/security.md).
-      const probed = ctx.probeOutput(output, file);
-      const checked = probed.then((probe) => ctx.verify(output, file, probe));
-      if (output.destination) {
-        // The client's storage gets only what passed: nothing there could be taken back.
-        const [probe, checks] = await Promise.all([probed, checked]);
-        const withheld = ctx.enforceChecks && checks.some((c) => !c.passed);
-        const sent = withheld
-          ? null
-          : await sendToDestination(file, output, settings, ctx.allowedPrivateHosts, canceled, ctx.sends).catch(
-              (err: unknown) => (err instanceof DestinationRefused ? err : new DestinationRefused("could not be sent")),
-            );
-        if (sent instanceof DestinationRefused)
-          throw ended(
-            "OUTPUT_UPLOAD_FAILED",
-            `Output "${output.name}" could not be sent to its destination: ${sent.message}`,
-            ran,
-          );
-        return {
-          name: output.name,
-          size: sent?.size ?? size,
-          metadata: summarizeProbe(probe, size),
-          checks,
-          ...(sent ? { sha256: sent.sha256, delivered: { etag: sent.etag, sha256: sent.sha256 } } : {}),
-        };
-      }
-      // The parts sent while the command wrote it, completed; else the whole file in one PUT. An output
-      // that fails its checks is stored all the same, but never recorded: the failed job's stored files
-      // are deleted (src/jobs/lifecycle/discard-outputs.ts).
-      const store = async () =>
-        (await streams.finish(output.name, file)) ??
-        (await uploadFile(
-          file,
-          output.uploadUrl,
-          { "content-type": output.contentType },
-          trustedAgent(settings.extraCaFile),
-          canceled,
-        ));
-      const [probe, checks, uploaded, sha256] = await Promise.all([
-        probed,
-        checked,
-        store().catch(() => null),
-        rangeSha256(file.handle, 0, size),
-      ]);
-      if (uploaded === null) throw ended("OUTPUT_UPLOAD_FAILED", `Output "${output.name}" could not be stored`, ran);
-      return { name: output.name, size: uploaded, metadata: summarizeProbe(probe, size), checks, sha256 };
-    }),
-  );
-  const failed = stored.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
-  const outputs = stored.map((r) => (r as PromiseFulfilledResult<RunnerOutcome["outputs"][number]>).value);
-  if (ctx.enforceChecks) throwOnFailedChecks(outputs, ran);
-  return outputs;
 }

@@ -1,36 +1,21 @@
-import { availableParallelism } from "node:os";
-import { join } from "node:path";
-import {
-  analysisArguments,
-  needsAnalysis,
-  readAnalysis,
-  type AnalysisMeasures,
-} from "../../src/jobs/checks/check-analysis.ts";
+import { needsAnalysis } from "../../src/jobs/checks/check-analysis.ts";
 import {
   evaluateChecks,
   firstVideoFrameRate,
   inputsNamedByChecks,
   mediaDurationSeconds,
 } from "../../src/jobs/checks/evaluate-checks.ts";
-import { createFrameStats, type QualityReport } from "../../src/jobs/checks/quality-report.ts";
-import type { CheckResult, OutputChecks } from "../../src/jobs/checks/output-checks.ts";
-import { inputSafetyOptions } from "../../src/jobs/runner-request/command-line.ts";
+import type { CheckResult } from "../../src/jobs/checks/output-checks.ts";
 import type { RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
-import { ended } from "./job-ended.ts";
-import type { RunResult } from "./run-command.ts";
+import { countVideoPackets, runAnalysisPass, type PassContext, type PassResult } from "./analysis-pass.ts";
 import type { BusyClock } from "./busy-clock.ts";
 import { capabilities } from "./capabilities.ts";
-import { isolatedCommand } from "./isolation.ts";
-import type { JobFolder } from "./job-folder.ts";
+import { ended } from "./job-ended.ts";
 import { indexBeforeMedia } from "./mp4-box-order.ts";
 import type { OpenedFile } from "./output-file.ts";
-import { PROBE_LIMITS, sandboxedFfprobe, type ProbeJson, type Prober } from "./probe.ts";
-import { runProcess } from "./run-process.ts";
-import type { RunnerSettings } from "./settings.ts";
-import { killUidProcesses } from "./uid-reaper.ts";
-
-/** The analysis pass's log kept (its tail): the summaries are its last lines. */
-const ANALYSIS_LOG_BYTES = 256 * 1024;
+import type { ProbeJson, Prober } from "./probe.ts";
+import type { RunResult } from "./run-command.ts";
+import { createSemaphore } from "./semaphore.ts";
 
 /** Measures an output against its declared checks (src/jobs/checks/): the results, in the checks' order. */
 export type OutputVerifier = (
@@ -39,21 +24,18 @@ export type OutputVerifier = (
   probe: ProbeJson | null,
 ) => Promise<CheckResult[]>;
 
-type VerifyContext = {
-  folder: JobFolder;
-  settings: RunnerSettings;
+type VerifyContext = PassContext & {
   prober: Prober;
-  deadline: number;
-  canceled: AbortSignal;
-  /** The analysis pass is billed: its wall time is timed by the job's billed clock. */
+  /** What measuring runs is billed: its wall time is timed by the job's billed clock. */
   billed: BusyClock;
 };
 
 /**
- * Each check reads what it needs, side by side: the output's probe (already made for its metadata), the
- * named inputs' durations, one sandboxed ffmpeg pass for decode, loudness and quality
- * (check-analysis.ts), a packet count for the frame count, the box order for faststart. Every process
- * runs in the job's sandbox under its input options and deadline, as the job's own probes do.
+ * Each check reads what it needs: the output's probe (already made for its metadata), the named
+ * inputs' durations, one sandboxed ffmpeg pass for decode, loudness and quality (analysis-pass.ts), a
+ * packet count for the frame count, the box order for faststart. The processes a job's checks run go
+ * one at a time: a job of 16 outputs measures them in turn, within its own CPU and memory, not 16 times
+ * its limits at once (their time is billed as it passes, so the job pays for what it asked).
  */
 export function createOutputVerifier(ctx: VerifyContext): OutputVerifier {
   const inputDurations = new Map<string, Promise<number | null>>();
@@ -61,16 +43,25 @@ export function createOutputVerifier(ctx: VerifyContext): OutputVerifier {
     if (!inputDurations.has(name)) inputDurations.set(name, ctx.prober(name).then(mediaDurationSeconds));
     return inputDurations.get(name)!;
   };
+  const oneAtATime = createSemaphore(1);
+  const measured = async <T>(work: () => Promise<T>): Promise<T> => {
+    const release = await oneAtATime.acquire();
+    try {
+      return await ctx.billed.time(work);
+    } finally {
+      release();
+    }
+  };
+  const NOT_RUN: PassResult = { measures: null, failure: null, report: null };
   return async (output, file, probe) => {
     const checks = output.checks;
     if (!checks || Object.keys(checks).length === 0) return [];
-    const named = inputsNamedByChecks(checks);
     const [durations, analysis, videoPackets, indexFirst, vmafAvailable] = await Promise.all([
-      Promise.all(named.map(async (n) => [n, await durationOf(n)] as const)),
+      Promise.all(inputsNamedByChecks(checks).map(async (n) => [n, await durationOf(n)] as const)),
       needsAnalysis(checks)
-        ? ctx.billed.time(() => analyze(ctx, output.name, checks, firstVideoFrameRate(probe)))
-        : { measures: null, failure: null, report: null },
-      checks.frameCount ? countVideoPackets(ctx, output.name) : null,
+        ? measured(() => runAnalysisPass(ctx, output.name, checks, firstVideoFrameRate(probe)))
+        : NOT_RUN,
+      checks.frameCount ? measured(() => countVideoPackets(ctx, output.name)) : null,
       checks.faststart ? indexBeforeMedia(file.handle, file.size).catch(() => null) : null,
       checks.quality?.minVmaf !== undefined
         ? capabilities().then((c) => c.filters.some((f) => f.name === "libvmaf"))
@@ -88,75 +79,6 @@ export function createOutputVerifier(ctx: VerifyContext): OutputVerifier {
       vmafAvailable,
     });
   };
-}
-
-/** The analysis pass over an output, sandboxed as the job, within the job's deadline; a cancel stops it. */
-async function analyze(
-  ctx: VerifyContext,
-  name: string,
-  checks: OutputChecks,
-  fps: number | null,
-): Promise<{ measures: AnalysisMeasures | null; failure: string | null; report: QualityReport | null }> {
-  const { folder, settings } = ctx;
-  const outputPath = folder.visiblePath(name)!;
-  const referencePath = checks.quality ? (folder.visiblePath(checks.quality.against) ?? null) : null;
-  const argv = analysisArguments(checks, outputPath, referencePath, inputSafetyOptions);
-  const timeoutMs = Math.max(1, ctx.deadline - Date.now());
-  const limits = {
-    ...PROBE_LIMITS,
-    cpuSeconds: Math.ceil(timeoutMs / 1000) * availableParallelism(),
-    addressSpaceBytes: settings.maxMemoryBytes,
-  };
-  const command = isolatedCommand(settings, folder, "ffmpeg", argv, limits);
-  const frames = createFrameStats();
-  const proc = runProcess({
-    file: command.file,
-    args: command.args,
-    cwd: join(folder.root, "work"),
-    env: command.env,
-    timeoutMs,
-    maxStdoutBytes: 4096,
-    maxStderrBytes: ANALYSIS_LOG_BYTES,
-    afterExit: folder.uid === null ? undefined : () => killUidProcesses(folder.uid!),
-    onStdoutText: (text) => frames.push(text),
-  });
-  ctx.canceled.addEventListener("abort", proc.cancel, { once: true });
-  try {
-    const done = await proc.done;
-    const measures = readAnalysis(done.stderrTail);
-    if (done.timedOut) return { measures: null, failure: "the job's time ran out while it was measured", report: null };
-    if (done.exitCode !== 0)
-      return {
-        measures,
-        failure: `ffmpeg could not read it through: ${measures.errors.at(-1) ?? `exit ${done.exitCode}`}`,
-        report: null,
-      };
-    return { measures, failure: null, report: checks.quality ? frames.report(fps) : null };
-  } finally {
-    ctx.canceled.removeEventListener("abort", proc.cancel);
-  }
-}
-
-/** The first video stream's packets, counted by ffprobe (a demux, no decode); null when it could not. */
-async function countVideoPackets(ctx: VerifyContext, name: string): Promise<number | null> {
-  const options = [
-    "-count_packets",
-    "-select_streams",
-    "v:0",
-    "-show_entries",
-    "stream=nb_read_packets",
-    "-of",
-    "json",
-  ];
-  const stdout = await sandboxedFfprobe(ctx.folder, ctx.settings, options, ctx.folder.visiblePath(name)!);
-  try {
-    const n = Number(
-      (JSON.parse(stdout ?? "") as { streams?: { nb_read_packets?: string }[] }).streams?.[0]?.nb_read_packets,
-    );
-    return Number.isInteger(n) ? n : null;
-  } catch {
-    return null;
-  }
 }
 
 /** How much of the failures the job's message lists (the results themselves are all kept on the job). */

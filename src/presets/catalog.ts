@@ -46,10 +46,8 @@ export function presetView(p: Preset) {
     outputs: Object.fromEntries(
       Object.entries(p.outputs).map(([name, { checks, ...o }]) => {
         const defaults = p.params.safeParse({});
-        return [
-          name,
-          { ...o, checks: checks?.(defaults.success ? (defaults.data as Record<string, unknown>) : {}) ?? null },
-        ];
+        const params = defaults.success ? (defaults.data as Record<string, unknown>) : {};
+        return [name, { ...o, checks: checks?.(params, { fileName: o.fileName, split: false }) ?? null }];
       }),
     ),
     policy: p.policy,

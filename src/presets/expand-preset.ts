@@ -56,7 +56,9 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
       const fileName = req.outputs?.[name]?.fileName ?? o.fileName;
       const kind = o.kind === "directory" ? { kind: "directory" as const } : {};
       // The preset's own checks (what its policy promises), unless the client gave its own.
-      const checks = req.outputs?.[name]?.checks ?? o.checks?.(parsed.data as Record<string, unknown>);
+      const checks =
+        req.outputs?.[name]?.checks ??
+        o.checks?.(parsed.data as Record<string, unknown>, { fileName, split: req.parallel !== undefined });
       return [
         name,
         {

@@ -25,7 +25,8 @@ export type Preset<P extends z.ZodType = z.ZodType> = {
       fileName: string;
       contentType: string;
       kind: "file" | "directory";
-      checks?: (params: Record<string, unknown>) => OutputChecks;
+      /** `split`: the job is a split encode, whose join does not read the input (no check may compare with it). */
+      checks?: (params: Record<string, unknown>, output: { fileName: string; split: boolean }) => OutputChecks;
     }
   >;
   /** How it decides: what it adapts to, what it refuses (shown in `GET /v1/presets`). */

@@ -95,8 +95,12 @@ describe("output checks through the API", () => {
         checks: [expect.objectContaining({ check: "readable", passed: true })],
       }),
     ]);
-    // Archived: the same signature, recomputed over the id, the timestamp and the text, as docs/api.md shows.
+    // Archived: the same signature, recomputed over the id, the timestamp and the text, as docs/api.md shows;
+    // timestamped at the job's end, the same receipt at every read.
     const when = new Date(Number(receipt.headers["webhook-timestamp"]) * 1000);
+    expect(when.getTime()).toBe(Math.floor(Date.parse(job.finishedAt) / 1000) * 1000);
+    const again = (await local.api.call("GET", `/v1/jobs/${job.id}/result`)).body.receipt;
+    expect(again).toEqual(receipt);
     expect(receipt.headers["webhook-signature"].split(" ")).toContain(
       wh.sign(receipt.headers["webhook-id"], when, receipt.payload),
     );

@@ -86,6 +86,15 @@ const frameRate = (file: string) =>
     ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate", "-of", "csv=p=0", file],
     { encoding: "utf8" },
   ).trim();
+/** A stream's first timestamp, as a player starts it. */
+const streamStart = (file: string, stream: string) =>
+  Number(
+    execFileSync(
+      "ffprobe",
+      ["-v", "error", "-select_streams", stream, "-show_entries", "stream=start_time", "-of", "csv=p=0", file],
+      { encoding: "utf8" },
+    ).trim(),
+  );
 const formatStart = (file: string) =>
   Number(
     execFileSync("ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", file], {
@@ -117,6 +126,7 @@ async function splitEncode(
             output: files[s.index],
             formatStartSeconds: formatStart(input),
             constantRate: constantRateOf(encoding.muxer, frameRate(input)),
+            exactTimestamps: true,
           }),
         );
     }),
@@ -124,7 +134,15 @@ async function splitEncode(
   const audio = join(dir, `${name}-audio.mp4`);
   await ffmpeg(audioArgs(encoding, { input, output: audio })!);
   const output = join(dir, `${name}-split.mp4`);
-  await ffmpeg(joinArgs(encoding, { segments: files, audio, output, videoDelaySeconds: start - formatStart(input) }));
+  await ffmpeg(
+    joinArgs(encoding, {
+      segments: files,
+      audio,
+      output,
+      videoDelaySeconds: start - formatStart(input),
+      formatStartSeconds: formatStart(input),
+    }),
+  );
   return { output, joins: segments.length - 1 };
 }
 
@@ -193,6 +211,31 @@ beforeAll(() => {
     "aac",
   ]);
   make("offset.mkv", ["-i", join(dir, "cfr.mp4"), "-c", "copy", "-output_ts_offset", "5"]);
+  // Audio that starts 0.3 s after the picture, as cameras and edits make it.
+  make("late-audio.mkv", [
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc2=size=640x360:rate=30000/1001:duration=20",
+    "-itsoffset",
+    "0.3",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:duration=19.7",
+    "-map",
+    "0:v",
+    "-map",
+    "1:a",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-g",
+    "90",
+    "-c:a",
+    "aac",
+  ]);
   make("sparse.mp4", [
     "-i",
     join(dir, "cfr.mp4"),
@@ -218,6 +261,7 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
     ["a variable frame rate", "vfr.mp4", 3],
     ["a start at 5 s", "offset.mkv", 4],
     ["one keyframe in 20 s", "sparse.mp4", 6],
+    ["audio starting 0.3 s after the picture", "late-audio.mkv", 5],
   ] as const) {
     it(`give the frames of one encode at its timestamps, in sync and as good at the joins: ${name}`, async () => {
       const source = join(dir, input);
@@ -235,8 +279,15 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
       // (Within a millisecond: Matroska keeps milliseconds.)
       const moved = split.map((p, i) => Math.abs(p.pts - split[0].pts - (same[i].pts - same[0].pts)));
       expect(Math.max(...moved)).toBeLessThanOrEqual(0.0011);
-      // The audio as long as the video, within a frame (it is one encode of the whole input).
+      // Each stream starts where one run starts it (within a millisecond): the audio's delay kept. (Where
+      // one run filled the video's late start with a repeat of its first frame, within that frame.)
       const frame = whole[1].pts - whole[0].pts;
+      const starts = (file: string) => ["v:0", "a:0"].map((s) => streamStart(file, s));
+      const [splitVideo, splitAudio] = starts(output);
+      const [singleVideo, singleAudio] = starts(single);
+      const filled = whole.length === split.length + 1 ? frame : 0;
+      expect(Math.abs(splitAudio - splitVideo - (singleAudio - singleVideo))).toBeLessThanOrEqual(filled + 0.0011);
+      // The audio as long as the video, within a frame (it is one encode of the whole input).
       expect(Math.abs(streamSeconds(output, "a:0") - streamSeconds(output, "v:0"))).toBeLessThanOrEqual(
         Math.abs(streamSeconds(single, "a:0") - streamSeconds(single, "v:0")) + frame + 0.001,
       );

@@ -123,3 +123,24 @@ describe("presets", () => {
     expect(expanded.request.outputs).toEqual({ thumbnail: { fileName: "poster.png", contentType: "image/png" } });
   });
 });
+
+describe("a preset's checks", () => {
+  const checksOf = (req: PresetJobRequest, output: string) =>
+    (expandPresetJob(req) as ExpandedPreset).request.outputs![output].checks;
+
+  it("are what its policy promises, fitted to the job: no comparison with the input on a split, faststart only for MP4/MOV", () => {
+    const plain = checksOf(requestFor("web-mp4", {}), "mp4");
+    expect(plain).toMatchObject({ fullDecode: true, durationSeconds: { asInput: "video" }, faststart: true });
+    const split = checksOf({ ...requestFor("web-mp4", {}), parallel: { segmentSeconds: 10, maxWorkers: 2 } }, "mp4");
+    expect(split?.durationSeconds).toBeUndefined();
+    expect(split).toMatchObject({ fullDecode: true, avSync: { maxStartDiffMs: 42 } });
+    const mkv = checksOf({ ...requestFor("web-mp4", {}), outputs: { mp4: { fileName: "video.mkv" } } }, "mp4");
+    expect(mkv?.faststart).toBeUndefined();
+    expect(checksOf(requestFor("loudnorm", { target: -20 }), "normalized")?.loudness?.integratedLufs).toBe(-20);
+  });
+
+  it("are replaced by the client's own for that output", () => {
+    const own = checksOf({ ...requestFor("web-mp4", {}), outputs: { mp4: { checks: { width: 640 } } } }, "mp4");
+    expect(own).toEqual({ width: 640 });
+  });
+});

@@ -19,11 +19,18 @@ describe("a split job's tasks", () => {
       segment: { index: 1, startSeconds: 20.5, endSeconds: 40.5 },
       formatStartSeconds: 0,
       constantRate: "30000/1001",
+      exactTimestamps: true,
       expectedFrames: 599,
     });
     expect(tasks[3].params).toMatchObject({ segment: { index: 2, endSeconds: null }, expectedFrames: 614 });
-    // The video starts half a second into the file: the join puts it back there.
-    expect(tasks[4].params).toEqual({ kind: "join", segments: 3, audio: true, videoDelaySeconds: 0.5 });
+    // The video starts half a second into the file: the join keeps every stream's start against the file's.
+    expect(tasks[4].params).toEqual({
+      kind: "join",
+      segments: 3,
+      audio: true,
+      videoDelaySeconds: 0.5,
+      formatStartSeconds: 0,
+    });
   });
 
   it("have no audio task when the job drops the audio or the input has none", () => {

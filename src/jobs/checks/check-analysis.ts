@@ -5,22 +5,8 @@ import type { OutputChecks } from "./output-checks.ts";
  * counted), the first audio stream's loudness (ebur128) and the first video stream's PSNR and SSIM
  * against an input's. ffmpeg decodes each input stream once and hands its frames to every consumer,
  * so asking for several costs one decode of the output. Pure: the runner runs it sandboxed
- * (container/src/verify-output.ts) and gives its log back to `readAnalysis`.
+ * (container/src/verify-output.ts) and reads its log with analysis-log.ts.
  */
-
-/** What the pass measured; null where it was not asked for or ffmpeg did not say. */
-export type AnalysisMeasures = {
-  /** Decoder and demuxer errors, in order (at most MAX_KEPT_ERRORS of them kept), and how many in all. */
-  errors: string[];
-  errorCount: number;
-  integratedLufs: number | null;
-  truePeakDbtp: number | null;
-  psnr: number | null;
-  ssim: number | null;
-};
-
-export const MAX_KEPT_ERRORS = 5;
-const MAX_ERROR_CHARS = 300;
 
 /** Whether `checks` need the pass at all (the others read the probe, the file's bytes or a packet count). */
 export function needsAnalysis(checks: OutputChecks): boolean {
@@ -79,36 +65,4 @@ export function analysisArguments(
     "null",
     "-",
   ];
-}
-
-/** An error the pass counts (`level+info` prefixes each line with its level). */
-const ERROR_LINE = /\[(error|fatal|panic)\]/;
-
-/**
- * The pass's measures from the tail of its log (stderr, the last bytes kept: the summaries come last;
- * a file with more errors than the tail holds has at least as many as it shows).
- */
-export function readAnalysis(logTail: string): AnalysisMeasures {
-  const errorLines = logTail.split("\n").filter((line) => ERROR_LINE.test(line));
-  const last = (re: RegExp) => {
-    const all = [...logTail.matchAll(re)];
-    const v = all.length ? Number(all[all.length - 1][1]) : Number.NaN;
-    return Number.isFinite(v) ? v : null;
-  };
-  const summary = logTail.lastIndexOf("Summary:");
-  const loud = summary >= 0 ? logTail.slice(summary) : "";
-  const inLoudness = (re: RegExp) => {
-    const m = re.exec(loud);
-    if (!m) return null;
-    // ebur128 writes -inf for silence: as low as it measures.
-    return m[1] === "-inf" ? -120 : Number.isFinite(Number(m[1])) ? Number(m[1]) : null;
-  };
-  return {
-    errors: errorLines.slice(0, MAX_KEPT_ERRORS).map((line) => line.slice(0, MAX_ERROR_CHARS)),
-    errorCount: errorLines.length,
-    integratedLufs: inLoudness(/\bI:\s+(-inf|-?[\d.]+) LUFS/),
-    truePeakDbtp: inLoudness(/\bPeak:\s+(-inf|-?[\d.]+) dBFS/),
-    psnr: last(/PSNR .*?average:(inf|[\d.]+)/g) ?? (/PSNR .*?average:inf/.test(logTail) ? 100 : null),
-    ssim: last(/SSIM .*?All:([\d.]+)/g),
-  };
 }

@@ -1,4 +1,4 @@
-import type { AnalysisMeasures } from "./check-analysis.ts";
+import type { AnalysisMeasures } from "./analysis-log.ts";
 import type { QualityReport } from "./quality-report.ts";
 import type { CheckResult, OutputChecks } from "./output-checks.ts";
 
@@ -193,14 +193,15 @@ export function evaluateChecks(checks: OutputChecks, f: OutputFacts): CheckResul
     const loudOk = within(measured.integratedLufs, l.integratedLufs, l.toleranceLu);
     const peakOk =
       l.truePeakMaxDbtp === undefined || (measured.truePeakDbtp !== null && measured.truePeakDbtp <= l.truePeakMaxDbtp);
+    // A pass that failed measured nothing, whatever numbers it printed.
     push(
       "loudness",
-      loudOk && peakOk,
+      f.analysisFailure === null && loudOk && peakOk,
       l,
       measured,
       !audio
         ? "it has no audio stream"
-        : measured.integratedLufs === null
+        : measured.integratedLufs === null || f.analysisFailure !== null
           ? `not measured: ${f.analysisFailure ?? "ffmpeg gave no loudness"}`
           : `${measured.integratedLufs} LUFS, true peak ${measured.truePeakDbtp} dBTP; wanted ${l.integratedLufs} ± ${l.toleranceLu} LUFS${l.truePeakMaxDbtp !== undefined ? `, peak at most ${l.truePeakMaxDbtp} dBTP` : ""}`,
     );
@@ -293,7 +294,7 @@ function qualityResult(q: NonNullable<OutputChecks["quality"]>, video: Stream | 
     report,
   };
   if (!video) return result("quality", false, q, measured, "it has no video stream");
-  const failures: string[] = [];
+  const failures: string[] = f.analysisFailure !== null ? [`not measured: ${f.analysisFailure}`] : [];
   if (q.minPsnr !== undefined && !(measured.psnr !== null && measured.psnr >= q.minPsnr))
     failures.push(`PSNR ${measured.psnr ?? "not measured"} dB under ${q.minPsnr}`);
   if (q.minSsim !== undefined && !(measured.ssim !== null && measured.ssim >= q.minSsim))
@@ -304,12 +305,11 @@ function qualityResult(q: NonNullable<OutputChecks["quality"]>, video: Stream | 
         ? "VMAF not measured"
         : "VMAF not measured: this runner's ffmpeg has no libvmaf (GET /v1/capabilities)",
     );
-  const why = a === null && f.analysisFailure ? ` (${f.analysisFailure})` : "";
   const detail = report
     ? `; 5th percentile SSIM ${report.ssim.p5}, worst second at ${report.worstSecond.startSeconds} s (SSIM ${report.worstSecond.ssim})`
     : "";
   const summary = failures.length
-    ? `${failures.join("; ")}${why}`
+    ? failures.join("; ")
     : `PSNR ${measured.psnr} dB, SSIM ${measured.ssim} against "${q.against}"`;
   return result("quality", failures.length === 0, q, measured, `${summary}${detail}`);
 }

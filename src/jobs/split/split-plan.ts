@@ -60,12 +60,21 @@ export function constantRateOf(muxer: SplitEncoding["muxer"], inputFrameRate: st
 
 /**
  * One segment's command: `input` the input, `output` a `.ts` work file. `formatStartSeconds` is the
- * input's start (ffmpeg seeks relative to it); `constantRate` from constantRateOf.
+ * input's start (ffmpeg seeks relative to it); `constantRate` from constantRateOf. `exactTimestamps`:
+ * the MPEG-TS muxer adds no delay of its own (by default it shifts everything 1.4 s), so a segment's
+ * timestamps are the input's plus SEGMENT_TS_OFFSET_SECONDS exactly and the join can put them back
+ * (a plan made before this was kept says nothing, and its segments and join stay as they were).
  */
 export function segmentArgs(
   segment: SplitSegment,
   encoding: SplitEncoding,
-  io: { input: string; output: string; formatStartSeconds: number; constantRate: string | null },
+  io: {
+    input: string;
+    output: string;
+    formatStartSeconds: number;
+    constantRate: string | null;
+    exactTimestamps?: boolean;
+  },
 ): string[] {
   const trim = `trim=start=${seconds(segment.startSeconds)}${segment.endSeconds === null ? "" : `:end=${seconds(segment.endSeconds)}`}`;
   const cut = io.constantRate ? `fps=${io.constantRate},${trim}` : trim;
@@ -92,6 +101,7 @@ export function segmentArgs(
     "-output_ts_offset",
     String(SEGMENT_TS_OFFSET_SECONDS),
     ...encoding.videoArgs,
+    ...(io.exactTimestamps ? ["-muxdelay", "0", "-muxpreload", "0"] : []),
     "-f",
     "mpegts",
     io.output,
@@ -106,15 +116,30 @@ export function audioArgs(encoding: SplitEncoding, io: { input: string; output: 
 
 /**
  * The join: the segments byte for byte in order (`concat:` of their paths), the audio beside, both
- * copied. The audio keeps its place against the input's start; the video is put back where it began
- * after it (`videoDelaySeconds`: its first timestamp less the input's start), so A/V sync is the input's.
+ * copied, every timestamp kept (`-copyts`): the segments' less SEGMENT_TS_OFFSET_SECONDS and the
+ * input's start (`formatStartSeconds`), the audio's as its encode wrote them (already counted from the
+ * input's start, its own delay included), so each stream starts where it started in the input, as in
+ * one run. (Joined as before, each input was counted from its own first timestamp: audio that began
+ * 0.3 s after the picture came out 0.25 s early.) A plan made before this (`formatStartSeconds`
+ * absent) joins as it did: the video put back by `videoDelaySeconds`, the audio from 0.
  */
 export function joinArgs(
   encoding: SplitEncoding,
-  io: { segments: string[]; audio: string | null; output: string; videoDelaySeconds: number },
+  io: {
+    segments: string[];
+    audio: string | null;
+    output: string;
+    videoDelaySeconds: number;
+    formatStartSeconds?: number;
+  },
 ): string[] {
   const audio = io.audio ? ["-i", io.audio] : [];
-  const delay = io.videoDelaySeconds > 0 ? ["-itsoffset", seconds(io.videoDelaySeconds)] : [];
+  const delay =
+    io.formatStartSeconds !== undefined
+      ? ["-copyts", "-itsoffset", seconds(-(SEGMENT_TS_OFFSET_SECONDS + io.formatStartSeconds))]
+      : io.videoDelaySeconds > 0
+        ? ["-itsoffset", seconds(io.videoDelaySeconds)]
+        : [];
   return [
     ...delay,
     "-i",

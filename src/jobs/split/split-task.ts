@@ -14,6 +14,8 @@ export type SplitTaskParams =
       segment: SplitSegment;
       formatStartSeconds: number;
       constantRate: string | null;
+      /** Planned since the join keeps every stream's start: the segment's timestamps are exact (split-plan.ts). */
+      exactTimestamps?: boolean;
       plannedArgs?: string[];
       /** About how many frames it writes (its length at the input's frame rate), for progress; null when the rate is unknown. */
       expectedFrames?: number | null;
@@ -24,6 +26,8 @@ export type SplitTaskParams =
       segments: number;
       audio: boolean;
       videoDelaySeconds: number;
+      /** Planned since the join keeps every stream's start (absent in older plans: joined as before). */
+      formatStartSeconds?: number;
       plannedArgs?: string[];
       /** Why the segments are longer than the job asked (the plan's cap on their count), shown in the tasks list. */
       note?: string;

@@ -67,6 +67,7 @@ export async function taskRequest(
             input: `{{${input}}}`,
             output: `{{${out}}}`,
             formatStartSeconds: params.formatStartSeconds,
+            exactTimestamps: params.exactTimestamps,
             constantRate: params.constantRate,
           })
         : audioArgs(encoding, { input: `{{${input}}}`, output: `{{${out}}}` })!;
@@ -91,6 +92,7 @@ export async function taskRequest(
     audio: audio.length ? `{{${audio[0].name}}}` : null,
     output: `{{${output}}}`,
     videoDelaySeconds: params.videoDelaySeconds,
+    formatStartSeconds: params.formatStartSeconds,
   });
   const outputs = await runnerOutputs(s, job, spec);
   const onFailedCheck = spec.onFailedCheck ? { onFailedCheck: spec.onFailedCheck } : {};

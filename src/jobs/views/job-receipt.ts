@@ -16,16 +16,15 @@ export const receiptSchema = z.object({
   payload: z.string().describe("The signed JSON text (a `job.receipt`): verify it as it is, then parse it."),
   headers: z
     .object({ "webhook-id": z.string(), "webhook-timestamp": z.string(), "webhook-signature": z.string() })
-    .describe("Standard Webhooks headers over `payload`, signed when the receipt was issued (this answer)."),
+    .describe("Standard Webhooks headers over `payload`, timestamped when the job finished: the same at every read."),
 });
 export type Receipt = z.infer<typeof receiptSchema>;
 
-/** What a receipt's payload says (its JSON text). */
-export function receiptPayload(row: JobRow, outputs: OutputRow[], issuedAt: Date) {
+/** What a receipt's payload says (its JSON text): the same text at every read of the finished job. */
+export function receiptPayload(row: JobRow, outputs: OutputRow[]) {
   const checks = checksOfRow(row);
   return {
     type: "job.receipt",
-    issuedAt: issuedAt.toISOString(),
     job: {
       id: row.id,
       status: row.status,
@@ -57,9 +56,16 @@ export function receiptPayload(row: JobRow, outputs: OutputRow[], issuedAt: Date
   };
 }
 
+/**
+ * Signed as of the job's end, not of the read: the same receipt at every read (one to keep and compare),
+ * and not a fresh message a webhook endpoint of the account would take as just sent (a Standard Webhooks
+ * receiver refuses one over 5 minutes old). So `verify()` takes it only within 5 minutes of the job's
+ * end; later it is checked by its signature alone (docs/api.md; the client's `verifyReceipt`).
+ */
 export async function jobReceipt(db: D1Database, row: JobRow, outputs: OutputRow[], now: Date): Promise<Receipt> {
-  const payload = JSON.stringify(receiptPayload(row, outputs, now));
+  const payload = JSON.stringify(receiptPayload(row, outputs));
   const secrets = signingSecrets(await getSecrets(db, row.account_id, now));
-  const headers = await signedHeaders(secrets, `rcpt_${row.id}`, Math.floor(now.getTime() / 1000), payload);
+  const signedAt = Math.floor(Date.parse(row.finished_at ?? row.updated_at) / 1000);
+  const headers = await signedHeaders(secrets, `rcpt_${row.id}`, signedAt, payload);
   return { payload, headers: headers as Receipt["headers"] };
 }

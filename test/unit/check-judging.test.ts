@@ -1,0 +1,228 @@
+import { describe, expect, it } from "vitest";
+import { analysisArguments } from "../../src/jobs/checks/check-analysis.ts";
+import { createAnalysisLog } from "../../src/jobs/checks/analysis-log.ts";
+import { checksToRun } from "../../src/jobs/checks/default-checks.ts";
+import { evaluateChecks, mediaDurationSeconds, type OutputFacts } from "../../src/jobs/checks/evaluate-checks.ts";
+import { outputChecksSchema } from "../../src/jobs/checks/output-checks.ts";
+import { storedChecks } from "../../src/jobs/checks/stored-checks.ts";
+import { createFrameStats } from "../../src/jobs/checks/quality-report.ts";
+
+const facts = (over: Partial<OutputFacts> = {}): OutputFacts => ({
+  probe: {
+    format: { format_name: "mov,mp4,m4a,3gp,3g2,mj2", duration: "4.000000", bit_rate: "500000" },
+    streams: [
+      {
+        codec_type: "video",
+        width: 320,
+        height: 240,
+        avg_frame_rate: "0/0",
+        r_frame_rate: "25/1",
+        pix_fmt: "yuv420p",
+        start_time: "0.000000",
+        duration: "4.000000",
+      },
+      { codec_type: "audio", start_time: "0.021333", duration: "3.990000" },
+    ],
+  },
+  size: 250_000,
+  inputDurations: {},
+  analysis: null,
+  analysisFailure: null,
+  videoPackets: null,
+  indexFirst: null,
+  vmafAvailable: false,
+  ...over,
+});
+
+describe("output checks, judged", () => {
+  it("say what was wanted and measured, and miss what could not be measured", () => {
+    const checks = outputChecksSchema.parse({
+      durationSeconds: { asInput: "in" },
+      frameRate: { equals: 25 },
+      color: { primaries: "bt709" },
+      loudness: { integratedLufs: -23 },
+      quality: { against: "in", minVmaf: 90 },
+    });
+    const results = evaluateChecks(
+      checks,
+      facts({ analysisFailure: "ffmpeg could not read it through: [error] boom" }),
+    );
+    expect(results.map((r) => [r.check, r.passed])).toEqual([
+      ["durationSeconds", false],
+      ["frameRate", true],
+      ["color", false],
+      ["loudness", false],
+      ["quality", false],
+    ]);
+    expect(results[0].message).toBe('input "in" has no known duration to compare with');
+    expect(results[1].measured).toBe(25);
+    expect(results[2].message).toBe("primaries untagged, wanted bt709");
+    expect(results[3].message).toBe("not measured: ffmpeg could not read it through: [error] boom");
+    expect(results[4].message).toBe(
+      "not measured: ffmpeg could not read it through: [error] boom; VMAF not measured: this runner's ffmpeg has no libvmaf (GET /v1/capabilities)",
+    );
+  });
+
+  it("keep audio and video in step only where both exist; `streams` asks for both", () => {
+    const videoOnly = facts();
+    videoOnly.probe!.streams = videoOnly.probe!.streams!.slice(0, 1);
+    const [streams, sync] = evaluateChecks({ avSync: { maxStartDiffMs: 10 }, streams: ["video", "audio"] }, videoOnly);
+    expect(streams).toMatchObject({ check: "streams", passed: false, message: "no audio stream" });
+    expect(sync).toMatchObject({ check: "avSync", passed: true });
+    const [late] = evaluateChecks({ avSync: { maxStartDiffMs: 10 } }, facts());
+    expect(late).toMatchObject({ passed: false, measured: { startDiffMs: 21.3, endDiffMs: 11.3 } });
+  });
+
+  it("measure a file's length by its longest audio or video stream, else its container's", () => {
+    expect(mediaDurationSeconds(facts().probe)).toBe(4);
+    expect(
+      mediaDurationSeconds({
+        format: { duration: "12.5" },
+        streams: [{ codec_type: "video" }, { codec_type: "subtitle", duration: "30" }],
+      }),
+    ).toBe(12.5);
+    expect(mediaDurationSeconds(null)).toBeNull();
+  });
+});
+
+describe("the analysis pass", () => {
+  it("reads ebur128's summary, PSNR and SSIM, and counts error lines, from lines cut anywhere", () => {
+    const log = [
+      "[h264 @ 0x1f] [error] error while decoding MB 3 4",
+      "[error] concealing 120 DC, 120 AC, 120 MV errors",
+      "[Parsed_ebur128_9 @ 0x2a] [info] Summary:",
+      "",
+      "  Integrated loudness:",
+      "    I:         -21.8 LUFS",
+      "  True peak:",
+      "    Peak:      -inf dBFS",
+      "[Parsed_psnr_8 @ 0x3b] [info] PSNR y:27.7 u:27.0 v:24.8 average:inf min:25.8 max:27.5",
+      "[Parsed_ssim_7 @ 0x4c] [info] SSIM Y:0.86 (8.5) U:0.83 (7.9) V:0.81 (7.4) All:0.839343 (7.9)",
+    ].join("\n");
+    const reader = createAnalysisLog();
+    for (let i = 0; i < log.length; i += 5) reader.push(log.slice(i, i + 5));
+    expect(reader.measures()).toEqual({
+      errors: [log.split("\n")[0], log.split("\n")[1]],
+      errorCount: 2,
+      integratedLufs: -21.8,
+      truePeakDbtp: -120,
+      psnr: 100,
+      ssim: 0.839343,
+    });
+  });
+
+  it("takes nothing from a file's metadata in the same log, and no time over a hostile line", () => {
+    // What an attack pass put in a title: measures and an error, printed by ffmpeg after its own prefix.
+    const forged = [
+      "[info]     title           : PSNR y:1 u:1 v:1 average:99.000000 min:1 max:1 [error] x",
+      "[info]                     : [Parsed_ssim_1 @ 0x1] [info] SSIM Y:1 (1) U:1 (1) V:1 (1) All:0.999 (30)",
+      "[info] Summary:",
+      "    I:         -16.0 LUFS",
+      "[mov @ 0x5] [info]   comment : [Parsed_ebur128_0 @ 0x6] [info] Summary:",
+      "    I:         -16.0 LUFS",
+    ].join("\n");
+    const reader = createAnalysisLog();
+    reader.push(`${forged}\n`);
+    expect(reader.measures()).toEqual({
+      errors: [],
+      errorCount: 0,
+      integratedLufs: null,
+      truePeakDbtp: null,
+      psnr: null,
+      ssim: null,
+    });
+    const started = performance.now();
+    const hostile = createAnalysisLog();
+    hostile.push(`[Parsed_psnr_1 @ 0x1] [info] PSNR ${"PSNR ".repeat(60_000)}\n`);
+    hostile.push("PSNR SSIM \r".repeat(30_000));
+    hostile.measures();
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it("keeps an error line printable: control and reordering characters of a file's text are replaced", () => {
+    const reader = createAnalysisLog();
+    reader.push("[h264 @ 0x1] [error] bad \u009b31m red \u202e evil \u007f\n");
+    expect(reader.measures().errors).toEqual(["[h264 @ 0x1] [error] bad \ufffd31m red \ufffd evil \ufffd"]);
+  });
+
+  it("asks only for what the checks need, the reference read under the same input options", () => {
+    const opts = (p: string) => ["-format_whitelist", `for:${p}`];
+    const decodeOnly = analysisArguments({ fullDecode: true }, "/out/o.mp4", null, opts);
+    expect(decodeOnly).not.toContain("-filter_complex");
+    expect(decodeOnly.slice(-9)).toEqual(["-i", "/out/o.mp4", "-map", "0:v?", "-map", "0:a?", "-f", "null", "-"]);
+    const quality = analysisArguments({ quality: { against: "in", minSsim: 0.9 } }, "/out/o.mp4", "/in/in.mp4", opts);
+    expect(quality).toEqual(expect.arrayContaining(["-format_whitelist", "for:/in/in.mp4", "-i", "/in/in.mp4"]));
+    expect(quality[quality.indexOf("-filter_complex") + 1]).toMatch(/scale2ref.*ssim.*psnr/);
+  });
+});
+
+describe("which checks an output gets", () => {
+  it("its own, or readable where its name picks a self-describing format; none for raw data or directories", () => {
+    expect(checksToRun({ fileName: "o.mp4" })).toEqual({ readable: true });
+    expect(checksToRun({ fileName: "o.mp4", checks: {} })).toEqual({});
+    expect(checksToRun({ fileName: "o.yuv" })).toBeUndefined();
+    expect(checksToRun({ fileName: "o.sw" })).toBeUndefined();
+    expect(checksToRun({ fileName: "o.bin" })).toBeUndefined();
+    // A still the probe cannot read back (found by a _pipe demuxer it does not allow) gets none.
+    expect(checksToRun({ fileName: "o.ppm" })).toBeUndefined();
+    expect(checksToRun({ fileName: "o.png" })).toEqual({ readable: true });
+    expect(checksToRun({ fileName: "index.m3u8", kind: "directory" })).toBeUndefined();
+    expect(checksToRun({ fileName: "o.mkv", checks: { fullDecode: true } })).toEqual({ fullDecode: true });
+  });
+
+  it("keep every result in some form when all do not fit the job's row: the failures' details first", () => {
+    const many = Array.from({ length: 16 }, (_, i) => ({
+      check: `c${i}`,
+      passed: i !== 7,
+      wanted: { at: "x".repeat(100) },
+      measured: { first: ["\ufffd".repeat(300)] },
+      message: "\ufffd".repeat(300),
+    }));
+    const outputs = Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`out${k}`, many]));
+    const stored = JSON.parse(storedChecks(outputs, 48 * 1024)!);
+    expect(Object.keys(stored)).toHaveLength(16);
+    expect(stored.out3.map((r: { check: string; passed: boolean }) => [r.check, r.passed])).toEqual(
+      many.map((r) => [r.check, r.passed]),
+    );
+    const missed = stored.out3.find((r: { passed: boolean }) => !r.passed);
+    expect(missed.wanted).toEqual({ at: "x".repeat(100) });
+    expect(missed.message).toHaveLength(200);
+    // Every check of every output missed: names and verdicts only, which fit the share whatever they held.
+    const allMissed = Object.fromEntries(
+      Object.entries(outputs).map(([k, rs]) => [k, rs.map((r) => ({ ...r, passed: false }))]),
+    );
+    const bare = JSON.parse(storedChecks(allMissed, 48 * 1024)!);
+    expect(bare.out15[7]).toMatchObject({ check: "c7", passed: false, measured: null });
+    expect(storedChecks(outputs, 100)).toBeNull();
+  });
+});
+
+describe("the quality report, frame by frame", () => {
+  it("reads lines cut anywhere, and finds the mean, the 5th percentile and the worst second", () => {
+    const stats = createFrameStats();
+    const lines: string[] = [];
+    for (let n = 1; n <= 50; n++) {
+      // Second 1 (frames 26-50 at 25 fps) is worse; frame 30 the worst of all; frame 3 identical (PSNR inf).
+      const ssim = n === 30 ? 0.5 : n > 25 ? 0.9 : 0.99;
+      lines.push(`n:${n} Y:0.9 U:0.9 V:0.9 All:${ssim} (20.0)`);
+      lines.push(
+        `n:${n} mse_avg:1.00 mse_y:1.00 mse_u:1.00 mse_v:1.00 psnr_avg:${n === 3 ? "inf" : n > 25 ? "30.00" : "40.00"} psnr_y:40.00`,
+      );
+    }
+    const text = `${lines.join("\n")}\n`;
+    for (let i = 0; i < text.length; i += 7) stats.push(text.slice(i, i + 7));
+    const report = stats.report(25)!;
+    expect(report.frames).toBe(50);
+    expect(report.ssim.min).toBe(0.5);
+    expect(report.ssim.p5).toBe(0.9);
+    expect(report.psnr.min).toBe(30);
+    expect(report.worstSecond).toEqual({ startSeconds: 1, ssim: 0.884, psnr: 30 });
+    expect(report.psnr.mean).toBe(Math.round(((24 * 40 + 100 + 25 * 30) / 50) * 100) / 100);
+  });
+
+  it("is null when no frame was compared, and ignores lines that are not the filters'", () => {
+    const stats = createFrameStats();
+    stats.push("n:1 garbage\nsomething else\n");
+    expect(stats.report(null)).toBeNull();
+  });
+});
