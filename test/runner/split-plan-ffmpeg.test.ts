@@ -1,11 +1,12 @@
 import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
+import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
 import { audioArgs, constantRateOf, joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";
 
 /**
@@ -40,16 +41,20 @@ const command = [
   "+faststart",
   "{{out}}",
 ];
-const spec: JobSpec = {
-  binary: "ffmpeg",
-  args: command,
-  inputs: { video: { type: "url", url: "https://media.example.com/v.mp4" } },
-  outputs: { out: { fileName: "out.mp4", contentType: "video/mp4" } },
-  webhookUrl: null,
-};
-const shape = splitShape(spec);
-if (!("shape" in shape)) throw new Error(`the test's command is not eligible: ${JSON.stringify(shape.issues)}`);
-const { encoding } = shape.shape;
+/** The job's split encoding, for an output of that extension (its muxer decides what one run keeps). */
+function encodingFor(ext: "mp4" | "mkv") {
+  const spec: JobSpec = {
+    binary: "ffmpeg",
+    args: command,
+    inputs: { video: { type: "url", url: "https://media.example.com/v.mp4" } },
+    outputs: { out: { fileName: `out.${ext}`, contentType: "video/mp4" } },
+    webhookUrl: null,
+  };
+  const shape = splitShape(spec);
+  if (!("shape" in shape)) throw new Error(`the test's command is not eligible: ${JSON.stringify(shape.issues)}`);
+  return shape.shape.encoding;
+}
+const encoding = encodingFor("mp4");
 
 type Packet = { pts: number; duration: number };
 function videoPackets(file: string): Packet[] {
@@ -107,7 +112,9 @@ async function splitEncode(
   input: string,
   segmentSeconds: number,
   name: string,
+  ext: "mp4" | "mkv",
 ): Promise<{ output: string; joins: number }> {
+  const encoding = encodingFor(ext);
   const packets = videoPackets(input);
   const start = packets[0].pts;
   const last = packets.at(-1)!;
@@ -131,9 +138,23 @@ async function splitEncode(
         );
     }),
   );
-  const audio = join(dir, `${name}-audio.mp4`);
-  await ffmpeg(audioArgs(encoding, { input, output: audio })!);
-  const output = join(dir, `${name}-split.mp4`);
+  const audio = join(dir, `${name}-audio.${ext}`);
+  // As the plan decides (split-tasks.ts): the text subtitles one run into Matroska keeps.
+  const subtitles = splitFactsOf(
+    JSON.parse(
+      execFileSync("ffprobe", ["-v", "error", "-of", "json", "-show_format", "-show_streams", input], {
+        encoding: "utf8",
+      }),
+    ),
+  )!;
+  await ffmpeg(
+    audioArgs(encoding, {
+      input,
+      output: audio,
+      subtitles: encoding.muxer === "matroska" && (subtitles.textSubtitleStreams ?? 0) > 0,
+    })!,
+  );
+  const output = join(dir, `${name}-split.${ext}`);
   await ffmpeg(
     joinArgs(encoding, {
       segments: files,
@@ -147,8 +168,8 @@ async function splitEncode(
 }
 
 /** The job's own command, run once. */
-async function singleEncode(input: string, name: string): Promise<string> {
-  const output = join(dir, `${name}-single.mp4`);
+async function singleEncode(input: string, name: string, ext: "mp4" | "mkv"): Promise<string> {
+  const output = join(dir, `${name}-single.${ext}`);
   await ffmpeg(command.map((a) => (a === "{{video}}" ? input : a === "{{out}}" ? output : a)));
   return output;
 }
@@ -211,6 +232,26 @@ beforeAll(() => {
     "aac",
   ]);
   make("offset.mkv", ["-i", join(dir, "cfr.mp4"), "-c", "copy", "-output_ts_offset", "5"]);
+  writeFileSync(
+    join(dir, "s.srt"),
+    "1\n00:00:01,000 --> 00:00:02,000\nhello\n\n2\n00:00:14,000 --> 00:00:16,000\nbye\n",
+  );
+  make("subtitled.mkv", [
+    "-i",
+    join(dir, "cfr.mp4"),
+    "-i",
+    join(dir, "s.srt"),
+    "-map",
+    "0",
+    "-map",
+    "1",
+    "-c:v",
+    "copy",
+    "-c:a",
+    "copy",
+    "-c:s",
+    "srt",
+  ]);
   // Audio that starts 0.3 s after the picture, as cameras and edits make it.
   make("late-audio.mkv", [
     "-f",
@@ -256,18 +297,19 @@ beforeAll(() => {
 afterAll(() => (process.env.KEEP_SPLIT ? undefined : rmSync(dir, { recursive: true, force: true })));
 
 describe("a split encode's commands, run with the real ffmpeg", () => {
-  for (const [name, input, segmentSeconds] of [
+  for (const [name, input, segmentSeconds, ext = "mp4"] of [
     ["a constant 30000/1001 frame rate", "cfr.mp4", 5],
     ["a variable frame rate", "vfr.mp4", 3],
     ["a start at 5 s", "offset.mkv", 4],
     ["one keyframe in 20 s", "sparse.mp4", 6],
     ["audio starting 0.3 s after the picture", "late-audio.mkv", 5],
-  ] as const) {
+    ["Matroska to Matroska with subtitles", "subtitled.mkv", 5, "mkv"],
+  ] as [string, string, number, ("mp4" | "mkv")?][]) {
     it(`give the frames of one encode at its timestamps, in sync and as good at the joins: ${name}`, async () => {
       const source = join(dir, input);
       const [{ output, joins }, single] = await Promise.all([
-        splitEncode(source, segmentSeconds, input),
-        singleEncode(source, input),
+        splitEncode(source, segmentSeconds, input, ext),
+        singleEncode(source, input, ext),
       ]);
       expect(joins).toBeGreaterThanOrEqual(2);
       const split = videoPackets(output);
@@ -279,14 +321,24 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
       // (Within a millisecond: Matroska keeps milliseconds.)
       const moved = split.map((p, i) => Math.abs(p.pts - split[0].pts - (same[i].pts - same[0].pts)));
       expect(Math.max(...moved)).toBeLessThanOrEqual(0.0011);
-      // Each stream starts where one run starts it (within a millisecond): the audio's delay kept. (Where
-      // one run filled the video's late start with a repeat of its first frame, within that frame.)
       const frame = whole[1].pts - whole[0].pts;
+      // The same streams as one run: its subtitles kept where it keeps them, in its codec.
+      const streamsOf = (file: string) =>
+        execFileSync(
+          "ffprobe",
+          ["-v", "error", "-show_entries", "stream=codec_type,codec_name", "-of", "csv=p=0", file],
+          {
+            encoding: "utf8",
+          },
+        ).trim();
+      expect(streamsOf(output)).toBe(streamsOf(single));
+      // Each stream starts where one run starts it, within a frame: the audio's delay kept (joined as each
+      // input from 0, audio 0.3 s late came out 0.25 s early). Within a frame: one run fills a video that
+      // starts after its audio with a repeat of its first frame (MP4), or shifts it a frame (Matroska).
       const starts = (file: string) => ["v:0", "a:0"].map((s) => streamStart(file, s));
       const [splitVideo, splitAudio] = starts(output);
       const [singleVideo, singleAudio] = starts(single);
-      const filled = whole.length === split.length + 1 ? frame : 0;
-      expect(Math.abs(splitAudio - splitVideo - (singleAudio - singleVideo))).toBeLessThanOrEqual(filled + 0.0011);
+      expect(Math.abs(splitAudio - splitVideo - (singleAudio - singleVideo))).toBeLessThanOrEqual(frame + 0.0011);
       // The audio as long as the video, within a frame (it is one encode of the whole input).
       expect(Math.abs(streamSeconds(output, "a:0") - streamSeconds(output, "v:0"))).toBeLessThanOrEqual(
         Math.abs(streamSeconds(single, "a:0") - streamSeconds(single, "v:0")) + frame + 0.001,

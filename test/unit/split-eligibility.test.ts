@@ -47,6 +47,7 @@ describe("which jobs a split encode can do", () => {
           audioArgs: ["-c:a", "aac", "-b:a", "128k"],
           outputArgs: ["-movflags", "+faststart"],
           muxer: "mp4",
+          defaultStreams: true,
         },
       },
     });
@@ -56,6 +57,11 @@ describe("which jobs a split encode can do", () => {
       }),
     );
     expect(silent).toMatchObject({ shape: { encoding: { audioArgs: null, muxer: "matroska" } } });
+    // Streams mapped: only those. The video alone is a silent output, as one run makes it.
+    const videoOnly = splitShape(job(["-i", "{{video}}", "-map", "0:V:0", "-c:v", "libx264", "{{out}}"]));
+    expect(videoOnly).toMatchObject({ shape: { encoding: { audioArgs: null, defaultStreams: false } } });
+    const both = splitShape(job(["-i", "{{video}}", "-map", "0:V:0", "-map", "0:a:0", "-c:v", "libx264", "{{out}}"]));
+    expect(both).toMatchObject({ shape: { audioMapped: true, encoding: { audioArgs: [], defaultStreams: false } } });
   });
 
   it("refuses, saying where and why, what cannot be done apart", () => {

@@ -10,6 +10,8 @@ describe("what a plan reads of ffprobe", () => {
         { codec_type: "video", disposition: { attached_pic: 1 }, r_frame_rate: "90000/1", start_time: "0" },
         { codec_type: "video", disposition: { attached_pic: 0 }, r_frame_rate: "25/1", start_time: "5.040000" },
         { codec_type: "audio", start_time: "5.000000" },
+        { codec_type: "subtitle", codec_name: "subrip", start_time: "5.000000" },
+        { codec_type: "subtitle", codec_name: "hdmv_pgs_subtitle", start_time: "5.000000" },
       ],
     });
     expect(facts).toEqual({
@@ -20,6 +22,8 @@ describe("what a plan reads of ffprobe", () => {
       hasAudio: true,
       videoStreams: 1,
       audioStreams: 1,
+      // Pictures (PGS) are not what one run into Matroska keeps by itself: text is.
+      textSubtitleStreams: 1,
     });
     expect(splitFactsOf({ format: { format_name: "mp3" }, streams: [{ codec_type: "audio" }] })).toMatchObject({
       video: null,

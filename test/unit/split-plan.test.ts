@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";
+import { audioArgs, joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";
 
 describe("a split encode's segments", () => {
   it("cover the video from its first timestamp; the last runs to the end and is one to two segments long", () => {
@@ -21,6 +21,7 @@ describe("a split encode's segments", () => {
       audioArgs: null,
       outputArgs: [],
       muxer: "mp4" as const,
+      defaultStreams: true,
     };
     const args = segmentArgs({ index: 1, startSeconds: 11, endSeconds: 17 }, encoding, {
       input: "in.mp4",
@@ -35,5 +36,42 @@ describe("a split encode's segments", () => {
     expect(
       joinArgs(encoding, { segments: ["s0.ts", "s1.ts"], audio: null, output: "out.mp4", videoDelaySeconds: 0 }),
     ).toEqual(["-i", "concat:s0.ts|s1.ts", "-map", "0:v:0", "-c", "copy", "out.mp4"]);
+    // Planned since the join keeps every stream's start: timestamps kept, less the segments' offset and the input's start.
+    expect(
+      joinArgs(encoding, {
+        segments: ["s0.ts", "s1.ts"],
+        audio: "a.m4a",
+        output: "out.mp4",
+        videoDelaySeconds: 0.023,
+        formatStartSeconds: 4.977,
+      }),
+    ).toEqual([
+      "-copyts",
+      "-itsoffset",
+      "-14.977000",
+      "-i",
+      "concat:s0.ts|s1.ts",
+      "-i",
+      "a.m4a",
+      "-map",
+      "0:v:0",
+      "-map",
+      "1",
+      "-c",
+      "copy",
+      "out.mp4",
+    ]);
+    // The audio task: ffmpeg's own choice of streams for a command that maps none (subtitles, with -an), else the first audio.
+    expect(audioArgs(encoding, { input: "in.mkv", output: "a.mka", subtitles: true })).toEqual([
+      "-i",
+      "in.mkv",
+      "-vn",
+      "-dn",
+      "-an",
+      "-f",
+      "mp4",
+      "a.mka",
+    ]);
+    expect(audioArgs({ ...encoding, defaultStreams: false }, { input: "in.mkv", output: "a.mka" })).toBeNull();
   });
 });

@@ -111,7 +111,14 @@ export function splitShape(spec: JobSpec): { shape: SplitShape } | { issues: Req
 
   const issues: RequestIssue[] = [];
   const at = (i: number, message: string) => issues.push({ path: ["ffmpegArgs", String(i)], message });
-  const encoding: SplitEncoding = { videoFilters: null, videoArgs: [], audioArgs: [], outputArgs: [], muxer };
+  const encoding: SplitEncoding = {
+    videoFilters: null,
+    videoArgs: [],
+    audioArgs: [],
+    outputArgs: [],
+    muxer,
+    defaultStreams: true,
+  };
   let sawInput = false;
   let sawOutput = false;
   let videoEncoder: string | null = null;
@@ -159,6 +166,7 @@ export function splitShape(spec: JobSpec): { shape: SplitShape } | { issues: Req
     ) {
       // What the split takes anyway (split-plan.ts maps 0:V:0 and 0:a:0).
       audioMapped ||= AUDIO_MAPS.has(value ?? "");
+      encoding.defaultStreams = false;
       i++;
     } else if (arg === "-movflags") {
       encoding.outputArgs.push(arg, value ?? "");
@@ -170,6 +178,8 @@ export function splitShape(spec: JobSpec): { shape: SplitShape } | { issues: Req
       );
     }
   }
+  // A command that maps streams takes only those: mapped without its audio, one run has none.
+  if (!encoding.defaultStreams && !audioMapped) encoding.audioArgs = null;
   if (!sawInput)
     issues.push({ path: ["ffmpegArgs"], message: `a split encode reads its input with -i {{${inputs[0]}}}` });
   if (!sawOutput)

@@ -12,6 +12,8 @@ export type SplitFacts = {
   /** The first video stream that is not a picture (cover art). */
   video: { startSeconds: number; durationSeconds: number | null; frameRate: string } | null;
   hasAudio: boolean;
+  /** Text subtitle streams (SubRip, ASS, WebVTT, 3GPP text): what one run into Matroska keeps by itself. */
+  textSubtitleStreams?: number;
   /** How many video streams (not cover art) and audio streams: with several, ffmpeg picks one by its own rules. */
   videoStreams: number;
   audioStreams: number;
@@ -32,6 +34,8 @@ const seconds = (v: unknown): number | null => {
   return v === undefined || v === null || v === "N/A" || !Number.isFinite(n) ? null : n;
 };
 
+const TEXT_SUBTITLES = new Set(["subrip", "ass", "ssa", "webvtt", "mov_text", "text"]);
+
 export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
   if (!probe?.format) return null;
   const streams = probe.streams ?? [];
@@ -50,6 +54,8 @@ export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
         }
       : null,
     hasAudio: streams.some((s) => s.codec_type === "audio"),
+    textSubtitleStreams: streams.filter((s) => s.codec_type === "subtitle" && TEXT_SUBTITLES.has(String(s.codec_name)))
+      .length,
     videoStreams: streams.filter((s) => s.codec_type === "video" && Number(s.disposition?.attached_pic ?? 0) !== 1)
       .length,
     audioStreams: streams.filter((s) => s.codec_type === "audio").length,

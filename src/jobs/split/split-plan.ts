@@ -46,6 +46,11 @@ export type SplitEncoding = {
   outputArgs: string[];
   /** The final file's muxer: the audio is encoded into one too, so its default encoder is the single run's. */
   muxer: "mp4" | "mov" | "matroska";
+  /**
+   * The command maps no stream itself: one run takes ffmpeg's own choice of audio and subtitles (a
+   * Matroska output keeps the input's first text subtitles), and so does the split's audio task.
+   */
+  defaultStreams: boolean;
 };
 
 /**
@@ -108,8 +113,18 @@ export function segmentArgs(
   ];
 }
 
-/** The audio of the whole input, encoded once (no seams), into a file the join copies from. */
-export function audioArgs(encoding: SplitEncoding, io: { input: string; output: string }): string[] | null {
+/**
+ * The audio of the whole input, encoded once (no seams), into a file the join copies from; with the
+ * subtitles one run keeps (`defaultStreams`: ffmpeg picks the audio and subtitles as one run picks them,
+ * into the same muxer, so a subtitle track the output's container takes is kept and one it does not take
+ * is left out, as one run does). Null when the job has neither.
+ */
+export function audioArgs(
+  encoding: SplitEncoding,
+  io: { input: string; output: string; subtitles?: boolean },
+): string[] | null {
+  if (encoding.defaultStreams && (encoding.audioArgs || io.subtitles))
+    return ["-i", io.input, "-vn", "-dn", ...(encoding.audioArgs ?? ["-an"]), "-f", encoding.muxer, io.output];
   if (!encoding.audioArgs) return null;
   return ["-i", io.input, "-map", "0:a:0", "-vn", "-sn", "-dn", ...encoding.audioArgs, "-f", encoding.muxer, io.output];
 }
@@ -147,7 +162,8 @@ export function joinArgs(
     ...audio,
     "-map",
     "0:v:0",
-    ...(io.audio ? ["-map", "1:a:0"] : []),
+    // Every stream the audio task wrote: its audio, and the subtitles one run keeps.
+    ...(io.audio ? ["-map", "1"] : []),
     "-c",
     "copy",
     ...encoding.outputArgs,

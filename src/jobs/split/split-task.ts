@@ -20,7 +20,11 @@ export type SplitTaskParams =
       /** About how many frames it writes (its length at the input's frame rate), for progress; null when the rate is unknown. */
       expectedFrames?: number | null;
     }
-  | { kind: "audio"; plannedArgs?: string[] }
+  | {
+      kind: "audio" /** It carries the subtitles one run keeps (split-plan.ts, audioArgs). */;
+      subtitles?: boolean;
+      plannedArgs?: string[];
+    }
   | {
       kind: "join";
       segments: number;

@@ -63,10 +63,21 @@ export function planSplitTasks(
     );
   const { segmentSeconds, note } = cappedSegmentSeconds(length, parallel.segmentSeconds);
   const segments = planSegments({ startSeconds: facts.video.startSeconds, lengthSeconds: length }, segmentSeconds);
-  const audio = shape.encoding.audioArgs !== null && facts.hasAudio;
+  // The subtitles one run keeps by itself: a Matroska output's, of a command that maps no stream.
+  const subtitles =
+    shape.encoding.defaultStreams && shape.encoding.muxer === "matroska" && (facts.textSubtitleStreams ?? 0) > 0;
+  const audio = (shape.encoding.audioArgs !== null && facts.hasAudio) || subtitles;
   // The audio first: it is short, and the join waits for it as for the last segment.
   return [
-    ...(audio ? [{ name: AUDIO_TASK, needs: [], params: { kind: "audio", ...planned } } satisfies PlannedTask] : []),
+    ...(audio
+      ? [
+          {
+            name: AUDIO_TASK,
+            needs: [],
+            params: { kind: "audio", ...(subtitles ? { subtitles } : {}), ...planned },
+          } satisfies PlannedTask,
+        ]
+      : []),
     ...segments.map(
       (segment): PlannedTask => ({
         name: segmentTaskName(segment.index),

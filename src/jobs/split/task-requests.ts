@@ -70,7 +70,7 @@ export async function taskRequest(
             exactTimestamps: params.exactTimestamps,
             constantRate: params.constantRate,
           })
-        : audioArgs(encoding, { input: `{{${input}}}`, output: `{{${out}}}` })!;
+        : audioArgs(encoding, { input: `{{${input}}}`, output: `{{${out}}}`, subtitles: params.subtitles })!;
     const outputs = [
       {
         name: out,
