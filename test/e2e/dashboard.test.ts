@@ -245,8 +245,8 @@ describe("the dashboard in a real browser", () => {
       // One line a shell reads back as the job's arguments (the planned ones: it is a preset job that ran).
       expect(text.startsWith("ffmpeg ")).toBe(true);
       expect(text).not.toContain("\n");
-      await tab.getByRole("button", { name: "Copy" }).click();
-      await tab.getByRole("button", { name: "Copied" }).waitFor();
+      await tab.getByRole("button", { name: "Copy", exact: true }).click();
+      await tab.getByRole("button", { name: "Copied", exact: true }).waitFor();
       expect(await tab.evaluate("navigator.clipboard.readText()")).toBe(text);
       const phases = await tab.locator("ul.timings li").evaluateAll((lis) => lis.map((li: any) => li.title));
       expect(phases).toEqual(

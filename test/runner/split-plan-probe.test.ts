@@ -1,0 +1,89 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { RunnerProbeResult } from "../../src/runner/runner-protocol.ts";
+import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
+import { videoLengthSeconds, type SplitFacts } from "../../src/jobs/split/split-facts.ts";
+import { planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
+import { useRunnerHarness } from "./runner-harness.ts";
+
+/**
+ * A split's plan from the runner's probe of the input (POST /probe with measureVideoEnd, as the
+ * coordinator asks), on the Matroska files that were planned past their video's end: one whose
+ * subtitles end after the picture (the container's duration is theirs), one that starts at 5 s (its
+ * Duration element holds its end, not its length). Each 12 s video is planned as 12 s: in segments of
+ * 4 s, three, none starting where there is no picture (the fourth was empty: OUTPUT_EMPTY, billed).
+ */
+const dir = mkdtempSync(join(tmpdir(), "ffjobs-split-probe-"));
+const ff = (...args: string[]) => execFileSync("ffmpeg", ["-v", "error", "-y", ...args], { cwd: dir });
+writeFileSync(
+  join(dir, "late.srt"),
+  "1\n00:00:01,000 --> 00:00:02,000\nhello\n\n2\n00:00:14,000 --> 00:00:16,000\nstill here\n",
+);
+const picture = ["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=12"];
+ff(
+  ...picture,
+  "-i",
+  "late.srt",
+  "-map",
+  "0",
+  "-map",
+  "1",
+  "-c:v",
+  "libx264",
+  "-preset",
+  "ultrafast",
+  "-c:s",
+  "srt",
+  "outlasting.mkv",
+);
+ff(...picture, "-c:v", "libx264", "-preset", "ultrafast", "-output_ts_offset", "5", "starts-at-5.mkv");
+
+const { h, input } = useRunnerHarness({}, dir);
+const shape = splitShape({
+  binary: "ffmpeg",
+  args: ["-i", "{{video}}", "-c:v", "libx264", "{{out}}"],
+  inputs: { video: { type: "url", url: "https://media.example.com/v.mkv" } },
+  outputs: { out: { fileName: "out.mkv", contentType: "video/x-matroska" } },
+  webhookUrl: null,
+});
+
+async function planOf(file: string) {
+  const res = await h.api.fetch("/probe", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      probeId: crypto.randomUUID(),
+      inputs: [input("video", file)],
+      allowedPrivateHosts: ["127.0.0.1"],
+      timeoutMs: 30_000,
+      measureVideoEnd: true,
+    }),
+  });
+  const probed = ((await res.json()) as RunnerProbeResult).inputs.video;
+  if (!probed.ok || !probed.split) throw new Error(JSON.stringify(probed));
+  if (!("shape" in shape)) throw new Error("the test's command is not a split encode");
+  return { facts: probed.split as SplitFacts, tasks: planSplitTasks(probed.split, shape.shape, { segmentSeconds: 4 }) };
+}
+
+describe("a split's plan from the runner's probe, on Matroska whose headers outrun the picture", () => {
+  for (const [name, file, start] of [
+    ["subtitles ending after the picture", "outlasting.mkv", 0],
+    ["a start at 5 s", "starts-at-5.mkv", 5],
+  ] as const) {
+    it(`plans the picture's own 12 s: ${name}`, async () => {
+      const { facts, tasks } = await planOf(file);
+      expect(videoLengthSeconds(facts)).toBeCloseTo(12, 1);
+      const segments = tasks.flatMap((t) => (t.params.kind === "segment" ? [t.params.segment] : []));
+      expect(
+        segments.map((s) => [s.startSeconds - start, s.endSeconds === null ? null : s.endSeconds - start]),
+      ).toEqual([
+        [0, 4],
+        [4, 8],
+        [8, null],
+      ]);
+    });
+  }
+});
