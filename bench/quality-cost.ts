@@ -115,6 +115,16 @@ input (the frame-by-frame PSNR and SSIM report), in turn, and bare ffmpeg; media
 | decode the output | ${p((x) => x.decodeOutput)} | ${share(p((x) => x.decodeOutput))} |
 | the whole comparison pass (both decodes, scale, SSIM, PSNR) | ${p((x) => x.pass)} | ${share(p((x) => x.pass))} |
 
+**Not met, and why.** A report compares two decoded videos, so a pass apart from the encode pays both
+decodes at the least (here the source's and the output's: ${share(p((x) => x.decodeSource) + p((x) => x.decodeOutput))}
+of the transcode) before it compares a frame; the pass is ${share(p((x) => x.pass))}. Only a comparison inside the
+encode's own command avoids decoding the source again, and ffmpeg 5.1 (Debian 12's, the runner's) cannot
+decode what it encodes within one command (loopback decoders, \`-dec\`, came with ffmpeg 7.1). Decision: the
+report is asked for (a \`quality\` check; \`minSsim: 0\` for the report alone), not made for every output,
+and it is billed as run time. The measure for this ffmpeg is the pass against that floor, the two decodes:
+${(p((x) => x.pass) / (p((x) => x.decodeSource) + p((x) => x.decodeOutput))).toFixed(2)}× here; the 10 % goal is
+the in-command comparison's, on an ffmpeg with loopback decoding.
+
 Measured ${new Date().toISOString().slice(0, 10)}; ${rounds} rounds.`;
 writeBenchmarkSection("quality-cost", report);
 console.log(`\n${report}\n`);

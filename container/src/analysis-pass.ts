@@ -9,7 +9,7 @@ import { pinnedCommand } from "./cpu-pins.ts";
 import { isolatedCommand } from "./isolation.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { ended } from "./job-ended.ts";
-import { PROBE_LIMITS, sandboxedFfprobe } from "./probe.ts";
+import { PROBE_LIMITS } from "./probe.ts";
 import { runProcess } from "./run-process.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { killUidProcesses } from "./uid-reaper.ts";
@@ -84,23 +84,75 @@ export async function runAnalysisPass(
   }
 }
 
-/** The first video stream's packets, counted by ffprobe (a demux, no decode); null when it could not. */
-export async function countVideoPackets(ctx: PassContext, name: string): Promise<number | null> {
-  const options = [
-    "-count_packets",
+/** Packets read for their timestamps: 9 hours at 60 fps. A longer video is counted as far as this. */
+const MAX_PACKETS = 2_000_000;
+
+/**
+ * The first video stream's packet timestamps (presentation times, in the order read), by ffprobe (a
+ * demux, no decode) in the job's sandbox, on its CPU, within its deadline, its output read as it comes:
+ * what `frameCount` counts and `continuity` measures. Null when ffprobe could not read them.
+ */
+export async function readVideoPacketTimes(ctx: PassContext, name: string): Promise<Float64Array | null> {
+  const { folder, settings } = ctx;
+  const path = folder.visiblePath(name)!;
+  const argv = [
+    "-v",
+    "error",
+    ...inputSafetyOptions(path),
     "-select_streams",
     "v:0",
     "-show_entries",
-    "stream=nb_read_packets",
+    "packet=pts_time",
     "-of",
-    "json",
+    "csv=p=0",
+    path,
   ];
-  const stdout = await sandboxedFfprobe(ctx.folder, ctx.settings, options, ctx.folder.visiblePath(name)!);
+  const timeoutMs = Math.max(1, ctx.deadline - Date.now());
+  const limits = {
+    ...PROBE_LIMITS,
+    cpuSeconds: Math.ceil(timeoutMs / 1000),
+    addressSpaceBytes: settings.maxMemoryBytes,
+  };
+  const isolated = isolatedCommand(settings, folder, "ffprobe", argv, limits);
+  const command = { ...isolated, ...pinnedCommand(isolated, ctx.cpu) };
+  let times: Float64Array = new Float64Array(4096);
+  let count = 0;
+  let partial = "";
+  const read = (line: string) => {
+    const t = Number(line.slice(0, 32));
+    if (line === "" || line.startsWith("N/A") || !Number.isFinite(t) || count >= MAX_PACKETS) return;
+    if (count === times.length) times = growTo(times, times.length * 2);
+    times[count++] = t;
+  };
+  const proc = runProcess({
+    file: command.file,
+    args: command.args,
+    cwd: join(folder.root, "work"),
+    env: command.env,
+    timeoutMs,
+    maxStdoutBytes: 4096,
+    maxStderrBytes: 4096,
+    onStdoutText: (text) => {
+      const lines = (partial + text).split("\n");
+      partial = lines.pop()!.slice(0, 64);
+      for (const line of lines) read(line.trim());
+    },
+    afterExit: folder.uid === null ? undefined : () => killUidProcesses(folder.uid!),
+  });
+  ctx.canceled.addEventListener("abort", proc.cancel, { once: true });
   try {
-    const streams = (JSON.parse(stdout ?? "") as { streams?: { nb_read_packets?: string }[] }).streams;
-    const n = Number(streams?.[0]?.nb_read_packets);
-    return Number.isInteger(n) ? n : null;
-  } catch {
-    return null;
+    const done = await proc.done;
+    if (done.timedOut)
+      throw ended("JOB_TIMEOUT", "The job's time limit ran out while its outputs' checks were measured");
+    read(partial.trim());
+    return done.exitCode === 0 ? times.slice(0, count) : null;
+  } finally {
+    ctx.canceled.removeEventListener("abort", proc.cancel);
   }
+}
+
+function growTo(values: Float64Array, length: number): Float64Array {
+  const grown = new Float64Array(length);
+  grown.set(values);
+  return grown;
 }

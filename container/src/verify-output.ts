@@ -7,7 +7,8 @@ import {
 } from "../../src/jobs/checks/evaluate-checks.ts";
 import type { CheckResult } from "../../src/jobs/checks/output-checks.ts";
 import type { RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
-import { countVideoPackets, runAnalysisPass, type PassContext, type PassResult } from "./analysis-pass.ts";
+import { readVideoPacketTimes, runAnalysisPass, type PassContext, type PassResult } from "./analysis-pass.ts";
+import { continuityOf } from "../../src/jobs/checks/frame-continuity.ts";
 import type { BusyClock } from "./busy-clock.ts";
 import { capabilities } from "./capabilities.ts";
 import { ended } from "./job-ended.ts";
@@ -56,12 +57,12 @@ export function createOutputVerifier(ctx: VerifyContext): OutputVerifier {
   return async (output, file, probe) => {
     const checks = output.checks;
     if (!checks || Object.keys(checks).length === 0) return [];
-    const [durations, analysis, videoPackets, indexFirst, vmafAvailable] = await Promise.all([
+    const [durations, analysis, packetTimes, indexFirst, vmafAvailable] = await Promise.all([
       Promise.all(inputsNamedByChecks(checks).map(async (n) => [n, await durationOf(n)] as const)),
       needsAnalysis(checks)
         ? measured(() => runAnalysisPass(ctx, output.name, checks, firstVideoFrameRate(probe)))
         : NOT_RUN,
-      checks.frameCount ? measured(() => countVideoPackets(ctx, output.name)) : null,
+      checks.frameCount || checks.continuity ? measured(() => readVideoPacketTimes(ctx, output.name)) : null,
       checks.faststart ? indexBeforeMedia(file.handle, file.size).catch(() => null) : null,
       checks.quality?.minVmaf !== undefined
         ? capabilities().then((c) => c.filters.some((f) => f.name === "libvmaf"))
@@ -74,7 +75,8 @@ export function createOutputVerifier(ctx: VerifyContext): OutputVerifier {
       analysis: analysis.measures,
       analysisFailure: analysis.failure,
       qualityReport: analysis.report,
-      videoPackets,
+      videoPackets: packetTimes?.length ?? null,
+      continuity: checks.continuity && packetTimes ? continuityOf(packetTimes, checks.continuity.maxGapFrames) : null,
       indexFirst,
       vmafAvailable,
     });

@@ -105,6 +105,38 @@ describe("declared output checks on the runner (real ffmpeg)", () => {
     expect(outcome.errorMessage).toMatch(/"out" durationSeconds: lasts 1\.\d+ s; wanted 4/);
   });
 
+  it("catches a frame dropped from a constant-rate output (a gap of two frames), and passes the whole one", async () => {
+    const drop = [
+      "-i",
+      "{{in}}",
+      "-an",
+      "-vf",
+      "select='not(eq(n\\,50))'",
+      "-fps_mode",
+      "passthrough",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "{{out}}",
+    ];
+    const holed = await run(drop, "good.ts", {
+      fileName: "o.mp4",
+      checks: { continuity: { maxGapFrames: 1.5 }, frameCount: { min: 100 } },
+    });
+    expect(failedChecks(holed.outcome)).toEqual(["frameCount", "continuity"]);
+    const [count, continuity] = holed.outcome.checks!.out;
+    expect(count.measured).toBe(99);
+    expect(continuity.measured).toMatchObject({
+      frames: 99,
+      gaps: 1,
+      repeats: 0,
+      largestGap: { ms: 80, atSeconds: 1.96 },
+    });
+    const whole = await run(copy, "good.ts", { fileName: "o.mp4", checks: { continuity: { maxGapFrames: 1.5 } } });
+    expect(whole.outcome.status, JSON.stringify(whole.outcome.checks)).toBe("completed");
+  });
+
   it("catches corrupted frames in the middle with a full decode, and passes the clean copy", async () => {
     const bad = await run(copy, "corrupt.ts", { fileName: "o.ts", checks: { fullDecode: true } });
     expect(bad.outcome.errorCode, JSON.stringify(bad.outcome)).toBe("OUTPUT_CHECK_FAILED");

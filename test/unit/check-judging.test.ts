@@ -6,6 +6,7 @@ import { evaluateChecks, mediaDurationSeconds, type OutputFacts } from "../../sr
 import { outputChecksSchema } from "../../src/jobs/checks/output-checks.ts";
 import { storedChecks } from "../../src/jobs/checks/stored-checks.ts";
 import { createFrameStats } from "../../src/jobs/checks/quality-report.ts";
+import { continuityOf } from "../../src/jobs/checks/frame-continuity.ts";
 
 const facts = (over: Partial<OutputFacts> = {}): OutputFacts => ({
   probe: {
@@ -224,5 +225,16 @@ describe("the quality report, frame by frame", () => {
     const stats = createFrameStats();
     stats.push("n:1 garbage\nsomething else\n");
     expect(stats.report(null)).toBeNull();
+  });
+});
+
+describe("frame continuity", () => {
+  it("finds a dropped frame and a doubled one, wherever they are in the order read", () => {
+    const frames = Array.from({ length: 100 }, (_, i) => i / 25);
+    const clean = continuityOf(Float64Array.from(frames.reverse()), 1.5);
+    expect(clean).toEqual({ frames: 100, usualIntervalMs: 40, gaps: 0, repeats: 0, largestGap: null });
+    const holed = continuityOf(Float64Array.from([...frames.filter((_, i) => i !== 60), frames[10]]), 1.5);
+    expect(holed).toMatchObject({ frames: 100, gaps: 1, repeats: 1, largestGap: { ms: 80, atSeconds: 1.52 } });
+    expect(continuityOf(Float64Array.from([0]), 1.5)).toMatchObject({ frames: 1, gaps: 0, usualIntervalMs: null });
   });
 });

@@ -1,5 +1,6 @@
 import type { AnalysisMeasures } from "./analysis-log.ts";
 import type { QualityReport } from "./quality-report.ts";
+import type { Continuity } from "./frame-continuity.ts";
 import type { CheckResult, OutputChecks } from "./output-checks.ts";
 
 /**
@@ -22,6 +23,8 @@ export type OutputFacts = {
   qualityReport?: QualityReport | null;
   /** The first video stream's packet count (`frameCount`), null when not counted. */
   videoPackets: number | null;
+  /** The first video stream's frame continuity (`continuity`), null when not measured. */
+  continuity?: Continuity | null;
   /** Whether the index comes before the media (`faststart`): null when the file is not MP4/MOV boxes. */
   indexFirst: boolean | null;
   /** Whether the runner's ffmpeg can measure VMAF. */
@@ -143,6 +146,17 @@ export function evaluateChecks(checks: OutputChecks, f: OutputFacts): CheckResul
       f.videoPackets,
       video ? `${f.videoPackets ?? "unknown"} frames; wanted ${boundsText(checks.frameCount, "")}` : videoMissing,
     );
+  }
+  if (checks.continuity) {
+    const c = f.continuity ?? null;
+    const message = !video
+      ? videoMissing
+      : c === null
+        ? "not measured: ffprobe could not read its frames' timestamps"
+        : c.gaps === 0 && c.repeats === 0
+          ? `${c.frames} frames, each ${c.usualIntervalMs} ms after the last`
+          : `${c.gaps} gap(s)${c.largestGap ? ` (the longest ${c.largestGap.ms} ms at ${c.largestGap.atSeconds} s)` : ""} and ${c.repeats} repeated timestamp(s) in ${c.frames} frames of ${c.usualIntervalMs} ms`;
+    push("continuity", c !== null && c.gaps === 0 && c.repeats === 0, checks.continuity, c, message);
   }
   for (const side of ["width", "height"] as const) {
     const wanted = checks[side];

@@ -59,6 +59,13 @@ export const outputChecksSchema = z
       .optional()
       .describe("The first video stream's average frame rate, in frames per second."),
     frameCount: bounds("frames", 1e9).optional().describe("The first video stream's frame count (its packets)."),
+    continuity: z
+      .object({ maxGapFrames: z.number().min(1).max(1000).default(1.5) })
+      .strict()
+      .optional()
+      .describe(
+        "The first video stream's frames follow each other with no gap longer than `maxGapFrames` of its usual interval and none repeated: nothing dropped or doubled (a split encode's join checks this of its output).",
+      ),
     width: z.number().int().positive().max(65_536).optional().describe("The first video stream's width in pixels."),
     height: z.number().int().positive().max(65_536).optional().describe("The first video stream's height in pixels."),
     pixelFormat: ffprobeWord.optional().describe("The first video stream's pixel format (`yuv420p`)."),

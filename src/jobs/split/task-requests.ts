@@ -11,6 +11,9 @@ import { buildRunnerRequest } from "../runner-request/runner-request.ts";
 import { splitShape } from "./split-eligibility.ts";
 import { audioArgs, joinArgs, segmentArgs } from "./split-plan.ts";
 import { segmentsToJoin, AUDIO_TASK } from "./split-tasks.ts";
+
+/** A frame lost at a seam of a constant-rate output leaves an interval of two frames: more than 1.5 is one. */
+const JOIN_CONTINUITY = { maxGapFrames: 1.5 };
 import { listTasks } from "./task-store.ts";
 import type { JobRow } from "../store/job-row.ts";
 import type { SplitTaskParams, JobTask } from "./split-task.ts";
@@ -94,7 +97,11 @@ export async function taskRequest(
     videoDelaySeconds: params.videoDelaySeconds,
     formatStartSeconds: params.formatStartSeconds,
   });
-  const outputs = await runnerOutputs(s, job, spec);
+  // The join checks its own seams where one run's frames come at a constant rate (MP4, MOV): no frame
+  // lost or doubled where two segments meet, besides the output's own checks.
+  const outputs = (await runnerOutputs(s, job, spec)).map((o) =>
+    encoding.muxer === "matroska" ? o : { ...o, checks: { ...o.checks, continuity: JOIN_CONTINUITY } },
+  );
   const onFailedCheck = spec.onFailedCheck ? { onFailedCheck: spec.onFailedCheck } : {};
   return { ...common, binary: "ffmpeg", args, inputs: [...parts, ...audio], outputs, ...onFailedCheck };
 }
