@@ -232,6 +232,19 @@ beforeAll(() => {
     "aac",
   ]);
   make("offset.mkv", ["-i", join(dir, "cfr.mp4"), "-c", "copy", "-output_ts_offset", "5"]);
+  // Keyframes every 151 frames land 38 ms after each 5 s cut; their leading frames, shown before them, are in the segment.
+  make("open-gop.mp4", [
+    ...source,
+    "-c:v",
+    "libx265",
+    "-preset",
+    "ultrafast",
+    "-x265-params",
+    "keyint=151:min-keyint=151:scenecut=0:open-gop=1:bframes=3:log-level=error",
+    "-c:a",
+    "aac",
+    "-shortest",
+  ]);
   writeFileSync(
     join(dir, "s.srt"),
     "1\n00:00:01,000 --> 00:00:02,000\nhello\n\n2\n00:00:14,000 --> 00:00:16,000\nbye\n",
@@ -304,6 +317,7 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
     ["one keyframe in 20 s", "sparse.mp4", 6],
     ["audio starting 0.3 s after the picture", "late-audio.mkv", 5],
     ["Matroska to Matroska with subtitles", "subtitled.mkv", 5, "mkv"],
+    ["an open GOP (HEVC CRA keyframes just after the cuts)", "open-gop.mp4", 5],
   ] as [string, string, number, ("mp4" | "mkv")?][]) {
     it(`give the frames of one encode at its timestamps, in sync and as good at the joins: ${name}`, async () => {
       const source = join(dir, input);

@@ -29,7 +29,8 @@ describe("a split encode's segments", () => {
       formatStartSeconds: 4.977,
       constantRate: "30000/1001",
     });
-    expect(args.slice(0, 6)).toEqual(["-copyts", "-noaccurate_seek", "-ss", "6.023000", "-i", "in.mp4"]);
+    // The seek half a second early: it lands at or before the GOP an open-GOP keyframe's leading frames need.
+    expect(args.slice(0, 6)).toEqual(["-copyts", "-noaccurate_seek", "-ss", "5.523000", "-i", "in.mp4"]);
     // MP4 is written at a constant rate: the frames are put on its grid before the cut, as one run would.
     expect(args[args.indexOf("-vf") + 1]).toBe("fps=30000/1001,trim=start=11.000000:end=17.000000,scale=-2:720");
     expect(args.slice(-3)).toEqual(["-f", "mpegts", "seg1.ts"]);

@@ -19,6 +19,16 @@ export type SplitSegment = { index: number; startSeconds: number; endSeconds: nu
 export const SEGMENT_TS_OFFSET_SECONDS = 10;
 
 /**
+ * A segment's seek goes this far before its start. The seek lands on a keyframe by its decode time, and
+ * an open-GOP keyframe (HEVC's CRA, an MP4 sync sample) decoded before its presentation time has leading
+ * frames shown before it that need the GOP before: landing on one whose decode time is at most the start
+ * and whose presentation time is after it, those frames of the segment were lost (a frame held at the
+ * join). From half a second earlier, the seek lands at or before the GOP they need (a reorder delay of
+ * 16 frames at 30 fps); a segment then decodes at most one GOP more, only when a keyframe lies within it.
+ */
+export const SEGMENT_SEEK_MARGIN_SECONDS = 0.5;
+
+/**
  * Segments of `segmentSeconds` from the video's first timestamp; the last runs to the end and is
  * between one and two segments long, so no segment is empty or a sliver.
  */
@@ -88,7 +98,7 @@ export function segmentArgs(
     "-copyts",
     "-noaccurate_seek",
     "-ss",
-    seconds(Math.max(0, segment.startSeconds - io.formatStartSeconds)),
+    seconds(Math.max(0, segment.startSeconds - io.formatStartSeconds - SEGMENT_SEEK_MARGIN_SECONDS)),
     "-i",
     io.input,
     // V: the video, never cover art (a picture stored as a video stream).
