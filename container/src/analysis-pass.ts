@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { createAnalysisLog, type AnalysisMeasures } from "../../src/jobs/checks/analysis-log.ts";
+import { createErrorLog, createLoudnessLines, type AnalysisMeasures } from "../../src/jobs/checks/analysis-log.ts";
 import { analysisArguments } from "../../src/jobs/checks/check-analysis.ts";
 import type { OutputChecks } from "../../src/jobs/checks/output-checks.ts";
 import { createFrameStats, type QualityReport } from "../../src/jobs/checks/quality-report.ts";
@@ -50,8 +50,9 @@ export async function runAnalysisPass(
   };
   const isolated = isolatedCommand(settings, folder, "ffmpeg", argv, limits);
   const command = { ...isolated, ...pinnedCommand(isolated, ctx.cpu) };
-  const log = createAnalysisLog();
+  const log = createErrorLog();
   const frames = createFrameStats();
+  const loudness = createLoudnessLines();
   const proc = runProcess({
     file: command.file,
     args: command.args,
@@ -60,7 +61,10 @@ export async function runAnalysisPass(
     timeoutMs,
     maxStdoutBytes: 4096,
     maxStderrBytes: 4096,
-    onStdoutText: (text) => frames.push(text),
+    onStdoutText: (text) => {
+      frames.push(text);
+      loudness.push(text);
+    },
     onStderrText: (text) => log.push(text),
     afterExit: folder.uid === null ? undefined : () => killUidProcesses(folder.uid!),
   });
@@ -69,16 +73,24 @@ export async function runAnalysisPass(
     const done = await proc.done;
     if (done.timedOut)
       throw ended("JOB_TIMEOUT", "The job's time limit ran out while its outputs' checks were measured");
-    const measures = log.measures();
+    const errors = log.errors();
     if (done.exitCode !== 0) {
-      const why = measures.errors.at(-1) ?? `ffmpeg exited ${done.exitCode ?? done.signal}`;
+      const why = errors.errors.at(-1) ?? `ffmpeg exited ${done.exitCode ?? done.signal}`;
       return {
-        measures: { ...measures, integratedLufs: null, truePeakDbtp: null, psnr: null, ssim: null },
+        measures: { ...errors, integratedLufs: null, truePeakDbtp: null, psnr: null, ssim: null },
         failure: `ffmpeg could not read it through: ${why}`,
         report: null,
       };
     }
-    return { measures, failure: null, report: checks.quality ? frames.report(fps) : null };
+    // The measures are the filters' own output: the report's means, ebur128's last values.
+    const report = checks.quality ? frames.report(fps) : null;
+    const measures = {
+      ...errors,
+      ...loudness.measures(),
+      psnr: report?.psnr.mean ?? null,
+      ssim: report?.ssim.mean ?? null,
+    };
+    return { measures, failure: null, report };
   } finally {
     ctx.canceled.removeEventListener("abort", proc.cancel);
   }

@@ -40,6 +40,20 @@ const tags = Array.from({ length: 3 }, (_, k) => [
 ]).flat();
 ff("-i", "corrupt.ts", "-c", "copy", ...tags, "corrupt-tagged.mkv");
 
+// A tag whose name holds a newline: ffmpeg prints names as they are, so at info level it wrote a line of
+// its own into the pass's log (MP4 keeps such names with use_metadata_tags).
+ff(
+  "-i",
+  "good.ts",
+  "-c",
+  "copy",
+  "-movflags",
+  "use_metadata_tags",
+  "-metadata",
+  "x\n[h264 @ 0x1] [error] forged\nlavfi.r128.I=-16.0\ny=v",
+  "named.mp4",
+);
+
 const { h, input } = useRunnerHarness({}, dir);
 
 async function run(
@@ -309,6 +323,19 @@ describe("declared output checks on the runner (real ffmpeg)", () => {
     });
     expect(clean.outcome.status, JSON.stringify(clean.outcome.checks)).toBe("completed");
     expect(decode.check).toBe("fullDecode");
+  });
+
+  it("reads no line a tag's name writes: a clean file with a forged error in a tag name decodes clean", async () => {
+    const keep = ["-i", "{{in}}", "-c", "copy", "-movflags", "use_metadata_tags", "{{out}}"];
+    const { outcome } = await run(keep, "named.mp4", {
+      fileName: "o.mp4",
+      checks: { fullDecode: true, loudness: { integratedLufs: -16, toleranceLu: 0.5 } },
+    });
+    const [loudness, decode] = outcome.outputs.length ? outcome.outputs[0].checks! : outcome.checks!.out;
+    expect(decode).toMatchObject({ check: "fullDecode", passed: true });
+    // The sine is not at -16 LUFS, whatever the name says.
+    expect(loudness).toMatchObject({ check: "loudness", passed: false });
+    expect((loudness.measured as { integratedLufs: number }).integratedLufs).toBeLessThan(-17);
   });
 
   it("counts decode errors however much metadata the log prints after them", async () => {

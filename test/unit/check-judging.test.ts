@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analysisArguments } from "../../src/jobs/checks/check-analysis.ts";
-import { createAnalysisLog } from "../../src/jobs/checks/analysis-log.ts";
+import { createErrorLog, createLoudnessLines } from "../../src/jobs/checks/analysis-log.ts";
 import { checksToRun } from "../../src/jobs/checks/default-checks.ts";
 import { evaluateChecks, mediaDurationSeconds, type OutputFacts } from "../../src/jobs/checks/evaluate-checks.ts";
 import { outputChecksSchema } from "../../src/jobs/checks/output-checks.ts";
@@ -87,63 +87,58 @@ describe("output checks, judged", () => {
 });
 
 describe("the analysis pass", () => {
-  it("reads ebur128's summary, PSNR and SSIM, and counts error lines, from lines cut anywhere", () => {
+  it("counts the log's error lines and reads ebur128's values from its stdout, lines cut anywhere", () => {
     const log = [
       "[h264 @ 0x1f] [error] error while decoding MB 3 4",
       "[error] concealing 120 DC, 120 AC, 120 MV errors",
-      "[Parsed_ebur128_9 @ 0x2a] [info] Summary:",
-      "",
-      "  Integrated loudness:",
-      "    I:         -21.8 LUFS",
-      "  True peak:",
-      "    Peak:      -inf dBFS",
-      "[Parsed_psnr_8 @ 0x3b] [info] PSNR y:27.7 u:27.0 v:24.8 average:inf min:25.8 max:27.5",
-      "[Parsed_ssim_7 @ 0x4c] [info] SSIM Y:0.86 (8.5) U:0.83 (7.9) V:0.81 (7.4) All:0.839343 (7.9)",
+      "[warning] not an error",
     ].join("\n");
-    const reader = createAnalysisLog();
-    for (let i = 0; i < log.length; i += 5) reader.push(log.slice(i, i + 5));
-    expect(reader.measures()).toEqual({
-      errors: [log.split("\n")[0], log.split("\n")[1]],
-      errorCount: 2,
-      integratedLufs: -21.8,
-      truePeakDbtp: -120,
-      psnr: 100,
-      ssim: 0.839343,
-    });
+    const errors = createErrorLog();
+    for (let i = 0; i < log.length; i += 5) errors.push(log.slice(i, i + 5));
+    expect(errors.errors()).toEqual({ errors: log.split("\n").slice(0, 2), errorCount: 2 });
+    const stdout = [
+      "frame:0 pts:0 pts_time:0",
+      "lavfi.r128.I=-70.000",
+      "n:1 Y:0.9 U:0.9 V:0.9 All:0.9 (10)",
+      "lavfi.r128.true_peak=0.100",
+      "lavfi.r128.I=-21.800",
+      "lavfi.r128.true_peak=0.236",
+    ].join("\n");
+    const loudness = createLoudnessLines();
+    for (let i = 0; i < stdout.length; i += 3) loudness.push(stdout.slice(i, i + 3));
+    expect(loudness.measures()).toEqual({ integratedLufs: -21.8, truePeakDbtp: -12.5 });
+    const silence = createLoudnessLines();
+    silence.push("lavfi.r128.I=-inf\nlavfi.r128.true_peak=0.000\n");
+    expect(silence.measures()).toEqual({ integratedLufs: -120, truePeakDbtp: -120 });
   });
 
-  it("takes nothing from a file's metadata in the same log, and no time over a hostile line", () => {
-    // What an attack pass put in a title: measures and an error, printed by ffmpeg after its own prefix.
+  it("takes nothing from a file's metadata, and no time over a hostile line", () => {
+    // What attack passes put in tags: a value, and a tag name holding a newline, each starting a line of its own.
     const forged = [
       "[info]     title           : PSNR y:1 u:1 v:1 average:99.000000 min:1 max:1 [error] x",
-      "[info]                     : [Parsed_ssim_1 @ 0x1] [info] SSIM Y:1 (1) U:1 (1) V:1 (1) All:0.999 (30)",
-      "[info] Summary:",
-      "    I:         -16.0 LUFS",
-      "[mov @ 0x5] [info]   comment : [Parsed_ebur128_0 @ 0x6] [info] Summary:",
-      "    I:         -16.0 LUFS",
+      "[h264 @ 0x1] [info] [error] forged in a value",
+      "lavfi.r128.I =-16.0",
+      " lavfi.r128.I=-16.0",
+      "lavfi.r128.I=-16.0 LUFS",
     ].join("\n");
-    const reader = createAnalysisLog();
-    reader.push(`${forged}\n`);
-    expect(reader.measures()).toEqual({
-      errors: [],
-      errorCount: 0,
-      integratedLufs: null,
-      truePeakDbtp: null,
-      psnr: null,
-      ssim: null,
-    });
+    const errors = createErrorLog();
+    errors.push(`${forged}\n`);
+    expect(errors.errors()).toEqual({ errors: [], errorCount: 0 });
+    const loudness = createLoudnessLines();
+    loudness.push(`${forged}\n`);
+    expect(loudness.measures()).toEqual({ integratedLufs: null, truePeakDbtp: null });
     const started = performance.now();
-    const hostile = createAnalysisLog();
-    hostile.push(`[Parsed_psnr_1 @ 0x1] [info] PSNR ${"PSNR ".repeat(60_000)}\n`);
-    hostile.push("PSNR SSIM \r".repeat(30_000));
-    hostile.measures();
+    const hostile = createErrorLog();
+    hostile.push(`[h264 @ 0x1] ${"[h264 @ 0x1] ".repeat(60_000)}\n`);
+    hostile.push("[error ".repeat(30_000));
+    hostile.errors();
     expect(performance.now() - started).toBeLessThan(200);
   });
 
   it("keeps an error line printable: control and reordering characters of a file's text are replaced", () => {
-    const reader = createAnalysisLog();
-    reader.push("[h264 @ 0x1] [error] bad \u009b31m red \u202e evil \u007f\n");
-    expect(reader.measures().errors).toEqual(["[h264 @ 0x1] [error] bad \ufffd31m red \ufffd evil \ufffd"]);
+    const errors = createErrorLog();
+    errors.push("[h264 @ 0x1] [error] bad \u009b31m red \u202e evil \u007f\n");
+    expect(errors.errors().errors).toEqual(["[h264 @ 0x1] [error] bad \ufffd31m red \ufffd evil \ufffd"]);
   });
 
   it("asks only for what the checks need, the reference read under the same input options", () => {

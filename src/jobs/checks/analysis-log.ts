@@ -17,70 +17,64 @@ const MAX_ERROR_CHARS = 300;
 const MAX_LINE_CHARS = 1000;
 
 /*
- * The pass's log (`-loglevel level+info`: every line starts with its source and level) read line by
- * line as ffmpeg writes it, not from a tail a long metadata dump could push the first errors out of.
- * Only lines in the exact form each filter writes count: a file's metadata, which ffmpeg prints in the
- * same log, is never read as a measure (a title holding "PSNR … average:99" measures nothing), nor as an
- * error (a title holding "[error]" is printed at info, after its own prefix). Every pattern is anchored
- * and has no nested or lazy repeats: linear in the line, whatever it holds.
+ * The pass's two outputs, each read line by line as ffmpeg writes it. Its log (stderr, at
+ * `-loglevel level+error`) gives the errors a full decode counts: ffmpeg prints a file's metadata at
+ * info, so none of it is in this log (a tag's name holding a newline and "[error]" once wrote a line
+ * of its own there). Its stdout gives the measures, written by the filters alone: ssim's and psnr's
+ * line per frame (quality-report.ts) and ebur128's frame values for its two keys (ametadata), where no
+ * byte of the file's own text goes. Every pattern is anchored, with no nested or lazy repeat.
  */
 const ERROR_LINE = /^(?:\[[^\]\s]+ @ 0x[0-9a-f]+\] )?\[(?:error|fatal|panic)\] /;
-const PSNR_SUMMARY =
-  /^\[Parsed_psnr_\d+ @ 0x[0-9a-f]+\] \[info\] PSNR y:\S+ u:\S+ v:\S+ average:(inf|\d+(?:\.\d+)?) min:\S+ max:\S+$/;
-const SSIM_SUMMARY =
-  /^\[Parsed_ssim_\d+ @ 0x[0-9a-f]+\] \[info\] SSIM Y:\S+ \(\S+\) U:\S+ \(\S+\) V:\S+ \(\S+\) All:(\d+(?:\.\d+)?) \(\S+\)$/;
-const LOUDNESS_SUMMARY = /^\[Parsed_ebur128_\d+ @ 0x[0-9a-f]+\] \[info\] Summary:$/;
-const INTEGRATED = /^\s+I:\s+(-inf|-?\d+(?:\.\d+)?) LUFS$/;
-const TRUE_PEAK = /^\s+Peak:\s+(-inf|-?\d+(?:\.\d+)?) dBFS$/;
-/** ebur128 writes -inf for silence: as low as it measures. */
+const INTEGRATED = /^lavfi\.r128\.I=(-?\d+(?:\.\d+)?|-inf)$/;
+const TRUE_PEAK = /^lavfi\.r128\.true_peak=(\d+(?:\.\d+)?)$/;
+/** ebur128 gives -inf (and a true peak of 0) for silence: as low as it measures. */
 const SILENCE_DB = -120;
-const PSNR_IDENTICAL_DB = 100;
 
-export function createAnalysisLog() {
-  const m: AnalysisMeasures = {
-    errors: [],
-    errorCount: 0,
-    integratedLufs: null,
-    truePeakDbtp: null,
-    psnr: null,
-    ssim: null,
-  };
+/** Splits text that comes in chunks into lines, each cut to MAX_LINE_CHARS, for `read`. */
+function lineReader(read: (line: string) => void) {
   let partial = "";
-  let inLoudnessSummary = false;
-  const db = (v: string) => (v === "-inf" ? SILENCE_DB : Number(v));
-  const read = (whole: string) => {
-    const line = whole.slice(0, MAX_LINE_CHARS).replace(/\r$/, "");
-    if (ERROR_LINE.test(line)) {
-      m.errorCount++;
-      if (m.errors.length < MAX_KEPT_ERRORS) m.errors.push(printableText(line.slice(0, MAX_ERROR_CHARS)));
-      return;
-    }
-    // The summary's lines follow its first, indented or empty; the first line that is neither ends it.
-    if (inLoudnessSummary && (line === "" || /^\s/.test(line))) {
-      const integrated = INTEGRATED.exec(line);
-      if (integrated) m.integratedLufs = db(integrated[1]);
-      const peak = TRUE_PEAK.exec(line);
-      if (peak) m.truePeakDbtp = db(peak[1]);
-      return;
-    }
-    inLoudnessSummary = LOUDNESS_SUMMARY.test(line);
-    const psnr = PSNR_SUMMARY.exec(line);
-    if (psnr) m.psnr = psnr[1] === "inf" ? PSNR_IDENTICAL_DB : Math.min(Number(psnr[1]), PSNR_IDENTICAL_DB);
-    const ssim = SSIM_SUMMARY.exec(line);
-    if (ssim) m.ssim = Number(ssim[1]);
-  };
   return {
-    /** A chunk of the log as it came, lines cut anywhere. */
     push(text: string) {
       const lines = (partial + text).split("\n");
       // A line longer than is read keeps only its start while the rest of it comes.
       partial = lines.pop()!.slice(0, MAX_LINE_CHARS);
-      for (const line of lines) read(line);
+      for (const line of lines) read(line.slice(0, MAX_LINE_CHARS).replace(/\r$/, ""));
     },
-    measures(): AnalysisMeasures {
-      if (partial) read(partial);
+    end() {
+      if (partial) read(partial.replace(/\r$/, ""));
       partial = "";
-      return { ...m, errors: [...m.errors] };
+    },
+  };
+}
+
+/** The pass's log: its error lines, counted, the first kept (printable: a file's text may be quoted). */
+export function createErrorLog() {
+  const errors: string[] = [];
+  let count = 0;
+  const lines = lineReader((line) => {
+    if (!ERROR_LINE.test(line)) return;
+    count++;
+    if (errors.length < MAX_KEPT_ERRORS) errors.push(printableText(line.slice(0, MAX_ERROR_CHARS)));
+  });
+  return { push: lines.push, errors: () => (lines.end(), { errors: [...errors], errorCount: count }) };
+}
+
+/** ebur128's values on the pass's stdout: the last integrated loudness, and the true peak so far (linear). */
+export function createLoudnessLines() {
+  let integratedLufs: number | null = null;
+  let peak: number | null = null;
+  const lines = lineReader((line) => {
+    const i = INTEGRATED.exec(line);
+    if (i) integratedLufs = i[1] === "-inf" ? SILENCE_DB : Number(i[1]);
+    const p = TRUE_PEAK.exec(line);
+    if (p) peak = Number(p[1]);
+  });
+  return {
+    push: lines.push,
+    measures(): { integratedLufs: number | null; truePeakDbtp: number | null } {
+      lines.end();
+      const dbtp = peak === null ? null : peak > 0 ? Math.round(20 * Math.log10(peak) * 10) / 10 : SILENCE_DB;
+      return { integratedLufs, truePeakDbtp: dbtp };
     },
   };
 }

@@ -36,15 +36,17 @@ export function analysisArguments(
       "[r0][d0]scale2ref=flags=bicubic[r1][d1]",
       "[d1]format=yuv420p,split[ds][dp]",
       "[r1]format=yuv420p,split[rs][rp]",
-      // Each frame's value on stdout (quality-report.ts reads them as they come); the means in the log.
+      // Each frame's value on stdout (quality-report.ts reads them as they come): the report's means are the measures.
       "[ds][rs]ssim=stats_file=-[qs]",
       "[dp][rp]psnr=stats_file=-[qp]",
     );
     maps.push("-map", "[qs]", "-map", "[qp]");
   }
   if (checks.loudness) {
-    // Per-frame lines at verbose: only the summary is logged at info.
-    graph.push("[0:a:0]ebur128=peak=true:framelog=verbose[lu]");
+    // Its values on each frame, the two wanted keys printed to stdout (analysis-log.ts reads them).
+    graph.push(
+      "[0:a:0]ebur128=peak=true:metadata=1,ametadata=mode=print:key=lavfi.r128.I:file=-,ametadata=mode=print:key=lavfi.r128.true_peak:file=-[lu]",
+    );
     maps.push("-map", "[lu]");
   }
   // Every video and audio stream decoded to the end (subtitles have no null encoder: they are read).
@@ -53,8 +55,9 @@ export function analysisArguments(
     "-hide_banner",
     "-nostdin",
     "-nostats",
+    // Errors only: ffmpeg prints a file's metadata at info, and nothing of it may be read as a line of the log.
     "-loglevel",
-    "level+info",
+    "level+error",
     ...inputOptions(outputPath),
     "-i",
     outputPath,
