@@ -56,7 +56,13 @@ export function createErrorLog() {
     count++;
     if (errors.length < MAX_KEPT_ERRORS) errors.push(printableText(line.slice(0, MAX_ERROR_CHARS)));
   });
-  return { push: lines.push, errors: () => (lines.end(), { errors: [...errors], errorCount: count }) };
+  return {
+    push: lines.push,
+    errors() {
+      lines.end();
+      return { errors: [...errors], errorCount: count };
+    },
+  };
 }
 
 /** ebur128's values on the pass's stdout: the last integrated loudness, and the true peak so far (linear). */
