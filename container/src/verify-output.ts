@@ -1,10 +1,6 @@
 import { needsAnalysis } from "../../src/jobs/checks/check-analysis.ts";
-import {
-  evaluateChecks,
-  firstVideoFrameRate,
-  inputsNamedByChecks,
-  mediaDurationSeconds,
-} from "../../src/jobs/checks/evaluate-checks.ts";
+import { evaluateChecks } from "../../src/jobs/checks/evaluate-checks.ts";
+import { firstVideoFrameRate, inputsNamedByChecks, mediaDurationSeconds } from "../../src/jobs/checks/check-facts.ts";
 import type { CheckResult } from "../../src/jobs/checks/output-checks.ts";
 import type { RunnerOutcome, RunnerOutput } from "../../src/runner/runner-protocol.ts";
 import { readVideoPacketTimes, runAnalysisPass, type PassContext, type PassResult } from "./analysis-pass.ts";

@@ -1,5 +1,5 @@
 import type { JobSpec, RequestIssue } from "../request/job-request.ts";
-import { inputsNamedByChecks } from "./evaluate-checks.ts";
+import { inputsNamedByChecks } from "./check-facts.ts";
 
 /**
  * What the checks' schema cannot see: an input a check names (`durationSeconds.asInput`,
