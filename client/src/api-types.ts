@@ -553,6 +553,11 @@ export interface components {
                             min?: number;
                             max?: number;
                         };
+                        /** @description The first video stream's frames follow each other with no gap longer than `maxGapFrames` of its usual interval and none repeated: nothing dropped or doubled (a split encode's join checks this of its output). */
+                        continuity?: {
+                            /** @description (default 1.5) */
+                            maxGapFrames?: number;
+                        };
                         /** @description The first video stream's width in pixels. */
                         width?: number;
                         /** @description The first video stream's height in pixels. */
@@ -719,6 +724,11 @@ export interface components {
                         frameCount?: {
                             min?: number;
                             max?: number;
+                        };
+                        /** @description The first video stream's frames follow each other with no gap longer than `maxGapFrames` of its usual interval and none repeated: nothing dropped or doubled (a split encode's join checks this of its output). */
+                        continuity?: {
+                            /** @description (default 1.5) */
+                            maxGapFrames?: number;
                         };
                         /** @description The first video stream's width in pixels. */
                         width?: number;
@@ -968,6 +978,11 @@ export interface components {
                         frameCount?: {
                             min?: number;
                             max?: number;
+                        };
+                        /** @description The first video stream's frames follow each other with no gap longer than `maxGapFrames` of its usual interval and none repeated: nothing dropped or doubled (a split encode's join checks this of its output). */
+                        continuity?: {
+                            /** @default 1.5 */
+                            maxGapFrames: number;
                         };
                         /** @description The first video stream's width in pixels. */
                         width?: number;

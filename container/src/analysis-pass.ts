@@ -10,7 +10,7 @@ import { isolatedCommand } from "./isolation.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { ended } from "./job-ended.ts";
 import { PROBE_LIMITS } from "./probe.ts";
-import { runProcess } from "./run-process.ts";
+import { runProcess, type ProcessResult } from "./run-process.ts";
 import type { RunnerSettings } from "./settings.ts";
 import { killUidProcesses } from "./uid-reaper.ts";
 
@@ -27,10 +27,8 @@ export type PassContext = {
 export type PassResult = { measures: AnalysisMeasures | null; failure: string | null; report: QualityReport | null };
 
 /**
- * The analysis pass over an output (src/jobs/checks/check-analysis.ts): ffmpeg in the job's sandbox, as
- * the job, on the job's CPU, its memory limit the job's, within the job's deadline (running out of it
- * ends the job JOB_TIMEOUT, as the command would), stopped by a cancel. Its log and stdout are read as
- * they come (analysis-log.ts, quality-report.ts). A pass that does not exit 0 measured nothing: only
+ * The analysis pass over an output (src/jobs/checks/check-analysis.ts), run as every measuring process
+ * is (measureInSandbox). Its log and stdout are read as they come (analysis-log.ts, quality-report.ts). A pass that does not exit 0 measured nothing: only
  * the errors it counted stand (a decode that broke off is what `fullDecode` is asked to find).
  */
 export async function runAnalysisPass(
@@ -39,61 +37,37 @@ export async function runAnalysisPass(
   checks: OutputChecks,
   fps: number | null,
 ): Promise<PassResult> {
-  const { folder, settings } = ctx;
+  const { folder } = ctx;
   const referencePath = checks.quality ? (folder.visiblePath(checks.quality.against) ?? null) : null;
   const argv = analysisArguments(checks, folder.visiblePath(name)!, referencePath, inputSafetyOptions);
-  const timeoutMs = Math.max(1, ctx.deadline - Date.now());
-  const limits = {
-    ...PROBE_LIMITS,
-    cpuSeconds: Math.ceil(timeoutMs / 1000) * availableParallelism(),
-    addressSpaceBytes: settings.maxMemoryBytes,
-  };
-  const isolated = isolatedCommand(settings, folder, "ffmpeg", argv, limits);
-  const command = { ...isolated, ...pinnedCommand(isolated, ctx.cpu) };
   const log = createErrorLog();
   const frames = createFrameStats();
   const loudness = createLoudnessLines();
-  const proc = runProcess({
-    file: command.file,
-    args: command.args,
-    cwd: join(folder.root, "work"),
-    env: command.env,
-    timeoutMs,
-    maxStdoutBytes: 4096,
-    maxStderrBytes: 4096,
+  const done = await measureInSandbox(ctx, "ffmpeg", argv, {
     onStdoutText: (text) => {
       frames.push(text);
       loudness.push(text);
     },
     onStderrText: (text) => log.push(text),
-    afterExit: folder.uid === null ? undefined : () => killUidProcesses(folder.uid!),
   });
-  ctx.canceled.addEventListener("abort", proc.cancel, { once: true });
-  try {
-    const done = await proc.done;
-    if (done.timedOut)
-      throw ended("JOB_TIMEOUT", "The job's time limit ran out while its outputs' checks were measured");
-    const errors = log.errors();
-    if (done.exitCode !== 0) {
-      const why = errors.errors.at(-1) ?? `ffmpeg exited ${done.exitCode ?? done.signal}`;
-      return {
-        measures: { ...errors, integratedLufs: null, truePeakDbtp: null, psnr: null, ssim: null },
-        failure: `ffmpeg could not read it through: ${why}`,
-        report: null,
-      };
-    }
-    // The measures are the filters' own output: the report's means, ebur128's last values.
-    const report = checks.quality ? frames.report(fps) : null;
-    const measures = {
-      ...errors,
-      ...loudness.measures(),
-      psnr: report?.psnr.mean ?? null,
-      ssim: report?.ssim.mean ?? null,
+  const errors = log.errors();
+  if (done.exitCode !== 0) {
+    const why = errors.errors.at(-1) ?? `ffmpeg exited ${done.exitCode ?? done.signal}`;
+    return {
+      measures: { ...errors, integratedLufs: null, truePeakDbtp: null, psnr: null, ssim: null },
+      failure: `ffmpeg could not read it through: ${why}`,
+      report: null,
     };
-    return { measures, failure: null, report };
-  } finally {
-    ctx.canceled.removeEventListener("abort", proc.cancel);
   }
+  // The measures are the filters' own output: the report's means, ebur128's last values.
+  const report = checks.quality ? frames.report(fps) : null;
+  const measures = {
+    ...errors,
+    ...loudness.measures(),
+    psnr: report?.psnr.mean ?? null,
+    ssim: report?.ssim.mean ?? null,
+  };
+  return { measures, failure: null, report };
 }
 
 /** Packets read for their timestamps: 9 hours at 60 fps. A longer video is counted as far as this. */
@@ -101,12 +75,11 @@ const MAX_PACKETS = 2_000_000;
 
 /**
  * The first video stream's packet timestamps (presentation times, in the order read), by ffprobe (a
- * demux, no decode) in the job's sandbox, on its CPU, within its deadline, its output read as it comes:
+ * demux, no decode), run as every measuring process is (measureInSandbox), its output read as it comes:
  * what `frameCount` counts and `continuity` measures. Null when ffprobe could not read them.
  */
 export async function readVideoPacketTimes(ctx: PassContext, name: string): Promise<Float64Array | null> {
-  const { folder, settings } = ctx;
-  const path = folder.visiblePath(name)!;
+  const path = ctx.folder.visiblePath(name)!;
   const argv = [
     "-v",
     "error",
@@ -119,14 +92,6 @@ export async function readVideoPacketTimes(ctx: PassContext, name: string): Prom
     "csv=p=0",
     path,
   ];
-  const timeoutMs = Math.max(1, ctx.deadline - Date.now());
-  const limits = {
-    ...PROBE_LIMITS,
-    cpuSeconds: Math.ceil(timeoutMs / 1000),
-    addressSpaceBytes: settings.maxMemoryBytes,
-  };
-  const isolated = isolatedCommand(settings, folder, "ffprobe", argv, limits);
-  const command = { ...isolated, ...pinnedCommand(isolated, ctx.cpu) };
   let times: Float64Array = new Float64Array(4096);
   let count = 0;
   let partial = "";
@@ -136,6 +101,37 @@ export async function readVideoPacketTimes(ctx: PassContext, name: string): Prom
     if (count === times.length) times = growTo(times, times.length * 2);
     times[count++] = t;
   };
+  const done = await measureInSandbox(ctx, "ffprobe", argv, {
+    onStdoutText: (text) => {
+      const lines = (partial + text).split("\n");
+      partial = lines.pop()!.slice(0, 64);
+      for (const line of lines) read(line.trim());
+    },
+  });
+  read(partial.trim());
+  return done.exitCode === 0 ? times.slice(0, count) : null;
+}
+
+/**
+ * One measuring process of a job's checks: in its sandbox, as the job, on its CPU, its memory limit the
+ * job's, within its deadline (running out of it ends the job JOB_TIMEOUT, as the command would; its CPU
+ * time bounded by the deadline's wall time on every core), stopped by a cancel; its outputs read as they come.
+ */
+async function measureInSandbox(
+  ctx: PassContext,
+  binary: "ffmpeg" | "ffprobe",
+  argv: string[],
+  read: { onStdoutText: (text: string) => void; onStderrText?: (text: string) => void },
+): Promise<ProcessResult> {
+  const { folder, settings } = ctx;
+  const timeoutMs = Math.max(1, ctx.deadline - Date.now());
+  const limits = {
+    ...PROBE_LIMITS,
+    cpuSeconds: Math.ceil(timeoutMs / 1000) * availableParallelism(),
+    addressSpaceBytes: settings.maxMemoryBytes,
+  };
+  const isolated = isolatedCommand(settings, folder, binary, argv, limits);
+  const command = { ...isolated, ...pinnedCommand(isolated, ctx.cpu) };
   const proc = runProcess({
     file: command.file,
     args: command.args,
@@ -144,11 +140,7 @@ export async function readVideoPacketTimes(ctx: PassContext, name: string): Prom
     timeoutMs,
     maxStdoutBytes: 4096,
     maxStderrBytes: 4096,
-    onStdoutText: (text) => {
-      const lines = (partial + text).split("\n");
-      partial = lines.pop()!.slice(0, 64);
-      for (const line of lines) read(line.trim());
-    },
+    ...read,
     afterExit: folder.uid === null ? undefined : () => killUidProcesses(folder.uid!),
   });
   ctx.canceled.addEventListener("abort", proc.cancel, { once: true });
@@ -156,8 +148,7 @@ export async function readVideoPacketTimes(ctx: PassContext, name: string): Prom
     const done = await proc.done;
     if (done.timedOut)
       throw ended("JOB_TIMEOUT", "The job's time limit ran out while its outputs' checks were measured");
-    read(partial.trim());
-    return done.exitCode === 0 ? times.slice(0, count) : null;
+    return done;
   } finally {
     ctx.canceled.removeEventListener("abort", proc.cancel);
   }

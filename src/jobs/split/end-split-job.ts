@@ -40,6 +40,9 @@ export async function completeSplitJob(
   await releaseTasks(s, job.id, tasks);
 }
 
+/** What a task stopped because its job ended says, however its end was seen (this stop, or a tick that read its runner's report first). */
+export const TASK_STOPPED_MESSAGE = "stopped: the job ended";
+
 /**
  * The job fails (a task's command failed, a task was lost too often, the deadline passed) or is
  * canceled: the tasks still running are stopped first, so their run time is billed and nothing keeps
@@ -64,7 +67,7 @@ export async function stopSplitJob(
           statement: endTaskStatement(s.db, job.id, t.name, t.runnerId!, {
             status: "failed",
             runtimeMs,
-            errorMessage: "stopped: the job ended",
+            errorMessage: TASK_STOPPED_MESSAGE,
             now,
           }),
         };

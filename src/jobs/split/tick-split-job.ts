@@ -17,7 +17,7 @@ import { planSplitJob } from "./plan-split-job.ts";
 import { claimTask, endTaskStatement, listTasks, loseTask, unclaimTask } from "./task-store.ts";
 import { describeTask, isEmptySegment, segmentsToJoin } from "./split-tasks.ts";
 import { taskRequest } from "./task-requests.ts";
-import { completeSplitJob, stopSplitJob } from "./end-split-job.ts";
+import { completeSplitJob, stopSplitJob, TASK_STOPPED_MESSAGE } from "./end-split-job.ts";
 import { splitProgress } from "./split-progress.ts";
 import { markStarted } from "../transitions/mark-started.ts";
 import type { JobRow } from "../store/job-row.ts";
@@ -104,7 +104,11 @@ export async function tickSplitJob(s: Services, job: JobRow, state: TickState): 
     };
     const end = completed
       ? { status: "completed" as const, result }
-      : { status: "failed" as const, errorMessage: o.errorMessage ?? o.status };
+      : {
+          status: "failed" as const,
+          // Only the coordinator cancels a task (its job ended): said the same whichever path records it first.
+          errorMessage: o.status === "canceled" ? TASK_STOPPED_MESSAGE : (o.errorMessage ?? o.status),
+        };
     const ended = endTaskStatement(s.db, job.id, task.name, runnerId, {
       ...end,
       runtimeMs: o.runtimeMs,
