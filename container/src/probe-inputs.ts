@@ -6,6 +6,7 @@ import { JobEnded } from "./job-ended.ts";
 import { createProber, summarizeProbe } from "./probe.ts";
 import { claimedVideoLengthSeconds, splitFactsOf } from "../../src/jobs/split/split-facts.ts";
 import { probeVideoEnd } from "./probe-video-end.ts";
+import { scanCuts } from "./scan-cuts.ts";
 import { mediaFactsOf } from "../../src/presets/media-facts.ts";
 import { egressOptions, FetchFailure, safeDownload } from "./safe-fetch.ts";
 import type { RunnerSettings } from "./settings.ts";
@@ -25,6 +26,8 @@ const MiB = 1024 * 1024;
 export const PROBE_MAX_INPUT_BYTES = 32 * MiB;
 /** A dry run's ffprobe, reading by range, fetches at most this much of an input from its origin. */
 export const PROBE_MAX_READ_BYTES = 64 * MiB;
+/** A split plan's scan of its cuts (scan-cuts.ts) reads at most this much more: its windows, a few seconds of video each. */
+export const SCENE_SCAN_MAX_READ_BYTES = 256 * MiB;
 
 export async function probeInputs(req: RunnerProbeRequest, settings: RunnerSettings): Promise<RunnerProbeResult> {
   const request = { jobId: req.probeId, inputs: req.inputs, outputs: [] };
@@ -53,6 +56,7 @@ async function probeByRange(
   settings: RunnerSettings,
 ): Promise<InputProbe> {
   let server: Awaited<ReturnType<typeof startInputServer>> | null = null;
+  const deadline = Date.now() + req.timeoutMs;
   try {
     server = await startInputServer(
       [
@@ -70,9 +74,10 @@ async function probeByRange(
         // An origin without ranges: its first bytes, as before streaming.
         maxCopiedInputBytes: PROBE_MAX_INPUT_BYTES,
         truncateCopies: true,
-        maxReadBytes: PROBE_MAX_READ_BYTES,
+        // A scene scan decodes windows of the video: room for them beside the headers.
+        maxReadBytes: req.sceneScan ? PROBE_MAX_READ_BYTES + SCENE_SCAN_MAX_READ_BYTES : PROBE_MAX_READ_BYTES,
         originIdleMs: settings.originIdleMs,
-        deadline: Date.now() + req.timeoutMs,
+        deadline,
         canceled: new AbortController().signal,
       },
     );
@@ -89,7 +94,17 @@ async function probeByRange(
     const claimed = split && req.measureVideoEnd ? claimedVideoLengthSeconds(split) : null;
     if (split && claimed !== null)
       split.videoEndSeconds = await probeVideoEnd(streamed, settings, input.name, split.video!.startSeconds + claimed);
-    return { ok: true, metadata, durationSeconds: metadata.durationSeconds, split, media: mediaFactsOf(probe) };
+    const cutScans = req.sceneScan
+      ? await scanCuts(streamed, settings, input.name, req.sceneScan, deadline)
+      : undefined;
+    return {
+      ok: true,
+      metadata,
+      durationSeconds: metadata.durationSeconds,
+      split,
+      media: mediaFactsOf(probe),
+      ...(cutScans ? { cutScans } : {}),
+    };
   } catch (err) {
     return {
       ok: false,

@@ -7,6 +7,7 @@ import type { JobErrorCode } from "../api/error-codes.ts";
 import type { OutputMetadata } from "../jobs/views/output-metadata.ts";
 import type { JobProgress } from "../jobs/views/job-progress.ts";
 import type { SplitFacts } from "../jobs/split/split-facts.ts";
+import type { CutScan, SceneScan } from "../jobs/split/scene-cuts.ts";
 import type { MediaFacts } from "../presets/media-facts.ts";
 import type { CheckResult, OnFailedCheck, OutputChecks } from "../jobs/checks/output-checks.ts";
 
@@ -166,6 +167,8 @@ export type RunnerProbeRequest = {
   timeoutMs: number;
   /** A split's plan: also read where each input's video really ends (its last keyframe on), not only what its header claims. */
   measureVideoEnd?: boolean;
+  /** A split's plan: also look for a change of scene around each planned cut (src/jobs/split/scene-cuts.ts). */
+  sceneScan?: SceneScan;
 };
 
 export type RunnerProbeResult = {
@@ -181,6 +184,8 @@ export type RunnerProbeResult = {
         durationSeconds: number | null;
         split?: SplitFacts | null;
         media?: MediaFacts | null;
+        /** Per cut of the request's sceneScan: the change of scene and the keyframes found in its window (null: not scanned). */
+        cutScans?: (CutScan | null)[];
       }
     | { ok: false; error: string }
   >;

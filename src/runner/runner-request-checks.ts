@@ -1,4 +1,5 @@
 import { MAX_STEPS } from "../jobs/request/limits.ts";
+import { MAX_SCENE_SCAN_CUTS, SCENE_WINDOW_MAX_SECONDS } from "../jobs/split/scene-cuts.ts";
 import type { RunnerInput, RunnerJobRequest, RunnerOutput, RunnerProbeRequest } from "./runner-protocol.ts";
 
 /*
@@ -24,6 +25,7 @@ const isString = (v: unknown) => typeof v === "string";
 const isStrings = (v: unknown) => Array.isArray(v) && v.every(isString);
 const isBinary = (v: unknown) => v === "ffmpeg" || v === "ffprobe";
 const isPositive = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v > 0;
+const isSeconds = (v: unknown) => typeof v === "number" && Number.isFinite(v);
 const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
 const listOf = (check: (v: unknown) => boolean) => (v: unknown) => Array.isArray(v) && v.every(check);
 const named = (v: unknown) =>
@@ -74,6 +76,16 @@ const PROBE_REQUEST_CHECKS: FieldChecks<RunnerProbeRequest> = {
   allowedPrivateHosts: isStrings,
   timeoutMs: isPositive,
   measureVideoEnd: optional((v) => typeof v === "boolean"),
+  sceneScan: optional(
+    (v) =>
+      isObject(v) &&
+      isSeconds((v as { formatStartSeconds?: unknown }).formatStartSeconds) &&
+      isPositive((v as { windowSeconds?: unknown }).windowSeconds) &&
+      (v as { windowSeconds: number }).windowSeconds <= SCENE_WINDOW_MAX_SECONDS &&
+      Array.isArray((v as { cutsSeconds?: unknown }).cutsSeconds) &&
+      (v as { cutsSeconds: unknown[] }).cutsSeconds.length <= MAX_SCENE_SCAN_CUTS &&
+      (v as { cutsSeconds: unknown[] }).cutsSeconds.every(isSeconds),
+  ),
 };
 
 export const isRunnerJobRequest = (v: unknown): v is RunnerJobRequest => hasFields(v, JOB_REQUEST_CHECKS);

@@ -8,6 +8,15 @@ import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
 import { audioArgs, constantRateOf, joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";
+import {
+  cutFromScan,
+  keyframeScanOptions,
+  keyframesFromPackets,
+  placeCuts,
+  sceneFromScan,
+  sceneScanArguments,
+  sceneScanOf,
+} from "../../src/jobs/split/scene-cuts.ts";
 
 /**
  * A split encode's commands (src/jobs/split/split-plan.ts) run with the real ffmpeg, two segments at a
@@ -113,15 +122,35 @@ async function splitEncode(
   segmentSeconds: number,
   name: string,
   ext: "mp4" | "mkv",
-): Promise<{ output: string; joins: number }> {
+): Promise<{ output: string; cuts: number[] }> {
   const encoding = encodingFor(ext);
   const packets = videoPackets(input);
   const start = packets[0].pts;
   const last = packets.at(-1)!;
-  const segments = planSegments(
-    { startSeconds: start, lengthSeconds: last.pts + last.duration - start },
-    segmentSeconds,
+  const evenly = planSegments({ startSeconds: start, lengthSeconds: last.pts + last.duration - start }, segmentSeconds);
+  // The plan's scan of its cuts, as the runner makes it (container/src/scan-cuts.ts, here unsandboxed).
+  const scan = sceneScanOf(evenly, segmentSeconds, formatStart(input));
+  const constantRate = constantRateOf(encoding.muxer, frameRate(input));
+  const keyPackets = execFileSync("ffprobe", ["-v", "error", ...keyframeScanOptions(scan), input], {
+    encoding: "utf8",
+  });
+  const placed = await Promise.all(
+    scan.cutsSeconds.map(async (cut) => {
+      const { stdout } = await run(
+        "ffmpeg",
+        sceneScanArguments(cut, scan, input, () => []),
+        {
+          maxBuffer: 8 * 1024 * 1024,
+        },
+      );
+      const found = {
+        scene: sceneFromScan(stdout, cut, scan.windowSeconds),
+        keyframesSeconds: keyframesFromPackets(keyPackets, cut, scan.windowSeconds),
+      };
+      return cutFromScan(found, cut, scan.windowSeconds, constantRate);
+    }),
   );
+  const segments = placeCuts(evenly, placed, scan.windowSeconds);
   const files = segments.map((s) => join(dir, `${name}-seg-${s.index}.ts`));
   const queue = [...segments];
   await Promise.all(
@@ -132,7 +161,7 @@ async function splitEncode(
             input,
             output: files[s.index],
             formatStartSeconds: formatStart(input),
-            constantRate: constantRateOf(encoding.muxer, frameRate(input)),
+            constantRate,
             exactTimestamps: true,
           }),
         );
@@ -164,7 +193,8 @@ async function splitEncode(
       formatStartSeconds: formatStart(input),
     }),
   );
-  return { output, joins: segments.length - 1 };
+  // The cuts from the video's first frame, as the output's timestamps count.
+  return { output, cuts: segments.slice(1).map((s) => s.startSeconds - start) };
 }
 
 /** The job's own command, run once. */
@@ -290,6 +320,35 @@ beforeAll(() => {
     "-c:a",
     "aac",
   ]);
+  // Four scenes (different pictures), cut at 5.6, 12.8 and 14.3 s; 30 fps.
+  const scene = (source: string, seconds: number) => [
+    "-f",
+    "lavfi",
+    "-i",
+    `${source}=size=640x360:rate=30:duration=${seconds}`,
+  ];
+  make("scenes.mp4", [
+    ...scene("testsrc2", 5.6),
+    ...scene("smptebars", 7.2),
+    ...scene("testsrc", 1.5),
+    ...scene("rgbtestsrc", 5.7),
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=500:duration=20",
+    "-filter_complex",
+    "[0:v][1:v][2:v][3:v]concat=n=4:v=1:a=0[v]",
+    "-map",
+    "[v]",
+    "-map",
+    "4:a",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    "-c:a",
+    "aac",
+  ]);
   make("sparse.mp4", [
     "-i",
     join(dir, "cfr.mp4"),
@@ -310,22 +369,30 @@ beforeAll(() => {
 afterAll(() => (process.env.KEEP_SPLIT ? undefined : rmSync(dir, { recursive: true, force: true })));
 
 describe("a split encode's commands, run with the real ffmpeg", () => {
-  for (const [name, input, segmentSeconds, ext = "mp4"] of [
-    ["a constant 30000/1001 frame rate", "cfr.mp4", 5],
+  for (const [name, input, segmentSeconds, ext = "mp4", scenes] of [
+    // Keyframes every 3 s: each cut moves to the keyframe in its window, and its segment seeks straight to it.
+    ["a constant 30000/1001 frame rate", "cfr.mp4", 5, "mp4", [5.993, 8.996, 15.002]],
     ["a variable frame rate", "vfr.mp4", 3],
     ["a start at 5 s", "offset.mkv", 4],
     ["one keyframe in 20 s", "sparse.mp4", 6],
     ["audio starting 0.3 s after the picture", "late-audio.mkv", 5],
     ["Matroska to Matroska with subtitles", "subtitled.mkv", 5, "mkv"],
-    ["an open GOP (HEVC CRA keyframes just after the cuts)", "open-gop.mp4", 5],
-  ] as [string, string, number, ("mp4" | "mkv")?][]) {
+    // Cut just before its CRA keyframes, each segment seeks straight to one: its leading frames, shown
+    // before it, belong to the segment before, which decodes them.
+    ["an open GOP (HEVC CRA keyframes just after the cuts)", "open-gop.mp4", 5, "mp4", [5.025, 10.063, 15.102]],
+    // Changes of scene at 5.6 s (near the cut at 5), 12.8 s (2.2 s from both 10 and 15) and 14.3 s
+    // (near 15), the encoder's keyframes there and at 8.33 s: the first and the last cut move to just
+    // before the new scene's first frame (0.4 of a frame), the middle one stays (no scene or keyframe near it).
+    ["changes of scene near and far from the cuts", "scenes.mp4", 5, "mp4", [5.587, 10, 14.287]],
+  ] as [string, string, number, ("mp4" | "mkv")?, number[]?][]) {
     it(`give the frames of one encode at its timestamps, in sync and as good at the joins: ${name}`, async () => {
       const source = join(dir, input);
-      const [{ output, joins }, single] = await Promise.all([
+      const [{ output, cuts }, single] = await Promise.all([
         splitEncode(source, segmentSeconds, input, ext),
         singleEncode(source, input, ext),
       ]);
-      expect(joins).toBeGreaterThanOrEqual(2);
+      expect(cuts.length).toBeGreaterThanOrEqual(2);
+      if (scenes) expect(cuts.map((c) => Number(c.toFixed(3)))).toEqual(scenes);
       const split = videoPackets(output);
       // The same frames at the same times, relative to the first: nothing lost, repeated or moved at a join.
       // (One run fills a video that starts after its audio with a repeat of the first frame: within a frame.)
@@ -360,9 +427,7 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
       // Quality at the joins no worse than elsewhere: SSIM against the source, the two frames each side.
       const ssim = ssimPerFrame(output, source);
       const startPts = split[0].pts;
-      const joinFrames = Array.from({ length: joins }, (_, k) =>
-        split.findIndex((p) => p.pts - startPts >= (k + 1) * segmentSeconds - 1e-6),
-      );
+      const joinFrames = cuts.map((cut) => split.findIndex((p) => p.pts - startPts >= cut - 1e-6));
       const near = joinFrames.flatMap((f) => [f - 2, f - 1, f, f + 1]).map((i) => ssim[i]);
       const away = ssim.filter((_, i) => joinFrames.every((f) => Math.abs(i - f) > 10));
       const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;

@@ -7,6 +7,7 @@ import type { RunnerProbeResult } from "../../src/runner/runner-protocol.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { videoLengthSeconds, type SplitFacts } from "../../src/jobs/split/split-facts.ts";
 import { planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
+import { sceneScanOf } from "../../src/jobs/split/scene-cuts.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /**
@@ -40,6 +41,24 @@ ff(
   "outlasting.mkv",
 );
 ff(...picture, "-c:v", "libx264", "-preset", "ultrafast", "-output_ts_offset", "5", "starts-at-5.mkv");
+// Changes of scene at 4.4 s (near the cut at 4) and 10 s (2 s from the cut at 8), from a start at 5 s.
+ff(
+  ...["testsrc2", "smptebars", "testsrc"].flatMap((source, i) => [
+    "-f",
+    "lavfi",
+    "-i",
+    `${source}=s=320x240:r=25:d=${[4.4, 5.6, 2][i]}`,
+  ]),
+  "-filter_complex",
+  "concat=n=3:v=1:a=0",
+  "-c:v",
+  "libx264",
+  "-preset",
+  "ultrafast",
+  "-output_ts_offset",
+  "5",
+  "scenes.mkv",
+);
 
 const { h, input } = useRunnerHarness({}, dir);
 const shape = splitShape({
@@ -50,7 +69,7 @@ const shape = splitShape({
   webhookUrl: null,
 });
 
-async function planOf(file: string) {
+async function probe(file: string, fields: Record<string, unknown>) {
   const res = await h.api.fetch("/probe", {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -59,10 +78,14 @@ async function planOf(file: string) {
       inputs: [input("video", file)],
       allowedPrivateHosts: ["127.0.0.1"],
       timeoutMs: 30_000,
-      measureVideoEnd: true,
+      ...fields,
     }),
   });
-  const probed = ((await res.json()) as RunnerProbeResult).inputs.video;
+  return ((await res.json()) as RunnerProbeResult).inputs.video;
+}
+
+async function planOf(file: string) {
+  const probed = await probe(file, { measureVideoEnd: true });
   if (!probed.ok || !probed.split) throw new Error(JSON.stringify(probed));
   if (!("shape" in shape)) throw new Error("the test's command is not a split encode");
   return { facts: probed.split as SplitFacts, tasks: planSplitTasks(probed.split, shape.shape, { segmentSeconds: 4 }) };
@@ -86,4 +109,42 @@ describe("a split's plan from the runner's probe, on Matroska whose headers outr
       ]);
     });
   }
+});
+
+describe("a split's scan of its cuts on the runner (POST /probe with sceneScan)", () => {
+  it("moves a cut with a change of scene in its window to it, and leaves one without a scene or a keyframe", async () => {
+    const { facts, tasks } = await planOf("scenes.mkv");
+    const segments = tasks.flatMap((t) => (t.params.kind === "segment" ? [t.params.segment] : []));
+    const scan = sceneScanOf(segments, 4, facts.formatStartSeconds);
+    expect(scan.cutsSeconds).toEqual([9, 13]);
+    const scanned = await probe("scenes.mkv", { sceneScan: scan });
+    if (!scanned.ok) throw new Error(JSON.stringify(scanned));
+    // The last frame of the first scene (9.36 s) and the first of the next (9.4 s); keyframes only at 5 and 15 s.
+    expect(scanned.cutScans).toEqual([
+      { scene: { beforeSeconds: 9.36, atSeconds: 9.4 }, keyframesSeconds: [] },
+      { scene: null, keyframesSeconds: [] },
+    ]);
+    if (!("shape" in shape)) throw new Error("the test's command is not a split encode");
+    const placed = planSplitTasks(facts, shape.shape, { segmentSeconds: 4 }, undefined, scanned.cutScans);
+    const moved = placed.flatMap((t) => (t.params.kind === "segment" ? [t.params.segment] : []));
+    const round = (t: number | null) => (t === null ? null : Number(t.toFixed(6)));
+    expect(moved.map((s) => [round(s.startSeconds), round(s.endSeconds), s.cutFromSeconds])).toEqual([
+      [5, 9.38, undefined],
+      [9.38, 13, 9],
+      [13, null, undefined],
+    ]);
+  });
+
+  it("moves nothing in a file with no picture to scan, or a window past its end", async () => {
+    ff("-f", "lavfi", "-i", "sine=d=3", "tone.mka");
+    const tone = await probe("tone.mka", { sceneScan: { cutsSeconds: [1], windowSeconds: 1, formatStartSeconds: 0 } });
+    expect(tone.ok && tone.cutScans).toEqual([{ scene: null, keyframesSeconds: [] }]);
+    const past = await probe("scenes.mkv", {
+      sceneScan: { cutsSeconds: [500, -3], windowSeconds: 2, formatStartSeconds: 5 },
+    });
+    expect(past.ok && past.cutScans).toEqual([
+      { scene: null, keyframesSeconds: [] },
+      { scene: null, keyframesSeconds: [] },
+    ]);
+  });
 });

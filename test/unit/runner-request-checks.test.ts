@@ -29,6 +29,7 @@ const fullProbe: Required<RunnerProbeRequest> = {
   allowedPrivateHosts: ["127.0.0.1"],
   timeoutMs: 10_000,
   measureVideoEnd: true,
+  sceneScan: { cutsSeconds: [5, 10], windowSeconds: 1.25, formatStartSeconds: 0 },
 };
 
 const without = (o: object, field: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== field));
@@ -74,10 +75,22 @@ describe("the runner's checks of a coordinator's requests", () => {
 
   it("check a probe request the same way", () => {
     expect(isRunnerProbeRequest(fullProbe)).toBe(true);
-    expect(isRunnerProbeRequest(without(fullProbe, "measureVideoEnd"))).toBe(true);
+    expect(isRunnerProbeRequest(without(without(fullProbe, "measureVideoEnd"), "sceneScan"))).toBe(true);
     for (const field of ["probeId", "inputs", "allowedPrivateHosts", "timeoutMs"]) {
       expect(isRunnerProbeRequest(without(fullProbe, field)), field).toBe(false);
     }
     expect(isRunnerProbeRequest({ ...fullProbe, measureVideoEnd: 1 })).toBe(false);
+    // A scene scan: a bounded number of finite cuts, a window within the plan's bound.
+    const scan = fullProbe.sceneScan;
+    for (const sceneScan of [
+      { ...scan, cutsSeconds: Array.from({ length: 33 }, (_, i) => i * 5) },
+      { ...scan, cutsSeconds: [5, Number.NaN] },
+      { ...scan, cutsSeconds: ["5"] },
+      { ...scan, windowSeconds: 3 },
+      { ...scan, windowSeconds: 0 },
+      { ...scan, formatStartSeconds: Number.POSITIVE_INFINITY },
+      [scan],
+    ])
+      expect(isRunnerProbeRequest({ ...fullProbe, sceneScan }), JSON.stringify(sceneScan)).toBe(false);
   });
 });

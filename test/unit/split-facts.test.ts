@@ -8,7 +8,13 @@ describe("what a plan reads of ffprobe", () => {
       format: { format_name: "matroska,webm", start_time: "5.000000", duration: "20.500000" },
       streams: [
         { codec_type: "video", disposition: { attached_pic: 1 }, r_frame_rate: "90000/1", start_time: "0" },
-        { codec_type: "video", disposition: { attached_pic: 0 }, r_frame_rate: "25/1", start_time: "5.040000" },
+        {
+          codec_type: "video",
+          disposition: { attached_pic: 0 },
+          r_frame_rate: "25/1",
+          avg_frame_rate: "0/0",
+          start_time: "5.040000",
+        },
         { codec_type: "audio", start_time: "5.000000" },
         { codec_type: "subtitle", codec_name: "subrip", start_time: "5.000000" },
         { codec_type: "subtitle", codec_name: "hdmv_pgs_subtitle", start_time: "5.000000" },
@@ -18,7 +24,7 @@ describe("what a plan reads of ffprobe", () => {
       format: "matroska,webm",
       formatStartSeconds: 5,
       formatDurationSeconds: 20.5,
-      video: { startSeconds: 5.04, durationSeconds: null, frameRate: "25/1" },
+      video: { startSeconds: 5.04, durationSeconds: null, frameRate: "25/1", averageFrameRate: "" },
       hasAudio: true,
       videoStreams: 1,
       audioStreams: 1,

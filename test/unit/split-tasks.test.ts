@@ -52,6 +52,22 @@ describe("a split job's tasks", () => {
     expect(reason(mp4, 40)).toMatch(/shorter than two segments of 40 s/);
     expect(reason({ ...mp4, video: { ...mp4.video!, frameRate: "" } })).toMatch(/frame rate/);
     expect(reason({ ...mp4, audioStreams: 2 })).toMatch(/several video or audio streams/);
+    // A varying rate (a phone's 29.95 on timestamps at 30) into a constant-rate output: one run's own rule
+    // picks the frames. Within 0.1 %, or unknown, it counts as constant.
+    const rated = (averageFrameRate: string) => ({
+      ...mp4,
+      video: { ...mp4.video!, frameRate: "30/1", averageFrameRate },
+    });
+    expect(reason(rated("18000/601"))).toMatch(/frame rate varies \(18000\/601 on average, timestamps at 30\/1\)/);
+    expect(reason(rated("429/20"))).toMatch(/frame rate varies/);
+    for (const constant of ["30/1", "2998/100", "29990/1000", ""])
+      expect(planSplitTasks(rated(constant), withAudio, { segmentSeconds: 20 })).toHaveLength(5);
+    // Matroska keeps a varying rate as it comes: cut as any other.
+    expect(
+      planSplitTasks(rated("429/20"), shapeOf(["-i", "{{video}}", "-c:v", "libx264", "{{out}}"], "out.mkv"), {
+        segmentSeconds: 20,
+      }),
+    ).toHaveLength(5);
     // Matroska keeps the frames as they come: no rate needed.
     expect(
       planSplitTasks(

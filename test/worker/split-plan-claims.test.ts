@@ -11,6 +11,7 @@ import type { BudgetedD1 } from "../../src/storage/d1-query-budget.ts";
 import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
 import { plannedSplitJob, splitTick } from "./split-fixtures.ts";
 import { taskRequest } from "../../src/jobs/split/task-requests.ts";
+import type { RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
 
 /**
  * A split job is planned from what its input's probe says: a file may claim any length.
@@ -49,14 +50,21 @@ async function runningSplitJob(fileName = "out.mp4"): Promise<string> {
   return id;
 }
 
-/** One tick with a runner whose probe says `split` of the input; counts the probes and the D1 queries. */
-async function tick(id: string, split: SplitFacts) {
+/**
+ * One tick with a runner whose probe says `split` of the input, and answers a scan of the cuts with
+ * `scanned` (by default as a probe without one); counts the probes and the D1 queries, keeps their bodies.
+ */
+async function tick(id: string, split: SplitFacts, scanned?: (request: RunnerProbeRequest) => Response) {
   const probes: string[] = [];
+  const bodies: RunnerProbeRequest[] = [];
   const runner = createRunnerClient({
     prepare: async () => null,
-    fetch: async (_job, path) => {
+    fetch: async (_job, path, init) => {
       if (path !== "/probe") return new Response("busy", { status: 503 });
       probes.push(path);
+      const body = JSON.parse(String(init?.body)) as RunnerProbeRequest;
+      bodies.push(body);
+      if (body.sceneScan && scanned) return scanned(body);
       return Response.json({
         inputs: {
           video: { ok: true, metadata: null, durationSeconds: split.formatDurationSeconds, split, media: null },
@@ -68,7 +76,7 @@ async function tick(id: string, split: SplitFacts) {
   });
   const s = { ...createServices(env), runner };
   const step = await tickSplitJob(s, (await getJob(env.DB, id))!, { jobId: id, phase: "split", misses: 0 });
-  return { step, probes, queries: (s.db as BudgetedD1).queries() };
+  return { step, probes, bodies, queries: (s.db as BudgetedD1).queries() };
 }
 
 describe("a split job's plan, whatever its input claims", () => {
@@ -114,6 +122,59 @@ describe("a split job's plan, whatever its input claims", () => {
       credits_charged: 0,
     });
     expect((await getJob(env.DB, id))!.error_message).toMatch(/could not be planned/);
+  });
+});
+
+describe("a split job's cuts, placed by the runner's scan", () => {
+  const cutScan = (keyframesSeconds: number[]) => ({ scene: null, keyframesSeconds });
+
+  it("asks the runner about the planned cuts, then moves them where it found keyframes, and says so in the tasks", async () => {
+    const id = await runningSplitJob();
+    const { bodies } = await tick(id, facts(20), (request) =>
+      Response.json({
+        inputs: {
+          video: {
+            ok: true,
+            metadata: null,
+            durationSeconds: 20,
+            split: facts(20),
+            media: null,
+            // A keyframe 0.8 s before the cut at 10 s; none near 5 s; one out of the window (3 s) near 15.
+            cutScans: [cutScan([]), cutScan([9.2]), cutScan([18])],
+          },
+        },
+      }),
+    );
+    // The first probe measures the video's end; the second asks about the cuts, within a quarter segment.
+    expect(bodies.map((b) => [b.measureVideoEnd ?? null, b.sceneScan ?? null])).toEqual([
+      [true, null],
+      [null, { cutsSeconds: [5, 10, 15], windowSeconds: 1.25, formatStartSeconds: 0 }],
+    ]);
+    const segments = (await listTasks(env.DB, id)).flatMap((t) =>
+      t.params.kind === "segment" ? [t.params.segment] : [],
+    );
+    expect(segments.map((s) => [s.startSeconds, s.endSeconds, s.keyframeSeconds ?? null])).toEqual([
+      [0, 5, null],
+      [5, 229.6 / 25, null],
+      [229.6 / 25, 15, 9.2],
+      [15, null, null],
+    ]);
+  });
+
+  it("plans as before when the scan could not read the input, and tries again at the next tick when the runner is busy", async () => {
+    const id = await runningSplitJob();
+    const { bodies } = await tick(id, facts(20), () =>
+      Response.json({ inputs: { video: { ok: false, error: "ffprobe could not read it as media" } } }),
+    );
+    expect(bodies).toHaveLength(2);
+    const segments = (await listTasks(env.DB, id)).flatMap((t) =>
+      t.params.kind === "segment" ? [t.params.segment] : [],
+    );
+    expect(segments.map((s) => s.startSeconds)).toEqual([0, 5, 10, 15]);
+
+    const busy = await runningSplitJob();
+    await tick(busy, facts(20), () => new Response("busy", { status: 503 }));
+    expect(await listTasks(env.DB, busy)).toEqual([]);
   });
 });
 

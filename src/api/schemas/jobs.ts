@@ -140,7 +140,10 @@ export const jobTaskSchema = z.object({
   startedAt: timestamp.nullable(),
   finishedAt: timestamp.nullable(),
   errorMessage: z.string().nullable(),
-  /** "whole": why the job ran as one command instead of in segments; "join": why the segments are longer than asked (the cap on their count), else null. */
+  /**
+   * "whole": why the job ran as one command instead of in segments; "join": why the segments are longer
+   * than asked (the cap on their count); "segment": that its cut moved to a change of scene, and from where; else null.
+   */
   reason: z.string().nullable(),
 });
 export const jobTaskListSchema = z.object({ data: z.array(jobTaskSchema) });

@@ -12,7 +12,8 @@ import { planSplitTasks, WHOLE_TASK } from "./split-tasks.ts";
 import { insertTasks } from "./task-store.ts";
 import type { JobRow } from "../store/job-row.ts";
 import type { PlannedTask } from "./split-task.ts";
-import type { RunnerProbeResult } from "../../runner/runner-protocol.ts";
+import type { RunnerInput, RunnerProbeResult } from "../../runner/runner-protocol.ts";
+import { sceneScanOf, type CutScan, type SceneScan } from "./scene-cuts.ts";
 
 export type PlanOutcome =
   | { kind: "planned" }
@@ -56,9 +57,17 @@ export async function planSplitJob(s: Services, job: JobRow): Promise<PlanOutcom
   // to fail (or not) with ffmpeg's own words.
   if (!result.ok && result.error.startsWith("could not be fetched"))
     return { kind: "failed", code: "INPUT_FETCH_FAILED", message: `Input "${shape.shape.input}" ${result.error}` };
+  const plan = (cutScans?: (CutScan | null)[]) =>
+    result.ok ? planFrom(spec, shape.shape, result, cutScans) : whole(`the input's probe: ${result.error}`);
   let tasks: PlannedTask[];
   try {
-    tasks = result.ok ? planFrom(spec, shape.shape, result) : whole(`the input's probe: ${result.error}`);
+    tasks = plan();
+    const scan = sceneScanFor(tasks, result.ok ? result.split : null);
+    if (scan) {
+      const scanned = await scanScenes(s, inputs, shape.shape.input, scan);
+      if (scanned.kind !== "scanned") return scanned;
+      if (scanned.cutScans) tasks = plan(scanned.cutScans);
+    }
   } catch (err) {
     // The same probe would plan the same way at every tick: the job fails once, saying why.
     console.error(`job ${job.id}: planning the split failed`, err);
@@ -82,9 +91,11 @@ function planFrom(
   spec: JobSpec,
   shape: SplitShape,
   probed: { split?: SplitFacts | null; media?: MediaFacts | null },
+  cutScans?: (CutScan | null)[],
 ): PlannedTask[] {
   if (!probed.split) return whole("ffprobe could not read the input's streams");
-  if (spec.mode !== "preset" || !spec.preset) return planSplitTasks(probed.split, shape, spec.parallel!);
+  if (spec.mode !== "preset" || !spec.preset)
+    return planSplitTasks(probed.split, shape, spec.parallel!, undefined, cutScans);
   // A preset that cannot plan for this input runs whole, and says why there as it would unsplit.
   if (!probed.media) return whole(`preset ${spec.preset} could not read the input's streams`);
   const plan = planPreset(spec.preset, spec.params ?? {}, {
@@ -95,5 +106,41 @@ function planFrom(
   const planned = splitShape({ ...spec, args: plan.args });
   if (!("shape" in planned))
     return whole(`preset ${spec.preset}'s command for this input cannot be split: ${planned.issues[0].message}`);
-  return planSplitTasks(probed.split, planned.shape, spec.parallel!, plan.args);
+  return planSplitTasks(probed.split, planned.shape, spec.parallel!, plan.args, cutScans);
+}
+
+/** The scene scan of a plan with segments (scene-cuts.ts), or null. */
+function sceneScanFor(tasks: PlannedTask[], facts: SplitFacts | null | undefined): SceneScan | null {
+  const segments = tasks.flatMap((t) => (t.params.kind === "segment" ? [t.params.segment] : []));
+  if (segments.length < 2 || !facts) return null;
+  return sceneScanOf(segments, segments[1].startSeconds - segments[0].startSeconds, facts.formatStartSeconds);
+}
+
+/**
+ * The runner's scan for changes of scene around the cuts: a probe of its own (the plan's first one is
+ * already made). A busy or lost runner is a retry of the whole plan at the next tick, as the first probe's;
+ * a scan that could not read the input leaves every cut where it was planned.
+ */
+async function scanScenes(
+  s: Services,
+  inputs: RunnerInput[],
+  input: string,
+  sceneScan: SceneScan,
+): Promise<
+  { kind: "scanned"; cutScans: (CutScan | null)[] | null } | { kind: "busy" } | { kind: "unreachable"; message: string }
+> {
+  try {
+    const probed = await s.runner.probe({
+      probeId: crypto.randomUUID(),
+      inputs,
+      allowedPrivateHosts: s.config.allowedPrivateHosts,
+      timeoutMs: DRY_RUN_PROBE_TIMEOUT_MS,
+      sceneScan,
+    });
+    const result = probed.inputs[input];
+    return { kind: "scanned", cutScans: result?.ok ? (result.cutScans ?? null) : null };
+  } catch (err) {
+    if (err instanceof RunnerBusy) return { kind: "busy" };
+    return { kind: "unreachable", message: err instanceof Error ? err.message : String(err) };
+  }
 }

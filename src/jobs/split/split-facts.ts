@@ -10,7 +10,16 @@ export type SplitFacts = {
   formatStartSeconds: number;
   formatDurationSeconds: number | null;
   /** The first video stream that is not a picture (cover art). */
-  video: { startSeconds: number; durationSeconds: number | null; frameRate: string } | null;
+  /**
+   * `frameRate`: ffprobe's r_frame_rate (the rate its timestamps are on); `averageFrameRate`: frames over
+   * duration (avg_frame_rate), "" when unknown (absent in facts read before it was kept).
+   */
+  video: {
+    startSeconds: number;
+    durationSeconds: number | null;
+    frameRate: string;
+    averageFrameRate?: string;
+  } | null;
   hasAudio: boolean;
   /** Text subtitle streams (SubRip, ASS, WebVTT, 3GPP text): what one run into Matroska keeps by itself. */
   textSubtitleStreams?: number;
@@ -34,6 +43,8 @@ const seconds = (v: unknown): number | null => {
   return v === undefined || v === null || v === "N/A" || !Number.isFinite(n) ? null : n;
 };
 
+const RATE = /^[1-9]\d*\/[1-9]\d*$/;
+
 const TEXT_SUBTITLES = new Set(["subrip", "ass", "ssa", "webvtt", "mov_text", "text"]);
 
 export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
@@ -42,6 +53,7 @@ export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
   const video = streams.find((s) => s.codec_type === "video" && Number(s.disposition?.attached_pic ?? 0) !== 1);
   const formatStart = seconds(probe.format.start_time) ?? 0;
   const rate = String(video?.r_frame_rate ?? "");
+  const average = String(video?.avg_frame_rate ?? "");
   return {
     format: typeof probe.format.format_name === "string" ? probe.format.format_name : "",
     formatStartSeconds: formatStart,
@@ -50,7 +62,8 @@ export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
       ? {
           startSeconds: seconds(video.start_time) ?? formatStart,
           durationSeconds: seconds(video.duration),
-          frameRate: /^[1-9]\d*\/[1-9]\d*$/.test(rate) ? rate : "",
+          frameRate: RATE.test(rate) ? rate : "",
+          averageFrameRate: RATE.test(average) ? average : "",
         }
       : null,
     hasAudio: streams.some((s) => s.codec_type === "audio"),
@@ -78,4 +91,22 @@ export function claimedVideoLengthSeconds(facts: SplitFacts): number | null {
   if (facts.video.durationSeconds !== null && facts.video.durationSeconds > 0) return facts.video.durationSeconds;
   if (facts.formatDurationSeconds === null) return null;
   return facts.formatDurationSeconds - (facts.video.startSeconds - facts.formatStartSeconds);
+}
+
+/** How far the average rate may be from the timestamps' rate for a video to count as constant-rate: 0.1 %. */
+const VARIABLE_RATE_TOLERANCE = 0.001;
+
+/**
+ * Whether the video's frames come at a varying rate: its average (frames over duration) away from the rate
+ * its timestamps are on, as a phone's or a screen recording's. Unknown counts as constant (the plan's
+ * other rules need the rate itself).
+ */
+export function hasVariableFrameRate(video: NonNullable<SplitFacts["video"]>): boolean {
+  const value = (rate: string | undefined) => {
+    const [num, den] = (rate ?? "").split("/").map(Number);
+    return num > 0 && den > 0 ? num / den : null;
+  };
+  const rate = value(video.frameRate);
+  const average = value(video.averageFrameRate);
+  return rate !== null && average !== null && Math.abs(average / rate - 1) > VARIABLE_RATE_TOLERANCE;
 }

@@ -13,7 +13,15 @@
  * start and one keyframe in 20 s (test/runner/split-plan-ffmpeg.test.ts). Inputs must seek by an index
  * (MP4/MOV, Matroska/WebM): ffmpeg's seek in MPEG-TS can land on a keyframe after the target.
  */
-export type SplitSegment = { index: number; startSeconds: number; endSeconds: number | null };
+export type SplitSegment = {
+  index: number;
+  startSeconds: number;
+  endSeconds: number | null;
+  /** Where the cut before it was planned, when its scan moved it (to a change of scene or a keyframe: scene-cuts.ts). */
+  cutFromSeconds?: number;
+  /** The keyframe it starts on, when its cut was put just before one: its seek lands there, no frame decoded in vain. */
+  keyframeSeconds?: number;
+};
 
 /** Added to every segment's timestamps; the join's remux takes it away again. */
 export const SEGMENT_TS_OFFSET_SECONDS = 10;
@@ -27,6 +35,16 @@ export const SEGMENT_TS_OFFSET_SECONDS = 10;
  * 16 frames at 30 fps); a segment then decodes at most one GOP more, only when a keyframe lies within it.
  */
 export const SEGMENT_SEEK_MARGIN_SECONDS = 0.5;
+
+/**
+ * Where a segment's seek goes: a millisecond past the keyframe it starts on (the seek lands on the last
+ * keyframe at or before it: that one), else SEGMENT_SEEK_MARGIN_SECONDS before its start.
+ */
+export function seekSeconds(segment: SplitSegment): number {
+  return segment.keyframeSeconds !== undefined
+    ? segment.keyframeSeconds + 0.001
+    : segment.startSeconds - SEGMENT_SEEK_MARGIN_SECONDS;
+}
 
 /**
  * Segments of `segmentSeconds` from the video's first timestamp; the last runs to the end and is
@@ -98,7 +116,7 @@ export function segmentArgs(
     "-copyts",
     "-noaccurate_seek",
     "-ss",
-    seconds(Math.max(0, segment.startSeconds - io.formatStartSeconds - SEGMENT_SEEK_MARGIN_SECONDS)),
+    seconds(Math.max(0, seekSeconds(segment) - io.formatStartSeconds)),
     "-i",
     io.input,
     // V: the video, never cover art (a picture stored as a video stream).

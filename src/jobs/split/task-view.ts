@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { jobTaskSchema } from "../../api/schemas/jobs.ts";
 import type { JobTask } from "./split-task.ts";
+import type { SplitSegment } from "./split-plan.ts";
 
 /** A task as GET /v1/jobs/{id}/tasks shows it. */
 export function taskView(t: JobTask): z.infer<typeof jobTaskSchema> {
@@ -16,6 +17,21 @@ export function taskView(t: JobTask): z.infer<typeof jobTaskSchema> {
     startedAt: t.startedAt,
     finishedAt: t.finishedAt,
     errorMessage: t.errorMessage,
-    reason: p.kind === "whole" ? p.reason : p.kind === "join" ? (p.note ?? null) : null,
+    reason:
+      p.kind === "whole"
+        ? p.reason
+        : p.kind === "join"
+          ? (p.note ?? null)
+          : segmentReason(p.kind === "segment" ? p.segment : null),
   };
+}
+
+/** Why a segment starts where it does, when not where the even plan put it. */
+function segmentReason(segment: SplitSegment | null): string | null {
+  if (segment?.cutFromSeconds === undefined) return null;
+  const where =
+    segment.keyframeSeconds === undefined
+      ? "a change of scene"
+      : `the keyframe at ${segment.keyframeSeconds.toFixed(3)} s`;
+  return `its cut moved from ${segment.cutFromSeconds.toFixed(3)} s to ${segment.startSeconds.toFixed(3)} s, before ${where}`;
 }
