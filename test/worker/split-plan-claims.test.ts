@@ -12,6 +12,7 @@ import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
 import { plannedSplitJob, splitTick } from "./split-fixtures.ts";
 import { taskRequest } from "../../src/jobs/split/task-requests.ts";
 import type { RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
+import { taskView } from "../../src/jobs/split/task-view.ts";
 
 /**
  * A split job is planned from what its input's probe says: a file may claim any length.
@@ -130,7 +131,7 @@ describe("a split job's cuts, placed by the runner's scan", () => {
 
   it("asks the runner about the planned cuts, then moves them where it found keyframes, and says so in the tasks", async () => {
     const id = await runningSplitJob();
-    const { bodies } = await tick(id, facts(20), (request) =>
+    const { bodies } = await tick(id, facts(20), () =>
       Response.json({
         inputs: {
           video: {
@@ -159,6 +160,11 @@ describe("a split job's cuts, placed by the runner's scan", () => {
       [229.6 / 25, 15, 9.2],
       [15, null, null],
     ]);
+    const views = (await listTasks(env.DB, id)).map(taskView);
+    expect(views.find((v) => v.name === "segment-2")!.reason).toBe(
+      "its cut moved from 10.000 s to 9.184 s, before the keyframe at 9.200 s",
+    );
+    expect(views.find((v) => v.name === "segment-1")!.reason).toBeNull();
   });
 
   it("plans as before when the scan could not read the input, and tries again at the next tick when the runner is busy", async () => {
