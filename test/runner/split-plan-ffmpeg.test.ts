@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
+import { expectedFrames } from "../../src/jobs/split/split-tasks.ts";
 import { audioArgs, constantRateOf, joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";
 import {
   cutFromScan,
@@ -122,7 +123,7 @@ async function splitEncode(
   segmentSeconds: number,
   name: string,
   ext: "mp4" | "mkv",
-): Promise<{ output: string; cuts: number[] }> {
+): Promise<{ output: string; cuts: number[]; expected: number[] | null; written: number[] }> {
   const encoding = encodingFor(ext);
   const packets = videoPackets(input);
   const start = packets[0].pts;
@@ -194,7 +195,15 @@ async function splitEncode(
     }),
   );
   // The cuts from the video's first frame, as the output's timestamps count.
-  return { output, cuts: segments.slice(1).map((s) => s.startSeconds - start) };
+  // The frames the plan expects of each segment on a constant grid (split-tasks.ts): what the join checks.
+  const length = last.pts + last.duration - start;
+  const expected = constantRate
+    ? segments.map(
+        (s) => expectedFrames(s, { startSeconds: start, durationSeconds: length, frameRate: constantRate }, length)!,
+      )
+    : null;
+  const written = files.map((f) => videoPackets(f).length);
+  return { output, cuts: segments.slice(1).map((s) => s.startSeconds - start), expected, written };
 }
 
 /** The job's own command, run once. */
@@ -387,7 +396,7 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
   ] as [string, string, number, ("mp4" | "mkv")?, number[]?][]) {
     it(`give the frames of one encode at its timestamps, in sync and as good at the joins: ${name}`, async () => {
       const source = join(dir, input);
-      const [{ output, cuts }, single] = await Promise.all([
+      const [{ output, cuts, expected, written }, single] = await Promise.all([
         splitEncode(source, segmentSeconds, input, ext),
         singleEncode(source, input, ext),
       ]);
@@ -399,6 +408,13 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
       const whole = videoPackets(single);
       const same = whole.length === split.length + 1 ? whole.slice(1) : whole;
       expect(split.length).toBe(same.length);
+      // On a constant grid each segment wrote the frames the plan expects of it (the last within a frame),
+      // and the whole as many as one run, within the last frame: what the join's frame count checks.
+      if (expected) {
+        expect(written.slice(0, -1)).toEqual(expected.slice(0, -1));
+        expect(Math.abs(written.at(-1)! - expected.at(-1)!)).toBeLessThanOrEqual(1);
+        expect(Math.abs(whole.length - expected.reduce((a, b) => a + b, 0))).toBeLessThanOrEqual(1);
+      }
       // (Within a millisecond: Matroska keeps milliseconds.)
       const moved = split.map((p, i) => Math.abs(p.pts - split[0].pts - (same[i].pts - same[0].pts)));
       expect(Math.max(...moved)).toBeLessThanOrEqual(0.0011);

@@ -68,7 +68,9 @@ describe("a split job's progress", () => {
     expect(splitProgress(running, null, new Map([["segment-0", 400]])).percent).toBe(29.7);
     // A pending segment's old figure, or one with no estimate, counts nothing.
     expect(splitProgress(segments, null, new Map([["segment-0", 125]])).percent).toBe(0);
-    const unknownRate = running.map((s) => ({ ...s, params: { ...s.params, expectedFrames: null } }));
+    const unknownRate = running.map(
+      (s): JobTask => (s.params.kind === "segment" ? { ...s, params: { ...s.params, expectedFrames: null } } : s),
+    );
     expect(splitProgress(unknownRate, null, new Map([["segment-0", 125]])).percent).toBe(0);
   });
 });

@@ -13,14 +13,15 @@ describe("a split job's tasks", () => {
       ["segment-2", []],
       ["join", ["segment-0", "segment-1", "segment-2", "audio"]],
     ]);
-    // 20 s at 30000/1001 is 599.4 frames; the last runs to the video's end (61 s): 20.5 s, 614.4 frames.
+    // The slots of 30000/1001 from 20.5 s (614.39: slot 614) to 40.5 s (1213.79: slot 1214): 600 frames; the
+    // last runs to the video's end (61 s, slot 1828): 614.
     expect(tasks[2].params).toEqual({
       kind: "segment",
       segment: { index: 1, startSeconds: 20.5, endSeconds: 40.5 },
       formatStartSeconds: 0,
       constantRate: "30000/1001",
       exactTimestamps: true,
-      expectedFrames: 599,
+      expectedFrames: 600,
     });
     expect(tasks[3].params).toMatchObject({ segment: { index: 2, endSeconds: null }, expectedFrames: 614 });
     // The video starts half a second into the file: the join keeps every stream's start against the file's.
@@ -30,6 +31,8 @@ describe("a split job's tasks", () => {
       audio: true,
       videoDelaySeconds: 0.5,
       formatStartSeconds: 0,
+      // From the video's first slot (0.5 s: 15) to its end's: the join's frame count.
+      expectedFrames: 1813,
     });
   });
 

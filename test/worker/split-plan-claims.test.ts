@@ -236,6 +236,19 @@ describe("a segment that encodes nothing", () => {
       "segment-2",
       ...Array.from({ length: 8 }, (_, i) => `segment-${i + 4}`),
     ]);
+    // Its seams checked (no gap, no repeat), but not its frame count: a segment had nothing to encode.
+    expect(request.outputs[0].checks).toEqual({ readable: true, continuity: { maxGapFrames: 1.5 } });
+    // With every segment's work file, the plan's 1,500 frames (60 s at 25/1) within the last one.
+    await env.DB.prepare(`UPDATE job_tasks SET result_json = '{"outputs":[{"name":"work","size":1}],"timings":{"fetchMs":0,"runMs":1,"storeMs":0},"finishedAt":"${now}"}'
+      WHERE job_id = ?1 AND name = 'segment-3'`)
+      .bind(id)
+      .run();
+    const all = await taskRequest(createServices(env), (await getJob(env.DB, id))!, join, crypto.randomUUID(), 60_000);
+    expect(all.outputs[0].checks).toEqual({
+      readable: true,
+      continuity: { maxGapFrames: 1.5 },
+      frameCount: { min: 1499, max: 1501 },
+    });
   });
 
   it("fails the job OUTPUT_EMPTY when every segment is empty", async () => {

@@ -35,6 +35,8 @@ export type SplitTaskParams =
       plannedArgs?: string[];
       /** Why the segments are longer than the job asked (the plan's cap on their count), shown in the tasks list. */
       note?: string;
+      /** The video frames of all segments on a constant grid (absent for Matroska, and in older plans): the join's frame count. */
+      expectedFrames?: number;
     }
   | { kind: "whole"; reason: string };
 

@@ -119,6 +119,8 @@ export function planSplitTasks(
         segments: segments.length,
         audio,
         videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds),
+        // What one run writes on a constant grid: the join checks its output has as many (within the last frame).
+        ...(constantRate ? { expectedFrames: sum(segments.map((s) => expectedFrames(s, facts.video!, length))) } : {}),
         formatStartSeconds: facts.formatStartSeconds,
         ...planned,
         ...(note ? { note } : {}),
@@ -144,15 +146,21 @@ export function cappedSegmentSeconds(
   };
 }
 
-function expectedFrames(
+/**
+ * The frames a segment writes at the input's frame rate. On a constant grid (`fps` before `trim`, both
+ * rounding a time to its nearest slot) exactly the slots from its start's to its end's; the last runs to
+ * the video's end, which one run may round a frame either way.
+ */
+export function expectedFrames(
   segment: SplitSegment,
   video: NonNullable<SplitFacts["video"]>,
   lengthSeconds: number,
 ): number | null {
   const [num, den] = video.frameRate.split("/").map(Number);
   if (!num || !den) return null;
-  const seconds = (segment.endSeconds ?? video.startSeconds + lengthSeconds) - segment.startSeconds;
-  return Math.max(1, Math.round((seconds * num) / den));
+  const slot = (seconds: number) => Math.round((seconds * num) / den);
+  const end = segment.endSeconds ?? video.startSeconds + lengthSeconds;
+  return Math.max(1, slot(end) - slot(segment.startSeconds));
 }
 
 /** Describes a task for a job's error message: `segment 3 (60.0-80.0 s)`. */
@@ -182,3 +190,5 @@ export function segmentsToJoin(tasks: JobTask[]): JobTask[] {
     (t) => t.params.kind === "segment" && t.status === "completed" && (t.result?.outputs.length ?? 0) > 0,
   );
 }
+
+const sum = (counts: (number | null)[]) => counts.reduce<number>((total, n) => total + (n ?? 0), 0);

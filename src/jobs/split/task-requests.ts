@@ -98,9 +98,17 @@ export async function taskRequest(
     formatStartSeconds: params.formatStartSeconds,
   });
   // The join checks its own seams where one run's frames come at a constant rate (MP4, MOV): no frame
-  // lost or doubled where two segments meet, besides the output's own checks.
+  // lost or doubled where two segments meet, and as many frames as the plan's slots (one run's, within its
+  // last frame; not when a segment had nothing to encode), besides the output's own checks (a frame count
+  // the job declared itself stands).
+  const frames =
+    params.expectedFrames !== undefined && joined.length === params.segments ? params.expectedFrames : null;
+  const joinChecks = {
+    continuity: JOIN_CONTINUITY,
+    ...(frames !== null ? { frameCount: { min: Math.max(0, frames - 1), max: frames + 1 } } : {}),
+  };
   const outputs = (await runnerOutputs(s, job, spec)).map((o) =>
-    encoding.muxer === "matroska" ? o : { ...o, checks: { ...o.checks, continuity: JOIN_CONTINUITY } },
+    encoding.muxer === "matroska" ? o : { ...o, checks: { ...joinChecks, ...o.checks, continuity: JOIN_CONTINUITY } },
   );
   const onFailedCheck = spec.onFailedCheck ? { onFailedCheck: spec.onFailedCheck } : {};
   return { ...common, binary: "ffmpeg", args, inputs: [...parts, ...audio], outputs, ...onFailedCheck };
