@@ -158,8 +158,15 @@ describe("split encodes: what users meet", () => {
       ["segment-1", "segment", "completed", 1],
       ["join", "join", "completed", 1],
     ]);
-    expect(tasks[1]).toMatchObject({ startSeconds: 0, endSeconds: 5 });
-    expect(tasks[2]).toMatchObject({ startSeconds: 5, endSeconds: null });
+    // Planned at 5 s, the cut moved to the keyframe nearest it (every 60 frames: 4.004 s), 0.4 of a frame
+    // before it, so the second segment seeks straight to it; the tasks list says so.
+    const cut = expect.closeTo((120 - 0.4) / (30000 / 1001), 9);
+    expect(tasks[1]).toMatchObject({ startSeconds: 0, endSeconds: cut, reason: null });
+    expect(tasks[2]).toMatchObject({
+      startSeconds: cut,
+      endSeconds: null,
+      reason: "its cut moved from 5.000 s to 3.991 s, before the keyframe at 4.004 s",
+    });
     // Billed for the tasks' run time added up (whole seconds, rounded up once).
     const total = tasks.reduce((sum: number, t: any) => sum + t.runtimeSeconds, 0);
     expect(job.runtimeSeconds).toBe(Math.ceil(total));
