@@ -117,7 +117,7 @@ export async function readVideoPacketTimes(ctx: PassContext, name: string): Prom
  * job's, within its deadline (running out of it ends the job JOB_TIMEOUT, as the command would; its CPU
  * time bounded by the deadline's wall time on every core), stopped by a cancel; its outputs read as they come.
  */
-async function measureInSandbox(
+export async function measureInSandbox(
   ctx: PassContext,
   binary: "ffmpeg" | "ffprobe",
   argv: string[],

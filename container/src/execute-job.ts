@@ -18,6 +18,8 @@ import { planPresetJob } from "./plan-preset.ts";
 import { openJobInputs, streamedInputNames, type JobInputs } from "./job-inputs.ts";
 import { startEarlyProbes, type EarlyProbes } from "./early-output-probes.ts";
 import { startOutputStreams, type OutputStreams } from "./output-streams.ts";
+import { measureSeams } from "./measure-seams.ts";
+import type { SegmentSeams } from "../../src/jobs/split/seam-quality.ts";
 
 export type JobHooks = {
   setState: (s: RunnerJobState) => void;
@@ -98,7 +100,14 @@ export async function executeJob(
     hooks.setState("running");
     probes = await startEarlyProbes(job, folder, settings);
     streams = startOutputStreams(job, folder, settings, hooks.canceled, deadline);
-    const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
+    let ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
+    let seams: { seams?: SegmentSeams | null } = {};
+    if (req.task?.seams) {
+      const context = { folder, settings, deadline, canceled: hooks.canceled, cpu: hooks.cpu ?? null };
+      const measured = await measureSeams(context, req.task);
+      ran = { ...ran, runtimeMs: ran.runtimeMs + measured.runtimeMs };
+      seams = { seams: measured.seams };
+    }
     clock.next("storeMs");
     hooks.setState("uploading");
     const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline, {
@@ -115,6 +124,7 @@ export async function executeJob(
       ...clock.stop(),
       ...plannedArgs,
       ...read(),
+      ...seams,
     });
   } catch (err) {
     if (err instanceof JobEnded)

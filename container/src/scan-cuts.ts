@@ -1,23 +1,32 @@
 import { execFile } from "node:child_process";
 import { inputSafetyOptions } from "../../src/jobs/runner-request/command-line.ts";
 import {
+  chosenKeyframe,
+  decodesFrom,
+  frameBefore,
+  framesFromScan,
+  keyframeCheckArguments,
   keyframeScanOptions,
   keyframesFromPackets,
-  sceneFromScan,
+  sceneOf,
   sceneScanArguments,
   type CutScan,
   type SceneScan,
 } from "../../src/jobs/split/scene-cuts.ts";
 import { isolatedCommand } from "./isolation.ts";
 import type { JobFolder } from "./job-folder.ts";
-import { PROBE_LIMITS, PROBE_MAX_STDOUT_BYTES, PROBE_TIMEOUT_MS, sandboxedFfprobe } from "./probe.ts";
+import { PROBE_LIMITS, PROBE_MAX_STDOUT_BYTES, PROBE_TIMEOUT_MS } from "./probe.ts";
 import type { RunnerSettings } from "./settings.ts";
+
+/** Keyframes checked per cut: the one the plan would start on, and one more if that one does not decode by itself. */
+const KEYFRAME_CHECKS_PER_CUT = 2;
 
 /**
  * What lies around each planned cut of a split (src/jobs/split/scene-cuts.ts): the keyframes in every
- * window, by one ffprobe (a demux), then each window decoded and scored by an ffmpeg of its own, one at a
- * time, each in the job's sandbox within what is left of `deadline`. A cut whose scan fails, or that the
- * deadline leaves unscanned, is null: it stays where it was planned.
+ * window, by one ffprobe (a demux); then each window decoded and scored by an ffmpeg of its own, and the
+ * keyframe a segment would start on checked to decode by itself (a flag in the index is not proof). One
+ * process at a time, on one thread, each in the job's sandbox within what is left of `deadline`. A cut
+ * whose scan fails, or that the deadline leaves unscanned, is null: it stays where it was planned.
  */
 export async function scanCuts(
   folder: JobFolder,
@@ -28,35 +37,51 @@ export async function scanCuts(
 ): Promise<(CutScan | null)[]> {
   const path = folder.visiblePath(name);
   if (!path) return scan.cutsSeconds.map(() => null);
-  const packets = await sandboxedFfprobe(folder, settings, keyframeScanOptions(scan), path);
+  return scanCutsWith((binary, argv) => sandboxed(folder, settings, binary, argv, deadline), path, scan);
+}
+
+/** A measuring process: its stdout, or null when it failed. */
+export type MeasureRun = (binary: "ffmpeg" | "ffprobe", argv: string[]) => Promise<string | null>;
+
+/** scanCuts' work, each process run by `run` on the input at `path`. */
+export async function scanCutsWith(run: MeasureRun, path: string, scan: SceneScan): Promise<(CutScan | null)[]> {
+  const packets = await run("ffprobe", ["-v", "error", ...keyframeScanOptions(scan), path]);
   const scans: (CutScan | null)[] = [];
   for (const cut of scan.cutsSeconds) {
-    const timeoutMs = Math.min(PROBE_TIMEOUT_MS, deadline - Date.now());
-    const stdout =
-      timeoutMs > 0
-        ? await sandboxedFfmpeg(folder, settings, sceneScanArguments(cut, scan, path, inputSafetyOptions), timeoutMs)
-        : null;
-    scans.push(
-      stdout === null && packets === null
-        ? null
-        : {
-            scene: stdout === null ? null : sceneFromScan(stdout, cut, scan.windowSeconds),
-            keyframesSeconds: packets === null ? [] : keyframesFromPackets(packets, cut, scan.windowSeconds),
-          },
-    );
+    const stdout = await run("ffmpeg", sceneScanArguments(cut, scan, path, inputSafetyOptions));
+    if (stdout === null) {
+      scans.push(null);
+      continue;
+    }
+    const frames = framesFromScan(stdout, cut, scan.windowSeconds);
+    const scene = sceneOf(frames);
+    const candidates = packets === null ? [] : keyframesFromPackets(packets, cut, scan.windowSeconds);
+    const keyframes: CutScan["keyframes"] = [];
+    for (let k = 0; k < KEYFRAME_CHECKS_PER_CUT && keyframes.length === 0; k++) {
+      const at = chosenKeyframe(scene, candidates, cut, scan.windowSeconds);
+      if (at === null) break;
+      const check = await run("ffmpeg", keyframeCheckArguments(at, scan.formatStartSeconds, path, inputSafetyOptions));
+      if (check !== null && decodesFrom(check, at))
+        keyframes.push({ atSeconds: at, beforeSeconds: frameBefore(frames, at) });
+      else candidates.splice(candidates.indexOf(at), 1);
+    }
+    scans.push({ scene, keyframes });
   }
   return scans;
 }
 
-/** An ffmpeg that only measures (`-f null`), in the job's sandbox under a probe's limits; its stdout, or null when it failed. */
-function sandboxedFfmpeg(
+/** A measuring process in the job's sandbox under a probe's limits, within the deadline; its stdout, or null when it failed. */
+function sandboxed(
   folder: JobFolder,
   settings: RunnerSettings,
+  binary: "ffmpeg" | "ffprobe",
   argv: string[],
-  timeoutMs: number,
+  deadline: number,
 ): Promise<string | null> {
+  const timeoutMs = Math.min(PROBE_TIMEOUT_MS, deadline - Date.now());
+  if (timeoutMs <= 0) return Promise.resolve(null);
   const limits = { ...PROBE_LIMITS, addressSpaceBytes: settings.maxMemoryBytes };
-  const command = isolatedCommand(settings, folder, "ffmpeg", ["-hide_banner", "-nostdin", ...argv], limits);
+  const command = isolatedCommand(settings, folder, binary, argv, limits);
   return new Promise((resolve) => {
     execFile(
       command.file,

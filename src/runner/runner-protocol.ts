@@ -8,6 +8,7 @@ import type { OutputMetadata } from "../jobs/views/output-metadata.ts";
 import type { JobProgress } from "../jobs/views/job-progress.ts";
 import type { SplitFacts } from "../jobs/split/split-facts.ts";
 import type { CutScan, SceneScan } from "../jobs/split/scene-cuts.ts";
+import type { SeamRequest, SegmentSeams } from "../jobs/split/seam-quality.ts";
 import type { MediaFacts } from "../presets/media-facts.ts";
 import type { CheckResult, OnFailedCheck, OutputChecks } from "../jobs/checks/output-checks.ts";
 
@@ -67,9 +68,10 @@ export type RunnerJobRequest = {
   preset?: { name: string; params: Record<string, unknown>; inputNames: string[] };
   /**
    * A task of a split job (src/jobs/split/), whose command the service built: `jobId` is the task's
-   * runner id. Only a join may read `concat:` of its inputs (its segments, byte for byte).
+   * runner id. Only a join may read `concat:` of its inputs (its segments, byte for byte). `seams`: a
+   * segment's edges to compare after its command (src/jobs/split/seam-quality.ts).
    */
-  task?: { kind: "segment" | "audio" | "join" | "whole"; name: string };
+  task?: { kind: "segment" | "audio" | "join" | "whole"; name: string; seams?: SeamRequest };
   /** Multi-step jobs: the commands, run in order (then `binary`/`args` are not run). */
   steps?: RunnerStep[];
   /** Work files the steps share (in the job's work folder); never stored. */
@@ -126,6 +128,8 @@ export type RunnerOutcome = {
   inputReads?: Record<string, { bytesRead: number; originBytes: number; copied: boolean }>;
   /** Multi-step jobs that did not complete: the index of the step that failed or was running. */
   failedStep?: number;
+  /** A split's segment asked for its seams: its edges' per-frame SSIM (null when they could not be compared). */
+  seams?: SegmentSeams | null;
   /** Where the time on the runner went (container/src/phase-clock.ts), and when it was done. */
   timings: RunnerTimings;
   finishedAt: string;

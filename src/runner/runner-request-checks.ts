@@ -1,5 +1,6 @@
 import { MAX_STEPS } from "../jobs/request/limits.ts";
 import { MAX_SCENE_SCAN_CUTS, SCENE_WINDOW_MAX_SECONDS } from "../jobs/split/scene-cuts.ts";
+import type { SeamRequest } from "../jobs/split/seam-quality.ts";
 import type { RunnerInput, RunnerJobRequest, RunnerOutput, RunnerProbeRequest } from "./runner-protocol.ts";
 
 /*
@@ -26,6 +27,18 @@ const isStrings = (v: unknown) => Array.isArray(v) && v.every(isString);
 const isBinary = (v: unknown) => v === "ffmpeg" || v === "ffprobe";
 const isPositive = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v > 0;
 const isSeconds = (v: unknown) => typeof v === "number" && Number.isFinite(v);
+/** A segment's seams: two names (declared ones: the runner checks them against the request), which edges. */
+const isSeamRequest = (v: unknown) => {
+  if (!named({ name: (v as SeamRequest | null)?.output }) || !named({ name: (v as SeamRequest).scratch })) return false;
+  const windows = (v as SeamRequest).windows;
+  return (
+    isObject(windows) &&
+    typeof windows.head === "boolean" &&
+    (windows.tailFrom === null ||
+      (Number.isInteger(windows.tailFrom) && windows.tailFrom >= 0 && windows.tailFrom <= 1e9)) &&
+    (windows.head || windows.tailFrom !== null)
+  );
+};
 const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
 const listOf = (check: (v: unknown) => boolean) => (v: unknown) => Array.isArray(v) && v.every(check);
 const named = (v: unknown) =>
@@ -50,7 +63,8 @@ const JOB_REQUEST_CHECKS: FieldChecks<RunnerJobRequest> = {
     (v) =>
       isObject(v) &&
       ["segment", "audio", "join", "whole"].includes((v as { kind?: string }).kind ?? "") &&
-      isString((v as { name?: unknown }).name),
+      isString((v as { name?: unknown }).name) &&
+      optional(isSeamRequest)((v as { seams?: unknown }).seams),
   ),
   steps: optional(
     (v) =>

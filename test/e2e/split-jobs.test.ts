@@ -167,6 +167,13 @@ describe("split encodes: what users meet", () => {
       endSeconds: null,
       reason: "its cut moved from 5.000 s to 3.991 s, before the keyframe at 4.004 s",
     });
+    // The join's report: its one join, the frames at it as good as those around it (each against what
+    // the encoder was fed); the other tasks have none.
+    expect(tasks[3].seams).toEqual([{ atSeconds: cut, ssim: expect.any(Number), aroundSsim: expect.any(Number) }]);
+    const [seam] = tasks[3].seams;
+    expect(seam.ssim).toBeGreaterThan(0.8);
+    expect(seam.ssim).toBeGreaterThanOrEqual(seam.aroundSsim - 0.01);
+    for (const t of tasks.slice(0, 3)) expect(t.seams).toBeNull();
     // Billed for the tasks' run time added up (whole seconds, rounded up once).
     const total = tasks.reduce((sum: number, t: any) => sum + t.runtimeSeconds, 0);
     expect(job.runtimeSeconds).toBe(Math.ceil(total));

@@ -8,16 +8,17 @@ import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
 import { expectedFrames } from "../../src/jobs/split/split-tasks.ts";
-import { audioArgs, constantRateOf, joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";
 import {
-  cutFromScan,
-  keyframeScanOptions,
-  keyframesFromPackets,
-  placeCuts,
-  sceneFromScan,
-  sceneScanArguments,
-  sceneScanOf,
-} from "../../src/jobs/split/scene-cuts.ts";
+  joinSeams as joinSeamsOf,
+  seamComparisonArguments,
+  segmentSeamsOf,
+  seamWindowsOf,
+  type JoinSeam,
+} from "../../src/jobs/split/seam-quality.ts";
+import { audioArgs, constantRateOf, joinArgs, planSegments, segmentArgs } from "../../src/jobs/split/split-plan.ts";
+import { sceneScanOf } from "../../src/jobs/split/scene-cuts.ts";
+import { cutFromScan, placeCuts } from "../../src/jobs/split/place-cuts.ts";
+import { scanCutsWith } from "../../container/src/scan-cuts.ts";
 
 /**
  * A split encode's commands (src/jobs/split/split-plan.ts) run with the real ffmpeg, two segments at a
@@ -123,7 +124,13 @@ async function splitEncode(
   segmentSeconds: number,
   name: string,
   ext: "mp4" | "mkv",
-): Promise<{ output: string; cuts: number[]; expected: number[] | null; written: number[] }> {
+): Promise<{
+  output: string;
+  cuts: number[];
+  expected: number[] | null;
+  written: number[];
+  joinSeams: JoinSeam[];
+}> {
   const encoding = encodingFor(ext);
   const packets = videoPackets(input);
   const start = packets[0].pts;
@@ -132,27 +139,28 @@ async function splitEncode(
   // The plan's scan of its cuts, as the runner makes it (container/src/scan-cuts.ts, here unsandboxed).
   const scan = sceneScanOf(evenly, segmentSeconds, formatStart(input));
   const constantRate = constantRateOf(encoding.muxer, frameRate(input));
-  const keyPackets = execFileSync("ffprobe", ["-v", "error", ...keyframeScanOptions(scan), input], {
-    encoding: "utf8",
-  });
-  const placed = await Promise.all(
-    scan.cutsSeconds.map(async (cut) => {
-      const { stdout } = await run(
-        "ffmpeg",
-        sceneScanArguments(cut, scan, input, () => []),
-        {
-          maxBuffer: 8 * 1024 * 1024,
-        },
-      );
-      const found = {
-        scene: sceneFromScan(stdout, cut, scan.windowSeconds),
-        keyframesSeconds: keyframesFromPackets(keyPackets, cut, scan.windowSeconds),
-      };
-      return cutFromScan(found, cut, scan.windowSeconds, constantRate);
-    }),
+  const scans = await scanCutsWith(
+    (binary, argv) =>
+      run(binary, argv, { maxBuffer: 8 * 1024 * 1024 }).then(
+        (r) => r.stdout,
+        () => null,
+      ),
+    input,
+    scan,
   );
+  const placed = scan.cutsSeconds.map((cut, k) => cutFromScan(scans[k], cut, scan.windowSeconds, constantRate));
   const segments = placeCuts(evenly, placed, scan.windowSeconds);
   const files = segments.map((s) => join(dir, `${name}-seg-${s.index}.ts`));
+  const edgeFiles = segments.map((s) => join(dir, `${name}-edges-${s.index}.mkv`));
+  // The frames the plan expects of each segment on a constant grid (split-tasks.ts): what the join checks.
+  const length = last.pts + last.duration - start;
+  const expected = constantRate
+    ? segments.map(
+        (s) => expectedFrames(s, { startSeconds: start, durationSeconds: length, frameRate: constantRate }, length)!,
+      )
+    : null;
+  // The joins' report, where the plan asks for it: constant-rate outputs (task-requests.ts).
+  const seamWindows = segments.map((s) => (expected ? seamWindowsOf(s, expected[s.index]) : null));
   const queue = [...segments];
   await Promise.all(
     [0, 1].map(async () => {
@@ -164,8 +172,25 @@ async function splitEncode(
             formatStartSeconds: formatStart(input),
             constantRate,
             exactTimestamps: true,
+            ...(seamWindows[s.index] ? { seams: { output: edgeFiles[s.index], windows: seamWindows[s.index]! } } : {}),
           }),
         );
+    }),
+  );
+  // Each segment's edges compared as the runner compares them (container/src/measure-seams.ts).
+  const seams = await Promise.all(
+    segments.map(async (s) => {
+      const windows = seamWindows[s.index];
+      if (!windows) return { startSeconds: s.startSeconds - start, seams: null };
+      const { stdout } = await run(
+        "ffmpeg",
+        seamComparisonArguments(files[s.index], edgeFiles[s.index], windows, () => []),
+      );
+      const ssim = stdout
+        .split("\n")
+        .flatMap((l) => /All:([\d.]+)/.exec(l)?.[1] ?? [])
+        .map(Number);
+      return { startSeconds: s.startSeconds - start, seams: segmentSeamsOf(ssim, windows) };
     }),
   );
   const audio = join(dir, `${name}-audio.${ext}`);
@@ -195,15 +220,14 @@ async function splitEncode(
     }),
   );
   // The cuts from the video's first frame, as the output's timestamps count.
-  // The frames the plan expects of each segment on a constant grid (split-tasks.ts): what the join checks.
-  const length = last.pts + last.duration - start;
-  const expected = constantRate
-    ? segments.map(
-        (s) => expectedFrames(s, { startSeconds: start, durationSeconds: length, frameRate: constantRate }, length)!,
-      )
-    : null;
   const written = files.map((f) => videoPackets(f).length);
-  return { output, cuts: segments.slice(1).map((s) => s.startSeconds - start), expected, written };
+  return {
+    output,
+    cuts: segments.slice(1).map((s) => s.startSeconds - start),
+    expected,
+    written,
+    joinSeams: joinSeamsOf(seams),
+  };
 }
 
 /** The job's own command, run once. */
@@ -358,6 +382,67 @@ beforeAll(() => {
     "-c:a",
     "aac",
   ]);
+  make("intra-refresh.mp4", [
+    ...source,
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-x264-params",
+    "intra-refresh=1:keyint=30",
+    "-c:a",
+    "aac",
+    "-shortest",
+  ]);
+  make("half-slot-video.mp4", [
+    "-f",
+    "lavfi",
+    "-i",
+    "testsrc2=size=640x360:rate=30000/1001:duration=20",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-g",
+    "30",
+    "-bf",
+    "0",
+    "-video_track_timescale",
+    "60000",
+  ]);
+  make("half-slot-shifted.mp4", [
+    "-i",
+    join(dir, "half-slot-video.mp4"),
+    "-c",
+    "copy",
+    "-bsf:v",
+    "setts=ts=TS+1001",
+    "-video_track_timescale",
+    "60000",
+    "-movie_timescale",
+    "60000",
+  ]);
+  make("half-slot.mp4", [
+    "-copyts",
+    "-i",
+    join(dir, "half-slot-shifted.mp4"),
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:duration=20",
+    "-map",
+    "0:v",
+    "-map",
+    "1:a",
+    "-c:v",
+    "copy",
+    "-c:a",
+    "aac",
+    "-video_track_timescale",
+    "60000",
+    "-movie_timescale",
+    "60000",
+  ]);
   make("sparse.mp4", [
     "-i",
     join(dir, "cfr.mp4"),
@@ -388,6 +473,12 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
     ["Matroska to Matroska with subtitles", "subtitled.mkv", 5, "mkv"],
     // Cut just before its CRA keyframes, each segment seeks straight to one: its leading frames, shown
     // before it, belong to the segment before, which decodes them.
+    // Recovery points flagged as keyframes, none decoding by itself: no cut moves to one, every segment seeks
+    // from its margin (a straight seek lost a second at each join).
+    ["x264's intra refresh (keyframes that need the frames before them)", "intra-refresh.mp4", 5, "mp4", [5, 10, 15]],
+    // A keyframe every second, each half a slot off the 30000/1001 grid (the video starts 16.7 ms in): the
+    // plan cannot tell which slot ffmpeg rounds one to, so none is cut at.
+    ["keyframes half a slot off the grid", "half-slot.mp4", 5, "mp4", [5, 10, 15]],
     ["an open GOP (HEVC CRA keyframes just after the cuts)", "open-gop.mp4", 5, "mp4", [5.025, 10.063, 15.102]],
     // Changes of scene at 5.6 s (near the cut at 5), 12.8 s (2.2 s from both 10 and 15) and 14.3 s
     // (near 15), the encoder's keyframes there and at 8.33 s: the first and the last cut move to just
@@ -396,7 +487,7 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
   ] as [string, string, number, ("mp4" | "mkv")?, number[]?][]) {
     it(`give the frames of one encode at its timestamps, in sync and as good at the joins: ${name}`, async () => {
       const source = join(dir, input);
-      const [{ output, cuts, expected, written }, single] = await Promise.all([
+      const [{ output, cuts, expected, written, joinSeams }, single] = await Promise.all([
         splitEncode(source, segmentSeconds, input, ext),
         singleEncode(source, input, ext),
       ]);
@@ -448,6 +539,14 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
       const away = ssim.filter((_, i) => joinFrames.every((f) => Math.abs(i - f) > 10));
       const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
       expect(mean(near)).toBeGreaterThanOrEqual(mean(away) - 0.005);
+      // The joins' report (constant-rate outputs): one per join, where it is, as good as the frames around it.
+      if (expected) {
+        expect(joinSeams.map((j) => Number(j.atSeconds.toFixed(3)))).toEqual(cuts.map((c) => Number(c.toFixed(3))));
+        for (const j of joinSeams) {
+          expect(j.ssim).toBeGreaterThan(0.8);
+          expect(j.ssim).toBeGreaterThanOrEqual(j.aroundSsim - 0.01);
+        }
+      }
     }, 120_000);
   }
 });

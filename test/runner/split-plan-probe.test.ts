@@ -121,8 +121,8 @@ describe("a split's scan of its cuts on the runner (POST /probe with sceneScan)"
     if (!scanned.ok) throw new Error(JSON.stringify(scanned));
     // The last frame of the first scene (9.36 s) and the first of the next (9.4 s); keyframes only at 5 and 15 s.
     expect(scanned.cutScans).toEqual([
-      { scene: { beforeSeconds: 9.36, atSeconds: 9.4 }, keyframesSeconds: [] },
-      { scene: null, keyframesSeconds: [] },
+      { scene: { beforeSeconds: 9.36, atSeconds: 9.4 }, keyframes: [] },
+      { scene: null, keyframes: [] },
     ]);
     if (!("shape" in shape)) throw new Error("the test's command is not a split encode");
     const placed = planSplitTasks(facts, shape.shape, { segmentSeconds: 4 }, undefined, scanned.cutScans);
@@ -138,13 +138,39 @@ describe("a split's scan of its cuts on the runner (POST /probe with sceneScan)"
   it("moves nothing in a file with no picture to scan, or a window past its end", async () => {
     ff("-f", "lavfi", "-i", "sine=d=3", "tone.mka");
     const tone = await probe("tone.mka", { sceneScan: { cutsSeconds: [1], windowSeconds: 1, formatStartSeconds: 0 } });
-    expect(tone.ok && tone.cutScans).toEqual([{ scene: null, keyframesSeconds: [] }]);
+    expect(tone.ok && tone.cutScans).toEqual([null]);
     const past = await probe("scenes.mkv", {
       sceneScan: { cutsSeconds: [500, -3], windowSeconds: 2, formatStartSeconds: 5 },
     });
     expect(past.ok && past.cutScans).toEqual([
-      { scene: null, keyframesSeconds: [] },
-      { scene: null, keyframesSeconds: [] },
+      { scene: null, keyframes: [] },
+      { scene: null, keyframes: [] },
+    ]);
+  });
+
+  it("reports a keyframe only where a decode from it starts with it: not x264's intra-refresh recovery points", async () => {
+    ff(
+      ...picture,
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-x264-params",
+      "intra-refresh=1:keyint=25",
+      "refresh.mp4",
+    );
+    ff(...picture, "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "gop.mp4");
+    const sceneScan = { cutsSeconds: [4, 8], windowSeconds: 1, formatStartSeconds: 0 };
+    const refresh = await probe("refresh.mp4", { sceneScan });
+    // Flagged keyframes at 3, 4, 5, 7, 8 and 9 s: none decodes by itself.
+    expect(refresh.ok && refresh.cutScans).toEqual([
+      { scene: null, keyframes: [] },
+      { scene: null, keyframes: [] },
+    ]);
+    const gop = await probe("gop.mp4", { sceneScan });
+    expect(gop.ok && gop.cutScans).toEqual([
+      { scene: null, keyframes: [{ atSeconds: 4, beforeSeconds: 3.96 }] },
+      { scene: null, keyframes: [{ atSeconds: 8, beforeSeconds: 7.96 }] },
     ]);
   });
 });

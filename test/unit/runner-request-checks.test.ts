@@ -8,7 +8,11 @@ const fullJob: Required<RunnerJobRequest> = {
   binary: "ffmpeg",
   args: ["-i", "{{in}}", "{{out}}"],
   preset: { name: "thumbnail", params: { width: 320 }, inputNames: ["in"] },
-  task: { kind: "segment", name: "segment-0" },
+  task: {
+    kind: "segment",
+    name: "segment-0",
+    seams: { output: "work", scratch: "edges", windows: { head: true, tailFrom: 142 } },
+  },
   steps: [{ binary: "ffprobe", args: ["{{in}}"] }],
   scratch: [{ name: "pass", fileName: "pass.log" }],
   inputs: [{ name: "in", url: "https://media.example/a.mp4", fileName: "a.mp4", trusted: false }],
@@ -69,6 +73,15 @@ describe("the runner's checks of a coordinator's requests", () => {
       expect(isRunnerJobRequest({ ...fullJob, [field]: value }), field).toBe(false);
     }
     expect(Object.keys(wrong).sort()).toEqual(Object.keys(fullJob).sort());
+    // A segment's seams: declared-looking names and whole frame numbers, at least one edge.
+    for (const seams of [
+      { output: "__proto__!", scratch: "edges", windows: { head: true, tailFrom: null } },
+      { output: "work", scratch: "edges", windows: { head: false, tailFrom: null } },
+      { output: "work", scratch: "edges", windows: { head: true, tailFrom: -1 } },
+      { output: "work", scratch: "edges", windows: { head: true, tailFrom: 1.5 } },
+      { output: "work", scratch: "edges", windows: "all" },
+    ])
+      expect(isRunnerJobRequest({ ...fullJob, task: { ...fullJob.task, seams } }), JSON.stringify(seams)).toBe(false);
     expect(isRunnerJobRequest(null)).toBe(false);
     expect(isRunnerJobRequest([fullJob])).toBe(false);
   });

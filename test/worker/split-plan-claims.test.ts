@@ -12,7 +12,7 @@ import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
 import { plannedSplitJob, splitTick } from "./split-fixtures.ts";
 import { taskRequest } from "../../src/jobs/split/task-requests.ts";
 import type { RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
-import { taskView } from "../../src/jobs/split/task-view.ts";
+import { tasksView } from "../../src/jobs/split/task-view.ts";
 
 /**
  * A split job is planned from what its input's probe says: a file may claim any length.
@@ -127,7 +127,10 @@ describe("a split job's plan, whatever its input claims", () => {
 });
 
 describe("a split job's cuts, placed by the runner's scan", () => {
-  const cutScan = (keyframesSeconds: number[]) => ({ scene: null, keyframesSeconds });
+  const cutScan = (keyframesSeconds: number[]) => ({
+    scene: null,
+    keyframes: keyframesSeconds.map((atSeconds) => ({ atSeconds, beforeSeconds: atSeconds - 0.04 })),
+  });
 
   it("asks the runner about the planned cuts, then moves them where it found keyframes, and says so in the tasks", async () => {
     const id = await runningSplitJob();
@@ -160,7 +163,7 @@ describe("a split job's cuts, placed by the runner's scan", () => {
       [229.6 / 25, 15, 9.2],
       [15, null, null],
     ]);
-    const views = (await listTasks(env.DB, id)).map(taskView);
+    const views = tasksView(await listTasks(env.DB, id));
     expect(views.find((v) => v.name === "segment-2")!.reason).toBe(
       "its cut moved from 10.000 s to 9.184 s, before the keyframe at 9.200 s",
     );

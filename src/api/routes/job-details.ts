@@ -9,7 +9,7 @@ import { tickFeedReader } from "./tick-feed.ts";
 import { RUNNER_IO_URL_TTL_SECONDS } from "../../jobs/request/limits.ts";
 import { runnerInputs } from "../../jobs/runner-request/runner-inputs.ts";
 import { listTasks } from "../../jobs/split/task-store.ts";
-import { taskView } from "../../jobs/split/task-view.ts";
+import { tasksView } from "../../jobs/split/task-view.ts";
 import { listOutputs } from "../../jobs/store/output-store.ts";
 import { jobSpecOf, plannedArgsOf } from "../../jobs/store/job-store.ts";
 import { isTerminal } from "../../jobs/transitions/job-states.ts";
@@ -95,7 +95,7 @@ export const listJobTasks = operation(
   }),
   async (c) => {
     const job = await requireJob(c.env.DB, c.req.valid("param").id, c.get("account").id);
-    return c.json({ data: (await listTasks(c.env.DB, job.id)).map(taskView) });
+    return c.json({ data: tasksView(await listTasks(c.env.DB, job.id)) });
   },
 );
 

@@ -145,6 +145,12 @@ export const jobTaskSchema = z.object({
    * than asked (the cap on their count); "segment": that its cut moved to a change of scene, and from where; else null.
    */
   reason: z.string().nullable(),
+  /**
+   * The join's report on each join of a constant-rate output (MP4, MOV): where it is (the input's
+   * time), the SSIM against what the encoder was fed of the two frames each side of it, and of the six
+   * each side around those. Null on other tasks, and where no segment could compare its edges.
+   */
+  seams: z.array(z.object({ atSeconds: z.number(), ssim: z.number(), aroundSsim: z.number() })).nullable(),
 });
 export const jobTaskListSchema = z.object({ data: z.array(jobTaskSchema) });
 

@@ -17,7 +17,7 @@ export type QualityReport = {
 const MAX_FRAMES = 1_000_000;
 /** PSNR of identical frames is infinite: reported as this many dB. */
 const PSNR_IDENTICAL_DB = 100;
-const SSIM_LINE = /^n:(\d+) Y:[\d.]+ .*All:([\d.]+)/;
+export const SSIM_LINE = /^n:(\d+) Y:[\d.]+ .*All:([\d.]+)/;
 const PSNR_LINE = /^n:(\d+) mse_avg:\S+ .*psnr_avg:(inf|[\d.]+)/;
 
 export function createFrameStats() {

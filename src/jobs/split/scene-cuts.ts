@@ -28,9 +28,18 @@ export type SceneScan = {
 
 export const sceneWindowSeconds = (segmentSeconds: number) => Math.min(SCENE_WINDOW_MAX_SECONDS, segmentSeconds / 4);
 
-/** What the scan found around one cut: the change of scene (the frame before it and its first), and the keyframes. */
-export type CutScan = { scene: { beforeSeconds: number; atSeconds: number } | null; keyframesSeconds: number[] };
-/** Keyframes reported per cut: a window holds a few. */
+/**
+ * What the scan found around one cut: the change of scene (the frame before it and its first), and the
+ * keyframe a segment can start on there, checked to decode by itself, with the frame before it (null
+ * when the scan did not see one).
+ */
+export type CutScan = {
+  scene: { beforeSeconds: number; atSeconds: number } | null;
+  keyframes: { atSeconds: number; beforeSeconds: number | null }[];
+};
+/** A frame of a scan's window: its time and its scdet score. */
+export type ScannedFrame = { seconds: number; score: number };
+/** Keyframes kept per cut from the packets, nearest first (an all-intra file has a window full of them). */
 export const MAX_KEYFRAMES_PER_CUT = 64;
 
 /** What to scan: the segments' inner cuts, the first MAX_SCENE_SCAN_CUTS of them (the rest stay where planned). */
@@ -57,6 +66,10 @@ export function sceneScanArguments(
   return [
     "-v",
     "error",
+    "-nostdin",
+    // One core: the scan is the plan's, not billed, so it takes no more of the runner than one.
+    "-threads",
+    "1",
     "-copyts",
     "-noaccurate_seek",
     "-ss",
@@ -78,23 +91,26 @@ export function sceneScanArguments(
 }
 
 /**
- * The change of scene in a cut's window, from the scan's stdout: the frame that scored highest (at least
- * SCENE_CHANGE_MIN_SCORE) and the one before it; null when the window has none. Read as untrusted (the
- * scan decodes a client's file): only frames inside the window count.
+ * The frames of a cut's window from the scan's stdout, in the order decoded. Read as untrusted (the
+ * scan decodes a client's file): only frames inside the window count, each score once, after its frame.
  */
-export function sceneFromScan(stdout: string, cutSeconds: number, windowSeconds: number): CutScan["scene"] {
-  const frames: { seconds: number; score: number }[] = [];
+export function framesFromScan(stdout: string, cutSeconds: number, windowSeconds: number): ScannedFrame[] {
+  const frames: ScannedFrame[] = [];
   let pts: number | null = null;
   for (const line of stdout.split("\n")) {
     const frame = /^frame:\d+\s+pts:(-?\d+)\s/.exec(line);
     if (frame) pts = Number(frame[1]) / 1e6;
     const score = /^lavfi\.scd\.score=([0-9.]+)$/.exec(line.trim());
     if (!score) continue;
-    // A score belongs to the frame line just before it, once.
-    if (pts !== null && Math.abs(pts - cutSeconds) <= windowSeconds)
+    if (pts !== null && inWindow(pts, cutSeconds, windowSeconds))
       frames.push({ seconds: pts, score: Number(score[1]) });
     pts = null;
   }
+  return frames;
+}
+
+/** The change of scene among a window's frames: the frame that scored highest (at least SCENE_CHANGE_MIN_SCORE), and the one before it. */
+export function sceneOf(frames: ScannedFrame[]): CutScan["scene"] {
   let best: number | null = null;
   for (let i = 1; i < frames.length; i++) {
     const { seconds, score } = frames[i];
@@ -102,6 +118,14 @@ export function sceneFromScan(stdout: string, cutSeconds: number, windowSeconds:
     if (best === null || score > frames[best].score) best = i;
   }
   return best === null ? null : { beforeSeconds: frames[best - 1].seconds, atSeconds: frames[best].seconds };
+}
+
+/** The frame shown just before `seconds` among a window's frames, or null when the window holds none. */
+export function frameBefore(frames: ScannedFrame[], seconds: number): number | null {
+  return frames.reduce<number | null>(
+    (best, f) => (f.seconds < seconds && (best === null || f.seconds > best) ? f.seconds : best),
+    null,
+  );
 }
 
 /**
@@ -124,82 +148,97 @@ export function keyframeScanOptions(scan: Pick<SceneScan, "cutsSeconds" | "windo
   ];
 }
 
-/** The keyframes in a cut's window, from keyframeScanOptions' stdout (untrusted: only well-formed lines inside the window). */
+/**
+ * The keyframes in a cut's window, from keyframeScanOptions' stdout (untrusted: only well-formed lines
+ * inside the window), the MAX_KEYFRAMES_PER_CUT nearest the cut, nearest first.
+ */
 export function keyframesFromPackets(stdout: string, cutSeconds: number, windowSeconds: number): number[] {
   const found = new Set<number>();
   for (const line of stdout.split("\n")) {
     const packet = /^(-?\d+(?:\.\d+)?),(K)/.exec(line);
     if (!packet) continue;
     const seconds = Number(packet[1]);
-    if (Math.abs(seconds - cutSeconds) <= windowSeconds && found.size < MAX_KEYFRAMES_PER_CUT) found.add(seconds);
+    if (Math.abs(seconds - cutSeconds) <= windowSeconds) found.add(seconds);
   }
-  return [...found].sort((a, b) => a - b);
+  return [...found]
+    .sort((a, b) => Math.abs(a - cutSeconds) - Math.abs(b - cutSeconds) || a - b)
+    .slice(0, MAX_KEYFRAMES_PER_CUT);
 }
 
 /**
- * Where a cut goes from what its scan found (null: it stays), and the keyframe the segment after it can
- * seek straight to. A change of scene first: halfway between the frame before and the new scene's first,
- * or, where that frame is a keyframe (encoders put one there), at the keyframe. Else the keyframe nearest
- * the planned cut. `constantRate`: the segments' frame grid (split-plan.ts, constantRateOf), or null.
+ * The keyframe a cut would start its segment on (placeCuts' rule, place-cuts.ts): the new scene's first
+ * frame where it is a keyframe, else, where the window has no change of scene, the keyframe nearest the
+ * cut; null for none. The runner checks that one decodes by itself before it reports it.
  */
-export function cutFromScan(
-  scan: CutScan | null,
+export function chosenKeyframe(
+  scene: CutScan["scene"],
+  candidates: number[],
   cutSeconds: number,
   windowSeconds: number,
-  constantRate: string | null,
-): { seconds: number; keyframeSeconds?: number } | null {
-  const inWindow = (t: unknown): t is number =>
-    typeof t === "number" && Number.isFinite(t) && Math.abs(t - cutSeconds) <= windowSeconds;
-  const keyframes = (scan?.keyframesSeconds ?? []).filter(inWindow);
-  const scene = scan?.scene;
-  if (scene && inWindow(scene.beforeSeconds) && inWindow(scene.atSeconds) && scene.beforeSeconds < scene.atSeconds) {
-    const keyframe = keyframes.find((k) => Math.abs(k - scene.atSeconds) <= 2e-6);
-    if (keyframe === undefined) return { seconds: (scene.beforeSeconds + scene.atSeconds) / 2 };
-    return { seconds: cutBefore(keyframe, constantRate), keyframeSeconds: keyframe };
-  }
-  if (!keyframes.length) return null;
-  const nearest = keyframes.reduce((a, b) => (Math.abs(b - cutSeconds) < Math.abs(a - cutSeconds) ? b : a));
-  return { seconds: cutBefore(nearest, constantRate), keyframeSeconds: nearest };
+): number | null {
+  const keyframes = candidates.filter((k) => inWindow(k, cutSeconds, windowSeconds));
+  if (scene && validScene(scene, cutSeconds, windowSeconds))
+    return keyframes.find((k) => Math.abs(k - scene.atSeconds) <= 2e-6) ?? null;
+  return keyframes.reduce<number | null>(
+    (best, k) => (best === null || Math.abs(k - cutSeconds) < Math.abs(best - cutSeconds) ? k : best),
+    null,
+  );
+}
+
+export const inWindow = (t: unknown, cutSeconds: number, windowSeconds: number): t is number =>
+  typeof t === "number" && Number.isFinite(t) && Math.abs(t - cutSeconds) <= windowSeconds;
+
+/** A scan's change of scene, when both its frames are in the window and in order. */
+export function validScene(scene: CutScan["scene"] | undefined, cutSeconds: number, windowSeconds: number) {
+  return (
+    !!scene &&
+    inWindow(scene.beforeSeconds, cutSeconds, windowSeconds) &&
+    inWindow(scene.atSeconds, cutSeconds, windowSeconds) &&
+    scene.beforeSeconds < scene.atSeconds
+  );
 }
 
 /**
- * A cut just before a keyframe, so the keyframe is the first frame of the segment after: on a constant
- * grid, 0.4 of a slot before the keyframe's slot (the `fps` and `trim` filters both round a time to the
- * nearest slot, so both put the keyframe after the cut, whatever the float); else 0.4 ms before it (no
- * frame lies closer: Matroska counts in milliseconds).
+ * ffmpeg's arguments for the check that a keyframe decodes by itself: a seek to it (a millisecond past,
+ * as a segment's), its first decoded frame's time in microseconds (`framecrc`). A keyframe that needs the
+ * frames before it (x264's intra refresh flags recovery points as keyframes; an index with no sync table
+ * calls every frame one) comes out later, or not at all.
  */
-function cutBefore(keyframeSeconds: number, constantRate: string | null): number {
-  if (!constantRate) return keyframeSeconds - 0.0004;
-  const [num, den] = constantRate.split("/").map(Number);
-  return ((Math.round((keyframeSeconds * num) / den) - 0.4) * den) / num;
+export function keyframeCheckArguments(
+  keyframeSeconds: number,
+  formatStartSeconds: number,
+  path: string,
+  safety: (path: string) => string[],
+): string[] {
+  return [
+    "-v",
+    "error",
+    "-nostdin",
+    "-threads",
+    "1",
+    "-copyts",
+    "-noaccurate_seek",
+    "-ss",
+    Math.max(0, keyframeSeconds + 0.001 - formatStartSeconds).toFixed(6),
+    ...safety(path),
+    "-i",
+    path,
+    "-map",
+    "0:V:0",
+    "-frames:v",
+    "1",
+    "-enc_time_base:v",
+    "1:1000000",
+    "-fps_mode",
+    "passthrough",
+    "-f",
+    "framecrc",
+    "-",
+  ];
 }
 
-/**
- * The segments with their cuts placed: `placed[k]` is where the cut before segment k + 1 goes
- * (cutFromScan), or null (it stays). A placed cut outside its window is not taken: with windows of at
- * most a quarter of a segment (sceneWindowSeconds), no scan can make a segment shorter than half of one, or empty.
- */
-export function placeCuts(
-  segments: SplitSegment[],
-  placed: ({ seconds: number; keyframeSeconds?: number } | null)[],
-  windowSeconds: number,
-): SplitSegment[] {
-  const starts = segments.map((s, i) => {
-    const cut = i === 0 ? null : placed[i - 1];
-    const ok = cut != null && Number.isFinite(cut.seconds) && Math.abs(cut.seconds - s.startSeconds) <= windowSeconds;
-    return ok
-      ? { seconds: cut.seconds, from: s.startSeconds, keyframe: cut.keyframeSeconds }
-      : { seconds: s.startSeconds };
-  });
-  return segments.map((s, i) => {
-    const start = starts[i];
-    const next = starts[i + 1];
-    return {
-      index: s.index,
-      startSeconds: start.seconds,
-      endSeconds: next ? next.seconds : s.endSeconds,
-      ...("from" in start ? { cutFromSeconds: start.from } : {}),
-      ...("keyframe" in start && start.keyframe !== undefined ? { keyframeSeconds: start.keyframe } : {}),
-    };
-  });
+/** Whether keyframeCheckArguments' first frame is the keyframe (within half a millisecond: no two frames are closer). */
+export function decodesFrom(stdout: string, keyframeSeconds: number): boolean {
+  const frame = /^\d+,\s*(-?\d+),/m.exec(stdout);
+  return frame !== null && Math.abs(Number(frame[1]) / 1e6 - keyframeSeconds) <= 0.0005;
 }

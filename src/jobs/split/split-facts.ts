@@ -9,9 +9,8 @@ export type SplitFacts = {
   /** The input's start: ffmpeg's -ss before -i counts from here. */
   formatStartSeconds: number;
   formatDurationSeconds: number | null;
-  /** The first video stream that is not a picture (cover art). */
   /**
-   * `frameRate`: ffprobe's r_frame_rate (the rate its timestamps are on); `averageFrameRate`: frames over
+   * The first video stream that is not a picture (cover art). `frameRate`: ffprobe's r_frame_rate (the rate its timestamps are on); `averageFrameRate`: frames over
    * duration (avg_frame_rate), "" when unknown (absent in facts read before it was kept).
    */
   video: {

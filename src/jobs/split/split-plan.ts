@@ -1,3 +1,5 @@
+import { seamSelect, type SeamWindows } from "./seam-quality.ts";
+
 /**
  * A split encode's commands: the input's video cut into segments encoded apart, the audio
  * encoded once over the whole input, then the segments joined without re-encoding and muxed with it.
@@ -107,11 +109,27 @@ export function segmentArgs(
     formatStartSeconds: number;
     constantRate: string | null;
     exactTimestamps?: boolean;
+    /** Also write the frames fed to the encoder at the segment's edges, unencoded, to this file (seam-quality.ts). */
+    seams?: { output: string; windows: SeamWindows };
   },
 ): string[] {
   const trim = `trim=start=${seconds(segment.startSeconds)}${segment.endSeconds === null ? "" : `:end=${seconds(segment.endSeconds)}`}`;
   const cut = io.constantRate ? `fps=${io.constantRate},${trim}` : trim;
   const filters = encoding.videoFilters ? `${cut},${encoding.videoFilters}` : cut;
+  // The edge frames split off after every filter, so they are what the encoder got; one decode, one filtering.
+  const video = io.seams
+    ? [
+        "-filter_complex",
+        `[0:V:0]${filters},split[enc][edge];[edge]${seamSelect(io.seams.windows)},format=yuv420p[edges]`,
+        "-map",
+        "[enc]",
+      ]
+    : // V: the video, never cover art (a picture stored as a video stream).
+      ["-map", "0:V:0", "-an", "-sn", "-dn", "-vf", filters];
+  const edges = io.seams
+    ? // Unencoded, in 4:2:0 (what the comparison compares in; Matroska takes raw video only so).
+      ["-map", "[edges]", "-c:v", "rawvideo", "-fps_mode", "passthrough", "-f", "matroska", io.seams.output]
+    : [];
   return [
     "-copyts",
     "-noaccurate_seek",
@@ -119,14 +137,7 @@ export function segmentArgs(
     seconds(Math.max(0, seekSeconds(segment) - io.formatStartSeconds)),
     "-i",
     io.input,
-    // V: the video, never cover art (a picture stored as a video stream).
-    "-map",
-    "0:V:0",
-    "-an",
-    "-sn",
-    "-dn",
-    "-vf",
-    filters,
+    ...video,
     "-enc_time_base:v",
     "-1",
     "-fps_mode",
@@ -138,6 +149,7 @@ export function segmentArgs(
     "-f",
     "mpegts",
     io.output,
+    ...edges,
   ];
 }
 

@@ -1,5 +1,6 @@
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { SplitSegment } from "./split-plan.ts";
+import type { SegmentSeams } from "./seam-quality.ts";
 
 /*
  * A split job's task: what the plan makes of it (split-tasks.ts) and what its row in D1 holds
@@ -49,6 +50,8 @@ export type TaskResult = {
   timings: RunnerOutcome["timings"];
   finishedAt: string;
   inputReads?: RunnerOutcome["inputReads"];
+  /** A segment's edges against what it was fed (seam-quality.ts): null when they could not be compared. */
+  seams?: SegmentSeams | null;
 };
 export type JobTask = {
   name: string;

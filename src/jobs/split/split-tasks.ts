@@ -3,7 +3,8 @@ import type { SplitShape } from "./split-eligibility.ts";
 import type { JobTask, PlannedTask, SplitTaskParams } from "./split-task.ts";
 import { hasVariableFrameRate, videoLengthSeconds, type SplitFacts } from "./split-facts.ts";
 import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts";
-import { cutFromScan, placeCuts, sceneWindowSeconds, type CutScan } from "./scene-cuts.ts";
+import { sceneWindowSeconds, type CutScan } from "./scene-cuts.ts";
+import { cutFromScan, placeCuts } from "./place-cuts.ts";
 
 /*
  * A split job's work as runner tasks, planned once from a probe of its input: the segments
@@ -158,7 +159,12 @@ export function expectedFrames(
 ): number | null {
   const [num, den] = video.frameRate.split("/").map(Number);
   if (!num || !den) return null;
-  const slot = (seconds: number) => Math.round((seconds * num) / den);
+  const slot = (seconds: number) => {
+    const x = (seconds * num) / den;
+    // A time half a slot off the grid (known to a microsecond: 3e-5 of a slot at 30 fps) is a tie, which
+    // ffmpeg rounds away from zero.
+    return Math.abs(x - Math.floor(x) - 0.5) < 5e-5 ? Math.floor(x) + 1 : Math.round(x);
+  };
   const end = segment.endSeconds ?? video.startSeconds + lengthSeconds;
   return Math.max(1, slot(end) - slot(segment.startSeconds));
 }

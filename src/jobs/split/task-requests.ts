@@ -9,7 +9,8 @@ import { runnerOutputs } from "../runner-request/runner-outputs.ts";
 import { runnerLeaseMs } from "../lifecycle/retry-policy.ts";
 import { buildRunnerRequest } from "../runner-request/runner-request.ts";
 import { splitShape } from "./split-eligibility.ts";
-import { audioArgs, joinArgs, segmentArgs } from "./split-plan.ts";
+import { audioArgs, joinArgs, segmentArgs, type SplitEncoding } from "./split-plan.ts";
+import { seamWindowsOf, type SeamRequest } from "./seam-quality.ts";
 import { segmentsToJoin, AUDIO_TASK } from "./split-tasks.ts";
 
 /** A frame lost at a seam of a constant-rate output leaves an interval of two frames: more than 1.5 is one. */
@@ -64,6 +65,7 @@ export async function taskRequest(
     const inputs = await runnerInputs(s, spec, job.account_id);
     // Named apart from the input, whatever the client called it.
     const out = input === "work" ? "work_file" : "work";
+    const seams = params.kind === "segment" ? seamsOf(params, encoding, out, [input, out]) : null;
     const args =
       params.kind === "segment"
         ? segmentArgs(params.segment, encoding, {
@@ -72,6 +74,7 @@ export async function taskRequest(
             formatStartSeconds: params.formatStartSeconds,
             exactTimestamps: params.exactTimestamps,
             constantRate: params.constantRate,
+            ...(seams ? { seams: { output: `{{${seams.request.scratch}}}`, windows: seams.request.windows } } : {}),
           })
         : audioArgs(encoding, { input: `{{${input}}}`, output: `{{${out}}}`, subtitles: params.subtitles })!;
     const outputs = [
@@ -82,7 +85,16 @@ export async function taskRequest(
         uploadUrl: await put(task.name),
       },
     ];
-    return { ...common, binary: "ffmpeg", args, inputs, outputs };
+    if (!seams) return { ...common, binary: "ffmpeg", args, inputs, outputs };
+    return {
+      ...common,
+      task: { ...common.task, seams: seams.request },
+      binary: "ffmpeg",
+      args,
+      scratch: [seams.scratch],
+      inputs,
+      outputs,
+    };
   }
   // The join: the segments as part0, part1, … and the audio, under names apart from the output's.
   const name = (base: string) => (base === output ? `${base}_` : base);
@@ -112,4 +124,22 @@ export async function taskRequest(
   );
   const onFailedCheck = spec.onFailedCheck ? { onFailedCheck: spec.onFailedCheck } : {};
   return { ...common, binary: "ffmpeg", args, inputs: [...parts, ...audio], outputs, ...onFailedCheck };
+}
+
+/**
+ * A segment's seams report (seam-quality.ts), where the plan knows its frame count exactly (a constant
+ * grid) and the job's filters are one plain chain the command can split after; its edge frames go to a
+ * scratch file named apart from the task's other files.
+ */
+function seamsOf(
+  params: Extract<SplitTaskParams, { kind: "segment" }>,
+  encoding: SplitEncoding,
+  output: string,
+  taken: string[],
+): { request: SeamRequest; scratch: { name: string; fileName: string } } | null {
+  if (!params.constantRate || /[[\];]/.test(encoding.videoFilters ?? "")) return null;
+  const windows = seamWindowsOf(params.segment, params.expectedFrames);
+  if (!windows) return null;
+  const name = taken.includes("edges") ? "edges_file" : "edges";
+  return { request: { output, scratch: name, windows }, scratch: { name, fileName: "edges.mkv" } };
 }

@@ -2,9 +2,21 @@ import type { z } from "zod";
 import type { jobTaskSchema } from "../../api/schemas/jobs.ts";
 import type { JobTask } from "./split-task.ts";
 import type { SplitSegment } from "./split-plan.ts";
+import { joinSeams, type JoinSeam } from "./seam-quality.ts";
 
-/** A task as GET /v1/jobs/{id}/tasks shows it. */
-export function taskView(t: JobTask): z.infer<typeof jobTaskSchema> {
+/** A job's tasks as GET /v1/jobs/{id}/tasks lists them: the join with its joins' report, from its segments' edges. */
+export function tasksView(tasks: JobTask[]): z.infer<typeof jobTaskSchema>[] {
+  const segments = tasks
+    .flatMap((t) =>
+      t.params.kind === "segment" ? [{ segment: t.params.segment, seams: t.result?.seams ?? null }] : [],
+    )
+    .sort((a, b) => a.segment.index - b.segment.index);
+  const joins = joinSeams(segments.map((s) => ({ startSeconds: s.segment.startSeconds, seams: s.seams })));
+  return tasks.map((t) => taskView(t, t.params.kind === "join" && joins.length ? joins : null));
+}
+
+/** A task as GET /v1/jobs/{id}/tasks shows it; `seams`: a join's report (tasksView). */
+export function taskView(t: JobTask, seams: JoinSeam[] | null = null): z.infer<typeof jobTaskSchema> {
   const p = t.params;
   return {
     name: t.name,
@@ -23,6 +35,7 @@ export function taskView(t: JobTask): z.infer<typeof jobTaskSchema> {
         : p.kind === "join"
           ? (p.note ?? null)
           : segmentReason(p.kind === "segment" ? p.segment : null),
+    seams,
   };
 }
 

@@ -101,6 +101,7 @@ export async function tickSplitJob(s: Services, job: JobRow, state: TickState): 
       timings: o.timings,
       finishedAt: o.finishedAt,
       ...(o.inputReads ? { inputReads: o.inputReads } : {}),
+      ...(o.seams !== undefined ? { seams: o.seams } : {}),
     };
     const end = completed
       ? { status: "completed" as const, result }
