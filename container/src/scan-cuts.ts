@@ -1,18 +1,20 @@
 import { execFile } from "node:child_process";
 import { inputSafetyOptions } from "../../src/jobs/runner-request/command-line.ts";
 import {
-  chosenKeyframe,
-  decodesFrom,
   frameBefore,
   framesFromScan,
-  keyframeCheckArguments,
-  keyframeScanOptions,
-  keyframesFromPackets,
   sceneOf,
   sceneScanArguments,
   type CutScan,
   type SceneScan,
 } from "../../src/jobs/split/scene-cuts.ts";
+import {
+  chosenKeyframe,
+  decodesFrom,
+  keyframeCheckArguments,
+  keyframeScanOptions,
+  keyframesFromPackets,
+} from "../../src/jobs/split/keyframe-scan.ts";
 import { isolatedCommand } from "./isolation.ts";
 import type { JobFolder } from "./job-folder.ts";
 import { PROBE_LIMITS, PROBE_MAX_STDOUT_BYTES, PROBE_TIMEOUT_MS } from "./probe.ts";

@@ -1,17 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
-  chosenKeyframe,
-  decodesFrom,
   frameBefore,
   framesFromScan,
-  keyframesFromPackets,
-  keyframeScanOptions,
-  MAX_KEYFRAMES_PER_CUT,
   MAX_SCENE_SCAN_CUTS,
   sceneOf,
   sceneScanOf,
   sceneWindowSeconds,
 } from "../../src/jobs/split/scene-cuts.ts";
+import {
+  chosenKeyframe,
+  decodesFrom,
+  keyframesFromPackets,
+  keyframeScanOptions,
+  MAX_KEYFRAMES_PER_CUT,
+} from "../../src/jobs/split/keyframe-scan.ts";
 import { cutFromScan, placeCuts } from "../../src/jobs/split/place-cuts.ts";
 import { planSegments, seekSeconds, SEGMENT_SEEK_MARGIN_SECONDS } from "../../src/jobs/split/split-plan.ts";
 

@@ -1,4 +1,5 @@
-import { chosenKeyframe, validScene, type CutScan } from "./scene-cuts.ts";
+import { validScene, type CutScan } from "./scene-cuts.ts";
+import { chosenKeyframe } from "./keyframe-scan.ts";
 import type { SplitSegment } from "./split-plan.ts";
 
 /*

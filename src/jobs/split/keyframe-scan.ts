@@ -1,0 +1,112 @@
+import { inWindow, validScene, type CutScan, type SceneScan } from "./scene-cuts.ts";
+
+/*
+ * The keyframes around a split's cuts (scene-cuts.ts): found in the index by a demux, and the one a
+ * segment would start on checked by a decode, since a flag in an index is not proof that a picture
+ * decodes by itself.
+ */
+
+/** Keyframes kept per cut from the packets, nearest first (an all-intra file has a window full of them). */
+export const MAX_KEYFRAMES_PER_CUT = 64;
+
+/**
+ * ffprobe's arguments (before the path) for the keyframes around every cut at once: the video's packets
+ * in each window (`-read_intervals`, a seek and a demux, nothing decoded), their times and flags.
+ */
+export function keyframeScanOptions(scan: Pick<SceneScan, "cutsSeconds" | "windowSeconds">): string[] {
+  const intervals = scan.cutsSeconds.map(
+    (cut) => `${(cut - scan.windowSeconds).toFixed(6)}%${(cut + scan.windowSeconds).toFixed(6)}`,
+  );
+  return [
+    "-select_streams",
+    "V:0",
+    "-read_intervals",
+    intervals.join(","),
+    "-show_entries",
+    "packet=pts_time,flags",
+    "-of",
+    "csv=p=0",
+  ];
+}
+
+/**
+ * The keyframes in a cut's window, from keyframeScanOptions' stdout (untrusted: only well-formed lines
+ * inside the window), the MAX_KEYFRAMES_PER_CUT nearest the cut, nearest first.
+ */
+export function keyframesFromPackets(stdout: string, cutSeconds: number, windowSeconds: number): number[] {
+  const found = new Set<number>();
+  for (const line of stdout.split("\n")) {
+    const packet = /^(-?\d+(?:\.\d+)?),(K)/.exec(line);
+    if (!packet) continue;
+    const seconds = Number(packet[1]);
+    if (Math.abs(seconds - cutSeconds) <= windowSeconds) found.add(seconds);
+  }
+  return [...found]
+    .sort((a, b) => Math.abs(a - cutSeconds) - Math.abs(b - cutSeconds) || a - b)
+    .slice(0, MAX_KEYFRAMES_PER_CUT);
+}
+
+/**
+ * The keyframe a cut would start its segment on (placeCuts' rule, place-cuts.ts): the new scene's first
+ * frame where it is a keyframe, else, where the window has no change of scene, the keyframe nearest the
+ * cut; null for none. The runner checks that one decodes by itself before it reports it.
+ */
+export function chosenKeyframe(
+  scene: CutScan["scene"],
+  candidates: number[],
+  cutSeconds: number,
+  windowSeconds: number,
+): number | null {
+  const keyframes = candidates.filter((k) => inWindow(k, cutSeconds, windowSeconds));
+  if (scene && validScene(scene, cutSeconds, windowSeconds))
+    return keyframes.find((k) => Math.abs(k - scene.atSeconds) <= 2e-6) ?? null;
+  return keyframes.reduce<number | null>(
+    (best, k) => (best === null || Math.abs(k - cutSeconds) < Math.abs(best - cutSeconds) ? k : best),
+    null,
+  );
+}
+
+/**
+ * ffmpeg's arguments for the check that a keyframe decodes by itself: a seek to it (a millisecond past,
+ * as a segment's), its first decoded frame's time in microseconds (`framecrc`). A keyframe that needs the
+ * frames before it (x264's intra refresh flags recovery points as keyframes; an index with no sync table
+ * calls every frame one) comes out later, or not at all.
+ */
+export function keyframeCheckArguments(
+  keyframeSeconds: number,
+  formatStartSeconds: number,
+  path: string,
+  safety: (path: string) => string[],
+): string[] {
+  return [
+    "-v",
+    "error",
+    "-nostdin",
+    "-threads",
+    "1",
+    "-copyts",
+    "-noaccurate_seek",
+    "-ss",
+    Math.max(0, keyframeSeconds + 0.001 - formatStartSeconds).toFixed(6),
+    ...safety(path),
+    "-i",
+    path,
+    "-map",
+    "0:V:0",
+    "-frames:v",
+    "1",
+    "-enc_time_base:v",
+    "1:1000000",
+    "-fps_mode",
+    "passthrough",
+    "-f",
+    "framecrc",
+    "-",
+  ];
+}
+
+/** Whether keyframeCheckArguments' first frame is the keyframe (within half a millisecond: no two frames are closer). */
+export function decodesFrom(stdout: string, keyframeSeconds: number): boolean {
+  const frame = /^\d+,\s*(-?\d+),/m.exec(stdout);
+  return frame !== null && Math.abs(Number(frame[1]) / 1e6 - keyframeSeconds) <= 0.0005;
+}
