@@ -4,6 +4,12 @@ import { isFinished, type FfjobsClient, type Job, type JobRequest } from "../../
 import { jobBody, type RemoteCommand } from "./remote-command.ts";
 import { CHECK_FAILED_EXIT_CODE, failedChecksLine } from "./output-checks.ts";
 
+/**
+ * How often the job is read beside its event stream: a stream that stays open with nothing on it (a
+ * proxy that holds it, an event lost) cannot keep the command waiting for a job that has ended.
+ */
+export const JOB_POLL_BESIDE_STREAM_MS = 10_000;
+
 /** ffmpeg's own exit code when interrupted. */
 const INTERRUPTED_EXIT_CODE = 255;
 const KiB = 1024;
@@ -20,6 +26,7 @@ export async function runRemote(
   io = { stdout: process.stdout, stderr: process.stderr },
   /** The job's body once the inputs are uploaded; by default the command as a raw job. */
   bodyFor: (assetIds: Record<string, string>) => JobRequest = (assetIds) => jobBody(cmd, assetIds) as JobRequest,
+  pollMs = JOB_POLL_BESIDE_STREAM_MS,
 ): Promise<number> {
   for (const d of cmd.downloads) {
     if (exists(d.path) && cmd.overwrite !== "yes") return refuseOverwrite(d.path, cmd, io);
@@ -40,18 +47,31 @@ export async function runRemote(
   process.on("SIGINT", onSigint);
   let job: Job | undefined;
   let lastEventId: string | undefined;
+  let ended = new AbortController();
+  // The job read beside the stream: once it has ended, the stream is let go.
+  const pollJob = async () => {
+    const read = await client.getJob(accepted.id).catch(() => null);
+    if (read && isFinished(read)) {
+      job = read;
+      ended.abort();
+    }
+  };
   try {
     // The event stream can drop (a proxy, a network blip): reconnect where it left off until the job ends.
     while (!job || !isFinished(job)) {
+      const stream = AbortSignal.any([interrupt.signal, (ended = new AbortController()).signal]);
+      const poll = setInterval(() => void pollJob(), pollMs);
       try {
-        for await (const e of client.events(accepted.id, { signal: interrupt.signal, lastEventId })) {
+        for await (const e of client.events(accepted.id, { signal: stream, lastEventId })) {
           job = e.job;
           lastEventId = e.id ?? lastEventId;
           if (e.event === "progress" && job.progress) io.stderr.write(`\r${progressLine(job)}`);
         }
       } catch (err) {
         if (interrupt.signal.aborted) throw err;
-        await new Promise((r) => setTimeout(r, 500));
+        if (!ended.signal.aborted) await new Promise((r) => setTimeout(r, 500));
+      } finally {
+        clearInterval(poll);
       }
       if (!job || !isFinished(job)) job = await client.getJob(accepted.id);
     }

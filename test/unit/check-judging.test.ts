@@ -90,10 +90,7 @@ describe("output checks, judged", () => {
 describe("checks that name an input", () => {
   it("refuse a prototype's key as the input's name, whatever the job's inputs", () => {
     for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
-      for (const checks of [
-        { durationSeconds: { asInput: name } },
-        { quality: { against: name, minSsim: 0.9 } },
-      ]) {
+      for (const checks of [{ durationSeconds: { asInput: name } }, { quality: { against: name, minSsim: 0.9 } }]) {
         const parsed = outputChecksSchema.safeParse(checks);
         expect(parsed.success, `${name} in ${JSON.stringify(checks)}`).toBe(false);
       }

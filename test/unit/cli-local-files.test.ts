@@ -12,7 +12,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FfjobsClient } from "../../client/src/index.ts";
+import type { FfjobsClient, Job } from "../../client/src/index.ts";
 import { downloadTo, fileInFolder, UnsafeNameError } from "../../cli/src/local-files.ts";
 import { runPreset } from "../../cli/src/run-preset.ts";
 import { runRemote } from "../../cli/src/run-remote.ts";
@@ -175,5 +175,30 @@ describe("downloads", () => {
     expect(readFileSync(join(dir, "victim"), "utf8")).toBe("untouched");
     expect(lstatSync(join(dir, "out.mp4")).isSymbolicLink()).toBe(false);
     expect(readFileSync(join(dir, "out.mp4"), "utf8")).toBe("served /out.mp4");
+  });
+});
+
+describe("the command's wait for its job", () => {
+  it("ends when the job has ended, even if the event stream stays open with nothing on it", async () => {
+    const running = { id: "j", status: "running", progress: null } as unknown as Job;
+    const done = { ...running, status: "completed" } as unknown as Job;
+    let reads = 0;
+    const client = {
+      createJob: async () => running,
+      // One event, then a stream that stays open until it is let go.
+      events: async function* (_id: string, opts: { signal: AbortSignal }) {
+        yield { event: "status", id: "running.1", job: running };
+        await new Promise((_, reject) => opts.signal.addEventListener("abort", () => reject(new Error("aborted"))));
+      },
+      getJob: async () => (++reads >= 2 ? done : running),
+      cancelJob: async () => done,
+      getResult: async () => ({ ...done, outputs: [], stdout: "", stderrTail: "", exitCode: 0 }),
+      uploadFile: async () => ({ id: "asset" }),
+    } as unknown as FfjobsClient;
+    const cmd = toRemoteCommand("ffprobe", ["https://media.example/in.mp4"]);
+    const started = Date.now();
+    expect(await runRemote(client, cmd, quiet, undefined, 20)).toBe(0);
+    expect(reads).toBeGreaterThanOrEqual(2);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
