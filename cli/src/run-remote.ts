@@ -59,7 +59,8 @@ export async function runRemote(
   try {
     // The event stream can drop (a proxy, a network blip): reconnect where it left off until the job ends.
     while (!job || !isFinished(job)) {
-      const stream = AbortSignal.any([interrupt.signal, (ended = new AbortController()).signal]);
+      ended = new AbortController();
+      const stream = AbortSignal.any([interrupt.signal, ended.signal]);
       const poll = setInterval(() => void pollJob(), pollMs);
       try {
         for await (const e of client.events(accepted.id, { signal: stream, lastEventId })) {

@@ -1247,6 +1247,11 @@ export interface components {
                 finishedAt: string | null;
                 errorMessage: string | null;
                 reason: string | null;
+                seams: {
+                    atSeconds: number;
+                    ssim: number;
+                    aroundSsim: number;
+                }[] | null;
             }[];
         };
         Output: {
