@@ -8,6 +8,12 @@ import type { OutputChecks } from "./output-checks.ts";
  * (container/src/verify-output.ts) and reads its log with analysis-log.ts.
  */
 
+/**
+ * How every measuring ffmpeg starts: errors only, each line with its level (ffmpeg prints a file's
+ * metadata at info, and nothing of it may be read as a line of the log), no banner, stats or stdin.
+ */
+export const MEASURING_LOG_OPTIONS = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "level+error"];
+
 /** Whether `checks` need the pass at all (the others read the probe, the file's bytes or a packet count). */
 export function needsAnalysis(checks: OutputChecks): boolean {
   return checks.fullDecode === true || checks.loudness !== undefined || checks.quality !== undefined;
@@ -52,12 +58,7 @@ export function analysisArguments(
   // Every video and audio stream decoded to the end (subtitles have no null encoder: they are read).
   if (checks.fullDecode) maps.push("-map", "0:v?", "-map", "0:a?");
   return [
-    "-hide_banner",
-    "-nostdin",
-    "-nostats",
-    // Errors only: ffmpeg prints a file's metadata at info, and nothing of it may be read as a line of the log.
-    "-loglevel",
-    "level+error",
+    ...MEASURING_LOG_OPTIONS,
     ...inputOptions(outputPath),
     "-i",
     outputPath,

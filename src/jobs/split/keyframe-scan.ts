@@ -1,4 +1,4 @@
-import { inWindow, validScene, type CutScan, type SceneScan } from "./scene-cuts.ts";
+import { inWindow, seekedVideo, validScene, type CutScan, type SceneScan } from "./scene-cuts.ts";
 
 /*
  * The keyframes around a split's cuts (scene-cuts.ts): found in the index by a demux, and the one a
@@ -79,20 +79,7 @@ export function keyframeCheckArguments(
   safety: (path: string) => string[],
 ): string[] {
   return [
-    "-v",
-    "error",
-    "-nostdin",
-    "-threads",
-    "1",
-    "-copyts",
-    "-noaccurate_seek",
-    "-ss",
-    Math.max(0, keyframeSeconds + 0.001 - formatStartSeconds).toFixed(6),
-    ...safety(path),
-    "-i",
-    path,
-    "-map",
-    "0:V:0",
+    ...seekedVideo(keyframeSeconds + 0.001 - formatStartSeconds, path, safety),
     "-frames:v",
     "1",
     "-enc_time_base:v",

@@ -62,21 +62,7 @@ export function sceneScanArguments(
 ): string[] {
   const from = cutSeconds - scan.windowSeconds;
   return [
-    "-v",
-    "error",
-    "-nostdin",
-    // One core: the scan is the plan's, not billed, so it takes no more of the runner than one.
-    "-threads",
-    "1",
-    "-copyts",
-    "-noaccurate_seek",
-    "-ss",
-    Math.max(0, from - scan.formatStartSeconds - 0.5).toFixed(6),
-    ...safety(path),
-    "-i",
-    path,
-    "-map",
-    "0:V:0",
+    ...seekedVideo(from - scan.formatStartSeconds - 0.5, path, safety),
     "-an",
     "-sn",
     "-dn",
@@ -85,6 +71,30 @@ export function sceneScanArguments(
     "-f",
     "null",
     "-",
+  ];
+}
+
+/**
+ * The start of a scan's ffmpeg: its first video stream (never cover art) from a seek to `seekSeconds`
+ * (from the input's start) on, timestamps kept, decoded on one thread: the scan is the plan's, not billed,
+ * so it takes no more of the runner than one core.
+ */
+export function seekedVideo(seekSeconds: number, path: string, safety: (path: string) => string[]): string[] {
+  return [
+    "-v",
+    "error",
+    "-nostdin",
+    "-threads",
+    "1",
+    "-copyts",
+    "-noaccurate_seek",
+    "-ss",
+    Math.max(0, seekSeconds).toFixed(6),
+    ...safety(path),
+    "-i",
+    path,
+    "-map",
+    "0:V:0",
   ];
 }
 

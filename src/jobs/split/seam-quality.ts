@@ -1,3 +1,5 @@
+import { MEASURING_LOG_OPTIONS } from "../checks/check-analysis.ts";
+
 /*
  * How a split's joins look: each join's SSIM against the frames around it. A segment's command also
  * writes, beside its encode, the frames it fed the encoder at its edges (SEAM_FRAMES at its start where a
@@ -58,11 +60,7 @@ export function seamComparisonArguments(
 ): string[] {
   const renumber = "settb=1/25,setpts=N,format=yuv420p";
   return [
-    "-hide_banner",
-    "-nostdin",
-    "-nostats",
-    "-loglevel",
-    "level+error",
+    ...MEASURING_LOG_OPTIONS,
     ...safety(encodedPath),
     "-i",
     encodedPath,
