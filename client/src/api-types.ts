@@ -572,10 +572,12 @@ export interface components {
                             /** @enum {string} */
                             range?: "tv" | "pc";
                         };
-                        /** @description How far the first audio stream may start, and end, from the first video stream, in milliseconds. */
+                        /** @description How far the first audio stream may start (from `startOffsetMs`, 0 by default), and end, from the first video stream, in milliseconds. */
                         avSync?: {
                             maxStartDiffMs?: number;
                             maxLengthDiffMs?: number;
+                            /** @description Where the audio should start against the video, 0 when not given (its start less the video's; 300: 0.3 s after): `maxStartDiffMs` is the distance allowed from it. */
+                            startOffsetMs?: number;
                         };
                         /** @description The first audio stream's integrated loudness (EBU R128) within a tolerance, and its true peak at most. */
                         loudness?: {
@@ -744,10 +746,12 @@ export interface components {
                             /** @enum {string} */
                             range?: "tv" | "pc";
                         };
-                        /** @description How far the first audio stream may start, and end, from the first video stream, in milliseconds. */
+                        /** @description How far the first audio stream may start (from `startOffsetMs`, 0 by default), and end, from the first video stream, in milliseconds. */
                         avSync?: {
                             maxStartDiffMs?: number;
                             maxLengthDiffMs?: number;
+                            /** @description Where the audio should start against the video, 0 when not given (its start less the video's; 300: 0.3 s after): `maxStartDiffMs` is the distance allowed from it. */
+                            startOffsetMs?: number;
                         };
                         /** @description The first audio stream's integrated loudness (EBU R128) within a tolerance, and its true peak at most. */
                         loudness?: {
@@ -998,10 +1002,12 @@ export interface components {
                             /** @enum {string} */
                             range?: "tv" | "pc";
                         };
-                        /** @description How far the first audio stream may start, and end, from the first video stream, in milliseconds. */
+                        /** @description How far the first audio stream may start (from `startOffsetMs`, 0 by default), and end, from the first video stream, in milliseconds. */
                         avSync?: {
                             maxStartDiffMs?: number;
                             maxLengthDiffMs?: number;
+                            /** @description Where the audio should start against the video, 0 when not given (its start less the video's; 300: 0.3 s after): `maxStartDiffMs` is the distance allowed from it. */
+                            startOffsetMs?: number;
                         };
                         /** @description The first audio stream's integrated loudness (EBU R128) within a tolerance, and its true peak at most. */
                         loudness?: {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
-import { expectedFrames } from "../../src/jobs/split/split-tasks.ts";
+import { expectedFrames, planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
+import { evaluateChecks } from "../../src/jobs/checks/evaluate-checks.ts";
 import {
   joinSeams as joinSeamsOf,
   seamComparisonArguments,
@@ -53,7 +54,7 @@ const command = [
   "{{out}}",
 ];
 /** The job's split encoding, for an output of that extension (its muxer decides what one run keeps). */
-function encodingFor(ext: "mp4" | "mkv") {
+function shapeFor(ext: "mp4" | "mkv") {
   const spec: JobSpec = {
     binary: "ffmpeg",
     args: command,
@@ -63,9 +64,16 @@ function encodingFor(ext: "mp4" | "mkv") {
   };
   const shape = splitShape(spec);
   if (!("shape" in shape)) throw new Error(`the test's command is not eligible: ${JSON.stringify(shape.issues)}`);
-  return shape.shape.encoding;
+  return shape.shape;
 }
+const encodingFor = (ext: "mp4" | "mkv") => shapeFor(ext).encoding;
 const encoding = encodingFor("mp4");
+const probeJson = (file: string) =>
+  JSON.parse(
+    execFileSync("ffprobe", ["-v", "error", "-of", "json", "-show_format", "-show_streams", file], {
+      encoding: "utf8",
+    }),
+  );
 
 type Packet = { pts: number; duration: number };
 function videoPackets(file: string): Packet[] {
@@ -527,6 +535,25 @@ describe("a split encode's commands, run with the real ffmpeg", () => {
       const [splitVideo, splitAudio] = starts(output);
       const [singleVideo, singleAudio] = starts(single);
       expect(Math.abs(splitAudio - splitVideo - (singleAudio - singleVideo))).toBeLessThanOrEqual(frame + 0.0011);
+      // The join's own avSync (split-tasks.ts, task-requests.ts): the input's audio offset kept within a frame.
+      const planned = planSplitTasks(splitFactsOf(probeJson(source))!, shapeFor(ext), { segmentSeconds }).at(-1)!;
+      if (planned.params.kind === "join" && planned.params.audioOffsetMs !== undefined) {
+        const { audioOffsetMs, frameMs } = planned.params;
+        const [sync] = evaluateChecks(
+          { avSync: { startOffsetMs: audioOffsetMs, maxStartDiffMs: frameMs! + 1 } },
+          {
+            probe: probeJson(output),
+            size: 0,
+            inputDurations: {},
+            analysis: null,
+            analysisFailure: null,
+            videoPackets: null,
+            indexFirst: null,
+            vmafAvailable: false,
+          },
+        );
+        expect(sync, JSON.stringify(sync)).toMatchObject({ check: "avSync", passed: true });
+      }
       // The audio as long as the video, within a frame (it is one encode of the whole input).
       expect(Math.abs(streamSeconds(output, "a:0") - streamSeconds(output, "v:0"))).toBeLessThanOrEqual(
         Math.abs(streamSeconds(single, "a:0") - streamSeconds(single, "v:0")) + frame + 0.001,

@@ -111,6 +111,45 @@ describe("a split's plan from the runner's probe, on Matroska whose headers outr
   }
 });
 
+describe("a split's plan of a variable-rate input, from the runner's probe", () => {
+  it("runs it whole into MP4 (one run makes the rate constant by its own rule) and cuts it for Matroska", async () => {
+    ff(
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=s=320x240:r=30:d=12",
+      "-vf",
+      "select='lt(mod(n\\,7)\\,4)+gt(n\\,200)'",
+      "-fps_mode",
+      "vfr",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "vfr.mp4",
+    );
+    const probed = await probe("vfr.mp4", { measureVideoEnd: true });
+    if (!probed.ok || !probed.split) throw new Error(JSON.stringify(probed));
+    const mp4 = splitShape({
+      binary: "ffmpeg",
+      args: ["-i", "{{video}}", "-c:v", "libx264", "{{out}}"],
+      inputs: { video: { type: "url", url: "https://media.example.com/v.mp4" } },
+      outputs: { out: { fileName: "out.mp4", contentType: "video/mp4" } },
+      webhookUrl: null,
+    });
+    if (!("shape" in mp4) || !("shape" in shape)) throw new Error("the test's commands are not split encodes");
+    const [only, ...rest] = planSplitTasks(probed.split, mp4.shape, { segmentSeconds: 4 });
+    expect(rest).toEqual([]);
+    expect(only.params).toMatchObject({
+      kind: "whole",
+      reason: expect.stringMatching(/frame rate varies \(\d+\/\d+ on average, timestamps at 30\/1\)/),
+    });
+    expect(planSplitTasks(probed.split, shape.shape, { segmentSeconds: 4 }).map((t) => t.params.kind)).toContain(
+      "join",
+    );
+  });
+});
+
 describe("a split's scan of its cuts on the runner (POST /probe with sceneScan)", () => {
   it("moves a cut with a change of scene in its window to it, and leaves one without a scene or a keyframe", async () => {
     const { facts, tasks } = await planOf("scenes.mkv");

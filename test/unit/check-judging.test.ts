@@ -72,7 +72,15 @@ describe("output checks, judged", () => {
     expect(streams).toMatchObject({ check: "streams", passed: false, message: "no audio stream" });
     expect(sync).toMatchObject({ check: "avSync", passed: true });
     const [late] = evaluateChecks({ avSync: { maxStartDiffMs: 10 } }, facts());
-    expect(late).toMatchObject({ passed: false, measured: { startDiffMs: 21.3, endDiffMs: 11.3 } });
+    expect(late).toMatchObject({
+      passed: false,
+      measured: { startDiffMs: 21.3, endDiffMs: 11.3, startOffsetMs: 21.3 },
+    });
+    // Audio meant to start after the picture (a camera's, an edit's): measured from where it should start.
+    const [meant] = evaluateChecks({ avSync: { startOffsetMs: 20, maxStartDiffMs: 2 } }, facts());
+    expect(meant).toMatchObject({ passed: true, measured: { startDiffMs: 1.3, startOffsetMs: 21.3 } });
+    const [early] = evaluateChecks({ avSync: { startOffsetMs: -20, maxStartDiffMs: 2 } }, facts());
+    expect(early).toMatchObject({ passed: false, measured: { startDiffMs: 41.3 } });
   });
 
   it("measure a file's length by its longest audio or video stream, else its container's", () => {

@@ -26,6 +26,7 @@ describe("what a plan reads of ffprobe", () => {
       formatDurationSeconds: 20.5,
       video: { startSeconds: 5.04, durationSeconds: null, frameRate: "25/1", averageFrameRate: "" },
       hasAudio: true,
+      audioStartSeconds: 5,
       videoStreams: 1,
       audioStreams: 1,
       // Pictures (PGS) are not what one run into Matroska keeps by itself: text is.

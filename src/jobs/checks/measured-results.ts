@@ -78,7 +78,8 @@ export function avSyncResult(
     const d = ms(s.duration) ?? (containerEnd === null ? null : containerEnd * 1000 - startOf(s));
     return d === null ? null : startOf(s) + d;
   };
-  const startDiff = round(Math.abs(startOf(audio) - startOf(video)), 1);
+  const offset = startOf(audio) - startOf(video);
+  const startDiff = round(Math.abs(offset - (a.startOffsetMs ?? 0)), 1);
   const ve = endOf(video);
   const ae = endOf(audio);
   const endDiff = ve === null || ae === null ? null : round(Math.abs(ae - ve), 1);
@@ -88,8 +89,8 @@ export function avSyncResult(
     "avSync",
     startOk && endOk,
     a,
-    { startDiffMs: startDiff, endDiffMs: endDiff },
-    `audio starts ${startDiff} ms and ends ${endDiff ?? "an unknown time"} ms from the video`,
+    { startDiffMs: startDiff, endDiffMs: endDiff, startOffsetMs: round(offset, 1) },
+    `audio starts ${startDiff} ms${a.startOffsetMs ? ` from ${a.startOffsetMs} ms` : ""} and ends ${endDiff ?? "an unknown time"} ms from the video`,
   );
 }
 

@@ -85,6 +85,14 @@ export const outputChecksSchema = z
       .object({
         maxStartDiffMs: z.number().min(0).max(60_000).optional(),
         maxLengthDiffMs: z.number().min(0).max(600_000).optional(),
+        startOffsetMs: z
+          .number()
+          .min(-60_000)
+          .max(60_000)
+          .optional()
+          .describe(
+            "Where the audio should start against the video, 0 when not given (its start less the video's; 300: 0.3 s after): `maxStartDiffMs` is the distance allowed from it.",
+          ),
       })
       .strict()
       .refine(
@@ -92,7 +100,9 @@ export const outputChecksSchema = z
         "give maxStartDiffMs, maxLengthDiffMs or both",
       )
       .optional()
-      .describe("How far the first audio stream may start, and end, from the first video stream, in milliseconds."),
+      .describe(
+        "How far the first audio stream may start (from `startOffsetMs`, 0 by default), and end, from the first video stream, in milliseconds.",
+      ),
     loudness: z
       .object({
         integratedLufs: z.number().min(-70).max(0),

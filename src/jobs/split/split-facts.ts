@@ -20,6 +20,8 @@ export type SplitFacts = {
     averageFrameRate?: string;
   } | null;
   hasAudio: boolean;
+  /** Where the first audio stream starts (null when it does not say; absent in facts read before it was kept). */
+  audioStartSeconds?: number | null;
   /** Text subtitle streams (SubRip, ASS, WebVTT, 3GPP text): what one run into Matroska keeps by itself. */
   textSubtitleStreams?: number;
   /** How many video streams (not cover art) and audio streams: with several, ffmpeg picks one by its own rules. */
@@ -66,6 +68,7 @@ export function splitFactsOf(probe: ProbeJson | null): SplitFacts | null {
         }
       : null,
     hasAudio: streams.some((s) => s.codec_type === "audio"),
+    audioStartSeconds: seconds(streams.find((s) => s.codec_type === "audio")?.start_time),
     textSubtitleStreams: streams.filter((s) => s.codec_type === "subtitle" && TEXT_SUBTITLES.has(String(s.codec_name)))
       .length,
     videoStreams: streams.filter((s) => s.codec_type === "video" && Number(s.disposition?.attached_pic ?? 0) !== 1)

@@ -38,6 +38,10 @@ export type SplitTaskParams =
       note?: string;
       /** The video frames of all segments on a constant grid (absent for Matroska, and in older plans): the join's frame count. */
       expectedFrames?: number;
+      /** Where the input's audio starts against its video, in ms (absent without audio, and in older plans): the join's avSync. */
+      audioOffsetMs?: number;
+      /** One frame at the input's rate, in ms: how far the join's streams may start from the input's offset. */
+      frameMs?: number;
     }
   | { kind: "whole"; reason: string };
 

@@ -122,6 +122,7 @@ export function planSplitTasks(
         videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds),
         // What one run writes on a constant grid: the join checks its output has as many (within the last frame).
         ...(constantRate ? { expectedFrames: sum(segments.map((s) => expectedFrames(s, facts.video!, length))) } : {}),
+        ...audioOffset(facts, shape.encoding.audioArgs !== null),
         formatStartSeconds: facts.formatStartSeconds,
         ...planned,
         ...(note ? { note } : {}),
@@ -198,3 +199,15 @@ export function segmentsToJoin(tasks: JobTask[]): JobTask[] {
 }
 
 const sum = (counts: (number | null)[]) => counts.reduce<number>((total, n) => total + (n ?? 0), 0);
+
+/**
+ * Where the input's audio starts against its video, and a frame's length: the join checks its output keeps
+ * that offset within a frame (one run may fill or shift its first frame). Nothing when the join has no
+ * audio, or the probe did not say where the audio starts or the frame rate.
+ */
+function audioOffset(facts: SplitFacts, encodesAudio: boolean): { audioOffsetMs?: number; frameMs?: number } {
+  const [num, den] = (facts.video?.frameRate ?? "").split("/").map(Number);
+  if (!encodesAudio || !facts.hasAudio || facts.audioStartSeconds == null || !num || !den) return {};
+  const ms = (seconds: number) => Math.round(seconds * 1e6) / 1e3;
+  return { audioOffsetMs: ms(facts.audioStartSeconds - facts.video!.startSeconds), frameMs: ms(den / num) };
+}

@@ -119,8 +119,16 @@ export async function taskRequest(
     continuity: JOIN_CONTINUITY,
     ...(frames !== null ? { frameCount: { min: Math.max(0, frames - 1), max: frames + 1 } } : {}),
   };
+  // Every stream starts where it started in the input, within a frame (an MKV output's too): the audio's
+  // offset kept. An avSync the job declared itself stands.
+  const offset =
+    params.audioOffsetMs !== undefined && params.frameMs !== undefined
+      ? { avSync: { startOffsetMs: params.audioOffsetMs, maxStartDiffMs: params.frameMs + 1 } }
+      : {};
   const outputs = (await runnerOutputs(s, job, spec)).map((o) =>
-    encoding.muxer === "matroska" ? o : { ...o, checks: { ...joinChecks, ...o.checks, continuity: JOIN_CONTINUITY } },
+    encoding.muxer === "matroska"
+      ? { ...o, checks: { ...offset, ...o.checks } }
+      : { ...o, checks: { ...joinChecks, ...offset, ...o.checks, continuity: JOIN_CONTINUITY } },
   );
   const onFailedCheck = spec.onFailedCheck ? { onFailedCheck: spec.onFailedCheck } : {};
   return { ...common, binary: "ffmpeg", args, inputs: [...parts, ...audio], outputs, ...onFailedCheck };
