@@ -100,13 +100,11 @@ export async function executeJob(
     hooks.setState("running");
     probes = await startEarlyProbes(job, folder, settings);
     streams = startOutputStreams(job, folder, settings, hooks.canceled, deadline);
-    let ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
+    const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
     let seams: { seams?: SegmentSeams | null } = {};
     if (req.task?.seams) {
       const context = { folder, settings, deadline, canceled: hooks.canceled, cpu: hooks.cpu ?? null };
-      const measured = await measureSeams(context, req.task);
-      ran = { ...ran, runtimeMs: ran.runtimeMs + measured.runtimeMs };
-      seams = { seams: measured.seams };
+      seams = { seams: await measureSeams(context, req.task) };
     }
     clock.next("storeMs");
     hooks.setState("uploading");

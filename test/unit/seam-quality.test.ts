@@ -39,7 +39,7 @@ describe("a split's seams report", () => {
       seams: { output: "edges.mkv", windows: { head: true, tailFrom: 142 } },
     });
     expect(args[args.indexOf("-filter_complex") + 1]).toBe(
-      "[0:V:0]fps=30/1,trim=start=5.000000:end=10.000000,scale=320:-2,split[enc][edge];[edge]select=lt(n\\,8)+gte(n\\,142),format=yuv420p[edges]",
+      "[0:V:0]fps=30/1,trim=start=5.000000:end=10.000000,scale=320:-2,split[enc][edge];[edge]select=lt(n\\,8)+gte(n\\,142),scale=w=min(1280\\,iw):h=min(720\\,ih):force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p[edges]",
     );
     expect(args.slice(args.indexOf("seg.ts") + 1)).toEqual([
       "-map",
@@ -64,7 +64,11 @@ describe("a split's seams report", () => {
       "-i",
       "edges.mkv",
     ]);
-    expect(compare[compare.indexOf("-filter_complex") + 1]).toContain("[0:v:0]select=lt(n\\,8)+gte(n\\,142),");
+    const graph = compare[compare.indexOf("-filter_complex") + 1];
+    expect(graph).toContain("[0:v:0]select=lt(n\\,8)+gte(n\\,142),");
+    // The encode's frames at the edges' size, and no frame repeated to pair with the other side's.
+    expect(graph).toContain("scale2ref");
+    expect(graph).toContain("ssim=stats_file=-:eof_action=endall");
   });
 
   it("takes a comparison only when every edge frame was compared", () => {

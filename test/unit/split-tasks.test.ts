@@ -22,6 +22,15 @@ describe("a split job's tasks", () => {
       constantRate: "30000/1001",
       exactTimestamps: true,
       expectedFrames: 600,
+      // Checked by its runner: a middle segment writes exactly the slots of its span.
+      frameCount: { min: 600, max: 600 },
+    });
+    // The first as exactly (it fills the slots before its first decodable frame, as one run does), the last
+    // within a frame of the video's end where the probe measured it, else at most its slots and one.
+    expect(tasks[1].params).toMatchObject({ frameCount: { min: 599, max: 599 } });
+    expect(tasks[3].params).toMatchObject({ frameCount: { max: 615 } });
+    expect(planSplitTasks({ ...mp4, videoEndSeconds: 61 }, withAudio, { segmentSeconds: 20 })[3].params).toMatchObject({
+      frameCount: { min: 613, max: 615 },
     });
     expect(tasks[3].params).toMatchObject({ segment: { index: 2, endSeconds: null }, expectedFrames: 614 });
     // The video starts half a second into the file: the join keeps every stream's start against the file's.
@@ -31,8 +40,6 @@ describe("a split job's tasks", () => {
       audio: true,
       videoDelaySeconds: 0.5,
       formatStartSeconds: 0,
-      // From the video's first slot (0.5 s: 15) to its end's: the join's frame count.
-      expectedFrames: 1813,
     });
   });
 

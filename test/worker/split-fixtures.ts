@@ -13,10 +13,10 @@ import { insertQueuedJob, mediaUrl } from "./helpers.ts";
 export async function plannedSplitJob(
   accountId: string,
   parallel: { segmentSeconds: number; maxWorkers: number },
-  extra: { timeoutSeconds?: number; startedAt?: string } = {},
+  extra: { timeoutSeconds?: number; startedAt?: string; args?: string[] } = {},
 ): Promise<string> {
   const id = await insertQueuedJob(accountId, {
-    args: ["-i", "{{video}}", "-c:v", "libx264", "-an", "{{out}}"],
+    args: extra.args ?? ["-i", "{{video}}", "-c:v", "libx264", "-an", "{{out}}"],
     inputs: { video: { type: "url", url: mediaUrl("clip.mp4") } },
     outputs: { out: { fileName: "out.mp4", contentType: "video/mp4" } },
     parallel,

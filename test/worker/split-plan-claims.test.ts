@@ -11,6 +11,8 @@ import type { BudgetedD1 } from "../../src/storage/d1-query-budget.ts";
 import { createAccount, insertQueuedJob, mediaUrl } from "./helpers.ts";
 import { plannedSplitJob, splitTick } from "./split-fixtures.ts";
 import { taskRequest } from "../../src/jobs/split/task-requests.ts";
+import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
+import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import type { RunnerProbeRequest } from "../../src/runner/runner-protocol.ts";
 import { tasksView } from "../../src/jobs/split/task-view.ts";
 
@@ -187,6 +189,56 @@ describe("a split job's cuts, placed by the runner's scan", () => {
   });
 });
 
+describe("a segment's seams report", () => {
+  const segmentRequest = async (id: string) =>
+    taskRequest(
+      createServices(env),
+      (await getJob(env.DB, id))!,
+      (await listTasks(env.DB, id)).find((t) => t.name === "segment-1")!,
+      crypto.randomUUID(),
+      60_000,
+    );
+
+  it("is asked of a segment on a constant grid: its edges split off into a scratch file named apart from its input", async () => {
+    const id = await plannedSplitJob(accountId, { segmentSeconds: 5, maxWorkers: 4 });
+    const request = await segmentRequest(id);
+    expect(request.task).toMatchObject({
+      kind: "segment",
+      seams: { output: "work", scratch: "edges", windows: { head: true, tailFrom: 125 - 8 } },
+    });
+    expect(request.scratch).toEqual([{ name: "edges", fileName: "edges.mkv" }]);
+    expect(request.args.join(" ")).toContain("split[enc][edge]");
+  });
+
+  it("is not asked where the job's filters hold a quote, an escape, a label or a second chain (they could take in what follows)", async () => {
+    const eligible: string[] = [];
+    for (const vf of ["drawbox=c='red", "drawbox=c=red\\@0.5", "scale=320:-2;[x]null", "[in]scale=320:-2"]) {
+      const args = ["-i", "{{video}}", "-vf", vf, "-c:v", "libx264", "-an", "{{out}}"];
+      // Only what a split takes: its eligibility refuses the rest at creation.
+      const spec = { binary: "ffmpeg", args, inputs: { video: { type: "url", url: "https://x.example/v.mp4" } } };
+      if (
+        !(
+          "shape" in
+          splitShape({
+            ...spec,
+            outputs: { out: { fileName: "out.mp4", contentType: "video/mp4" } },
+            webhookUrl: null,
+          } as JobSpec)
+        )
+      )
+        continue;
+      eligible.push(vf);
+      const id = await plannedSplitJob(accountId, { segmentSeconds: 5, maxWorkers: 4 }, { args });
+      const request = await segmentRequest(id);
+      expect(request.task?.seams, vf).toBeUndefined();
+      expect(request.scratch, vf).toBeUndefined();
+      expect(request.args, vf).toContain("-vf");
+    }
+    // An unclosed quote is one ffmpeg's -vf takes (one run of it completes).
+    expect(eligible).toContain("drawbox=c='red");
+  });
+});
+
 describe("a segment that encodes nothing", () => {
   it("is done, empty (the file has no frame in its span, as one run has none there), and the join leaves it out", async () => {
     const id = await plannedSplitJob(accountId, { segmentSeconds: 5, maxWorkers: 4 });
@@ -239,19 +291,18 @@ describe("a segment that encodes nothing", () => {
       "segment-2",
       ...Array.from({ length: 8 }, (_, i) => `segment-${i + 4}`),
     ]);
-    // Its seams checked (no gap, no repeat), but not its frame count: a segment had nothing to encode.
+    // Its seams checked: no gap, no repeat.
     expect(request.outputs[0].checks).toEqual({ readable: true, continuity: { maxGapFrames: 1.5 } });
-    // With every segment's work file, the plan's 1,500 frames (60 s at 25/1) within the last one.
-    await env.DB.prepare(`UPDATE job_tasks SET result_json = '{"outputs":[{"name":"work","size":1}],"timings":{"fetchMs":0,"runMs":1,"storeMs":0},"finishedAt":"${now}"}'
-      WHERE job_id = ?1 AND name = 'segment-3'`)
-      .bind(id)
-      .run();
-    const all = await taskRequest(createServices(env), (await getJob(env.DB, id))!, join, crypto.randomUUID(), 60_000);
-    expect(all.outputs[0].checks).toEqual({
-      readable: true,
-      continuity: { maxGapFrames: 1.5 },
-      frameCount: { min: 1499, max: 1501 },
-    });
+    // Each segment's runner checks its frame count: 5 s at 25/1 is 125 slots, exactly, in a middle one.
+    const segment = (await listTasks(env.DB, id)).find((t) => t.name === "segment-4")!;
+    const segmentRequest = await taskRequest(
+      createServices(env),
+      (await getJob(env.DB, id))!,
+      segment,
+      crypto.randomUUID(),
+      60_000,
+    );
+    expect(segmentRequest.outputs[0].checks).toEqual({ frameCount: { min: 125, max: 125 } });
   });
 
   it("fails the job OUTPUT_EMPTY when every segment is empty", async () => {

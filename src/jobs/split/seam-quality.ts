@@ -48,6 +48,15 @@ export function seamSelect(windows: SeamWindows): string {
 }
 
 /**
+ * The edge frames as the segment's command writes them: picked, then no larger than 1280x720 (16 raw
+ * frames of an 8K picture would take 800 MB of the job's disk; the comparison scales the encode's frames
+ * to the same size), in 4:2:0, the format Matroska takes raw.
+ */
+export function seamEdgeFilters(windows: SeamWindows): string {
+  return `${seamSelect(windows)},scale=w=min(1280\\,iw):h=min(720\\,ih):force_original_aspect_ratio=decrease:force_divisible_by=2,format=yuv420p`;
+}
+
+/**
  * ffmpeg's arguments for the comparison: the encode's edge frames (picked as the command picked them)
  * against the frames written beside it, paired in order (both renumbered on one clock), in 4:2:0, one
  * SSIM line per frame on stdout. `safety`: the input options every runner read of a job's file gets.
@@ -59,6 +68,8 @@ export function seamComparisonArguments(
   safety: (path: string) => string[],
 ): string[] {
   const renumber = "settb=1/25,setpts=N,format=yuv420p";
+  // The encode's frames at the edges' size; the comparison ends with the shorter side (no frame repeated to
+  // pair with the other's: a count short of the edges' is no report).
   return [
     ...MEASURING_LOG_OPTIONS,
     ...safety(encodedPath),
@@ -68,7 +79,7 @@ export function seamComparisonArguments(
     "-i",
     edgesPath,
     "-filter_complex",
-    `[0:v:0]${seamSelect(windows)},${renumber}[e];[1:v:0]${renumber}[r];[e][r]ssim=stats_file=-[o]`,
+    `[0:v:0]${seamSelect(windows)},${renumber}[e0];[1:v:0]${renumber}[r0];[e0][r0]scale2ref=flags=bicubic[e][r];[e][r]ssim=stats_file=-:eof_action=endall[o]`,
     "-map",
     "[o]",
     "-f",

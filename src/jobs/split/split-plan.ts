@@ -1,4 +1,4 @@
-import { seamSelect, type SeamWindows } from "./seam-quality.ts";
+import { seamEdgeFilters, type SeamWindows } from "./seam-quality.ts";
 
 /**
  * A split encode's commands: the input's video cut into segments encoded apart, the audio
@@ -114,27 +114,32 @@ export function segmentArgs(
   },
 ): string[] {
   const trim = `trim=start=${seconds(segment.startSeconds)}${segment.endSeconds === null ? "" : `:end=${seconds(segment.endSeconds)}`}`;
-  const cut = io.constantRate ? `fps=${io.constantRate},${trim}` : trim;
+  // The first segment's grid starts where the video does, as one run's: frames before the first that decodes
+  // (a file cut between keyframes) are filled with it, as one run fills them.
+  const grid = segment.index === 0 ? `:start_time=${seconds(segment.startSeconds)}` : "";
+  const cut = io.constantRate ? `fps=${io.constantRate}${grid},${trim}` : trim;
   const filters = encoding.videoFilters ? `${cut},${encoding.videoFilters}` : cut;
   // The edge frames split off after every filter, so they are what the encoder got; one decode, one filtering.
   const video = io.seams
     ? [
         "-filter_complex",
-        `[0:V:0]${filters},split[enc][edge];[edge]${seamSelect(io.seams.windows)},format=yuv420p[edges]`,
+        `[0:V:0]${filters},split[enc][edge];[edge]${seamEdgeFilters(io.seams.windows)}[edges]`,
         "-map",
         "[enc]",
       ]
     : // V: the video, never cover art (a picture stored as a video stream).
       ["-map", "0:V:0", "-an", "-sn", "-dn", "-vf", filters];
   const edges = io.seams
-    ? // Unencoded, in 4:2:0 (what the comparison compares in; Matroska takes raw video only so).
+    ? // Unencoded (seamEdgeFilters).
       ["-map", "[edges]", "-c:v", "rawvideo", "-fps_mode", "passthrough", "-f", "matroska", io.seams.output]
     : [];
+  // The first segment reads from the file's start, as one run: a seek to 0 lands on a keyframe, and a file
+  // cut between keyframes (its first frames undecodable) has its first one seconds in.
+  const seek = segment.index === 0 ? [] : ["-ss", seconds(Math.max(0, seekSeconds(segment) - io.formatStartSeconds))];
   return [
     "-copyts",
     "-noaccurate_seek",
-    "-ss",
-    seconds(Math.max(0, seekSeconds(segment) - io.formatStartSeconds)),
+    ...seek,
     "-i",
     io.input,
     ...video,

@@ -20,6 +20,8 @@ export type SplitTaskParams =
       plannedArgs?: string[];
       /** About how many frames it writes (its length at the input's frame rate), for progress; null when the rate is unknown. */
       expectedFrames?: number | null;
+      /** On a constant grid: the frame count its work file is checked for (split-tasks.ts, frameCountOf). */
+      frameCount?: { min?: number; max: number };
     }
   | {
       kind: "audio" /** It carries the subtitles one run keeps (split-plan.ts, audioArgs). */;
@@ -36,8 +38,6 @@ export type SplitTaskParams =
       plannedArgs?: string[];
       /** Why the segments are longer than the job asked (the plan's cap on their count), shown in the tasks list. */
       note?: string;
-      /** The video frames of all segments on a constant grid (absent for Matroska, and in older plans): the join's frame count. */
-      expectedFrames?: number;
       /** Where the input's audio starts against its video, in ms (absent without audio, and in older plans): the join's avSync. */
       audioOffsetMs?: number;
       /** One frame at the input's rate, in ms: how far the join's streams may start from the input's offset. */

@@ -97,8 +97,11 @@ export function planSplitTasks(
           } satisfies PlannedTask,
         ]
       : []),
-    ...segments.map(
-      (segment): PlannedTask => ({
+    ...segments.map((segment): PlannedTask => {
+      const frames = expectedFrames(segment, facts.video!, length);
+      const last = segment.index === segments.length - 1;
+      const count = constantRate && frames !== null ? frameCountOf(frames, last, facts) : null;
+      return {
         name: segmentTaskName(segment.index),
         needs: [],
         params: {
@@ -107,11 +110,12 @@ export function planSplitTasks(
           formatStartSeconds: facts.formatStartSeconds,
           constantRate,
           exactTimestamps: true,
-          expectedFrames: expectedFrames(segment, facts.video!, length),
+          expectedFrames: frames,
+          ...(count ? { frameCount: count } : {}),
           ...planned,
         },
-      }),
-    ),
+      };
+    }),
     {
       name: JOIN_TASK,
       needs: [...segments.map((s) => segmentTaskName(s.index)), ...(audio ? [AUDIO_TASK] : [])],
@@ -120,8 +124,6 @@ export function planSplitTasks(
         segments: segments.length,
         audio,
         videoDelaySeconds: Math.max(0, facts.video.startSeconds - facts.formatStartSeconds),
-        // What one run writes on a constant grid: the join checks its output has as many (within the last frame).
-        ...(constantRate ? { expectedFrames: sum(segments.map((s) => expectedFrames(s, facts.video!, length))) } : {}),
         ...audioOffset(facts, shape.encoding.audioArgs !== null),
         formatStartSeconds: facts.formatStartSeconds,
         ...planned,
@@ -149,6 +151,18 @@ export function cappedSegmentSeconds(
 }
 
 /**
+ * The slot of the constant grid `num/den` that ffmpeg's `fps` and `trim` put a time in, given as the commands
+ * give it (to the microsecond, split-plan.ts): microseconds rescaled to the grid, rounded half away from 0.
+ */
+export function slotOf(seconds: number, num: number, den: number): number {
+  const us = BigInt(Math.round(seconds * 1e6));
+  const scaled = us * BigInt(num);
+  const unit = BigInt(den) * 1_000_000n;
+  const half = unit / 2n;
+  return Number(us >= 0n ? (scaled + half) / unit : -((-scaled + half) / unit));
+}
+
+/**
  * The frames a segment writes at the input's frame rate. On a constant grid (`fps` before `trim`, both
  * rounding a time to its nearest slot) exactly the slots from its start's to its end's; the last runs to
  * the video's end, which one run may round a frame either way.
@@ -160,12 +174,7 @@ export function expectedFrames(
 ): number | null {
   const [num, den] = video.frameRate.split("/").map(Number);
   if (!num || !den) return null;
-  const slot = (seconds: number) => {
-    const x = (seconds * num) / den;
-    // A time half a slot off the grid (known to a microsecond: 3e-5 of a slot at 30 fps) is a tie, which
-    // ffmpeg rounds away from zero.
-    return Math.abs(x - Math.floor(x) - 0.5) < 5e-5 ? Math.floor(x) + 1 : Math.round(x);
-  };
+  const slot = (seconds: number) => slotOf(seconds, num, den);
   const end = segment.endSeconds ?? video.startSeconds + lengthSeconds;
   return Math.max(1, slot(end) - slot(segment.startSeconds));
 }
@@ -198,7 +207,16 @@ export function segmentsToJoin(tasks: JobTask[]): JobTask[] {
   );
 }
 
-const sum = (counts: (number | null)[]) => counts.reduce<number>((total, n) => total + (n ?? 0), 0);
+/**
+ * The frame count a segment's work file is checked for (its runner counts its packets), on a constant grid
+ * where each writes exactly the slots of its span (the first fills the slots before its first decodable
+ * frame, as one run does): all but the last exactly; the last within a frame of the video's end, or at
+ * most that when the end was not measured (a header may claim more).
+ */
+function frameCountOf(frames: number, last: boolean, facts: SplitFacts): { min?: number; max: number } {
+  if (!last) return { min: frames, max: frames };
+  return facts.videoEndSeconds != null ? { min: frames - 1, max: frames + 1 } : { max: frames + 1 };
+}
 
 /**
  * Where the input's audio starts against its video, and a frame's length: the join checks its output keeps

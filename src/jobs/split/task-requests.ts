@@ -83,6 +83,8 @@ export async function taskRequest(
         fileName: workFile(task.name, encoding.muxer),
         contentType: "application/octet-stream",
         uploadUrl: await put(task.name),
+        // A segment that does not write the frames of its span fails the job: its join would be wrong.
+        ...(params.kind === "segment" && params.frameCount ? { checks: { frameCount: params.frameCount } } : {}),
       },
     ];
     if (!seams) return { ...common, binary: "ffmpeg", args, inputs, outputs };
@@ -110,15 +112,9 @@ export async function taskRequest(
     formatStartSeconds: params.formatStartSeconds,
   });
   // The join checks its own seams where one run's frames come at a constant rate (MP4, MOV): no frame
-  // lost or doubled where two segments meet, and as many frames as the plan's slots (one run's, within its
-  // last frame; not when a segment had nothing to encode), besides the output's own checks (a frame count
-  // the job declared itself stands).
-  const frames =
-    params.expectedFrames !== undefined && joined.length === params.segments ? params.expectedFrames : null;
-  const joinChecks = {
-    continuity: JOIN_CONTINUITY,
-    ...(frames !== null ? { frameCount: { min: Math.max(0, frames - 1), max: frames + 1 } } : {}),
-  };
+  // lost or doubled where two segments meet (each segment's frame count was checked by its own runner),
+  // besides the output's own checks.
+  const joinChecks = { continuity: JOIN_CONTINUITY };
   // Every stream starts where it started in the input, within a frame (an MKV output's too): the audio's
   // offset kept. An avSync the job declared itself stands.
   const offset =
@@ -145,7 +141,8 @@ function seamsOf(
   output: string,
   taken: string[],
 ): { request: SeamRequest; scratch: { name: string; fileName: string } } | null {
-  if (!params.constantRate || /[[\];]/.test(encoding.videoFilters ?? "")) return null;
+  // A label, a second chain, a quote or an escape in the job's filters could take in what follows them.
+  if (!params.constantRate || /[[\];'\\]/.test(encoding.videoFilters ?? "")) return null;
   const windows = seamWindowsOf(params.segment, params.expectedFrames);
   if (!windows) return null;
   const name = taken.includes("edges") ? "edges_file" : "edges";
