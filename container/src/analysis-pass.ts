@@ -96,7 +96,8 @@ export async function readVideoPacketTimes(ctx: PassContext, name: string): Prom
   let count = 0;
   let partial = "";
   const read = (line: string) => {
-    const t = Number(line.slice(0, 32));
+    // The time before any comma: an MPEG-TS packet's line goes on with its side data (`10.000000,`).
+    const t = Number(line.slice(0, 32).split(",")[0]);
     if (line === "" || line.startsWith("N/A") || !Number.isFinite(t) || count >= MAX_PACKETS) return;
     if (count === times.length) times = growTo(times, times.length * 2);
     times[count++] = t;

@@ -151,6 +151,15 @@ describe("declared output checks on the runner (real ffmpeg)", () => {
     expect(whole.outcome.status, JSON.stringify(whole.outcome.checks)).toBe("completed");
   });
 
+  it("counts an MPEG-TS output's frames (each packet's line goes on with its side data), as a split's segments are", async () => {
+    const { outcome } = await run(copy, "good.ts", {
+      fileName: "o.ts",
+      checks: { frameCount: { min: 100, max: 100 }, continuity: { maxGapFrames: 1.5 } },
+    });
+    expect(outcome.status, JSON.stringify(outcome.checks)).toBe("completed");
+    expect(outcome.outputs[0].checks!.find((c) => c.check === "frameCount")!.measured).toBe(100);
+  });
+
   it("catches corrupted frames in the middle with a full decode, and passes the clean copy", async () => {
     const bad = await run(copy, "corrupt.ts", { fileName: "o.ts", checks: { fullDecode: true } });
     expect(bad.outcome.errorCode, JSON.stringify(bad.outcome)).toBe("OUTPUT_CHECK_FAILED");
