@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { inputSafetyOptions } from "../../src/jobs/runner-request/command-line.ts";
 import {
-  frameBefore,
   framesFromScan,
+  MAX_SCENE_SCAN_PREROLL_SECONDS,
   sceneOf,
   sceneScanArguments,
   type CutScan,
@@ -11,9 +11,12 @@ import {
 import {
   chosenKeyframe,
   decodesFrom,
+  keyframeAtOrBefore,
   keyframeCheckArguments,
   keyframeScanOptions,
-  keyframesFromPackets,
+  keyframesIn,
+  packetBefore,
+  packetsFromListing,
 } from "../../src/jobs/split/keyframe-scan.ts";
 import { isolatedCommand } from "./isolation.ts";
 import type { JobFolder } from "./job-folder.ts";
@@ -47,24 +50,28 @@ export type MeasureRun = (binary: "ffmpeg" | "ffprobe", argv: string[]) => Promi
 
 /** scanCuts' work, each process run by `run` on the input at `path`. */
 export async function scanCutsWith(run: MeasureRun, path: string, scan: SceneScan): Promise<(CutScan | null)[]> {
-  const packets = await run("ffprobe", ["-v", "error", ...keyframeScanOptions(scan), path]);
+  const listing = await run("ffprobe", ["-v", "error", ...keyframeScanOptions(scan), path]);
+  const packets = listing === null ? null : packetsFromListing(listing);
   const scans: (CutScan | null)[] = [];
   for (const cut of scan.cutsSeconds) {
-    const stdout = await run("ffmpeg", sceneScanArguments(cut, scan, path, inputSafetyOptions));
-    if (stdout === null) {
+    const from = cut - scan.windowSeconds;
+    // A window whose decode would start far before it is not scanned for a change of scene (its keyframes are).
+    const landing = packets === null ? null : keyframeAtOrBefore(packets, from);
+    const scanned = landing === null || from - landing <= MAX_SCENE_SCAN_PREROLL_SECONDS;
+    const stdout = scanned ? await run("ffmpeg", sceneScanArguments(cut, scan, path, inputSafetyOptions)) : null;
+    if (packets === null && stdout === null) {
       scans.push(null);
       continue;
     }
-    const frames = framesFromScan(stdout, cut, scan.windowSeconds);
-    const scene = sceneOf(frames);
-    const candidates = packets === null ? [] : keyframesFromPackets(packets, cut, scan.windowSeconds);
+    const scene = stdout === null ? null : sceneOf(framesFromScan(stdout, cut, scan.windowSeconds));
+    const candidates = packets === null ? [] : keyframesIn(packets, cut, scan.windowSeconds);
     const keyframes: CutScan["keyframes"] = [];
     for (let k = 0; k < KEYFRAME_CHECKS_PER_CUT && keyframes.length === 0; k++) {
       const at = chosenKeyframe(scene, candidates, cut, scan.windowSeconds);
       if (at === null) break;
       const check = await run("ffmpeg", keyframeCheckArguments(at, scan.formatStartSeconds, path, inputSafetyOptions));
       if (check !== null && decodesFrom(check, at))
-        keyframes.push({ atSeconds: at, beforeSeconds: frameBefore(frames, at) });
+        keyframes.push({ atSeconds: at, beforeSeconds: packetBefore(packets!, at, from) });
       else candidates.splice(candidates.indexOf(at), 1);
     }
     scans.push({ scene, keyframes });

@@ -55,6 +55,9 @@ ff(
   "libx264",
   "-preset",
   "ultrafast",
+  // A keyframe every second (none at the changes of scene): each window's decode starts close to it.
+  "-g",
+  "25",
   "-output_ts_offset",
   "5",
   "scenes.mkv",
@@ -158,10 +161,11 @@ describe("a split's scan of its cuts on the runner (POST /probe with sceneScan)"
     expect(scan.cutsSeconds).toEqual([9, 13]);
     const scanned = await probe("scenes.mkv", { sceneScan: scan });
     if (!scanned.ok) throw new Error(JSON.stringify(scanned));
-    // The last frame of the first scene (9.36 s) and the first of the next (9.4 s); keyframes only at 5 and 15 s.
+    // The last frame of the first scene (9.36 s) and the first of the next (9.4 s), not a keyframe: the cut
+    // goes there. No change of scene near 13 s: the keyframe there, which decodes by itself.
     expect(scanned.cutScans).toEqual([
       { scene: { beforeSeconds: 9.36, atSeconds: 9.4 }, keyframes: [] },
-      { scene: null, keyframes: [] },
+      { scene: null, keyframes: [{ atSeconds: 13, beforeSeconds: 12.96 }] },
     ]);
     if (!("shape" in shape)) throw new Error("the test's command is not a split encode");
     const placed = planSplitTasks(facts, shape.shape, { segmentSeconds: 4 }, undefined, scanned.cutScans);
@@ -169,15 +173,15 @@ describe("a split's scan of its cuts on the runner (POST /probe with sceneScan)"
     const round = (t: number | null) => (t === null ? null : Number(t.toFixed(6)));
     expect(moved.map((s) => [round(s.startSeconds), round(s.endSeconds), s.cutFromSeconds])).toEqual([
       [5, 9.38, undefined],
-      [9.38, 13, 9],
-      [13, null, undefined],
+      [9.38, 12.98, 9],
+      [12.98, null, 13],
     ]);
   });
 
   it("moves nothing in a file with no picture to scan, or a window past its end", async () => {
     ff("-f", "lavfi", "-i", "sine=d=3", "tone.mka");
     const tone = await probe("tone.mka", { sceneScan: { cutsSeconds: [1], windowSeconds: 1, formatStartSeconds: 0 } });
-    expect(tone.ok && tone.cutScans).toEqual([null]);
+    expect(tone.ok && tone.cutScans).toEqual([{ scene: null, keyframes: [] }]);
     const past = await probe("scenes.mkv", {
       sceneScan: { cutsSeconds: [500, -3], windowSeconds: 2, formatStartSeconds: 5 },
     });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  frameBefore,
   framesFromScan,
   MAX_SCENE_SCAN_CUTS,
   sceneOf,
@@ -10,7 +9,10 @@ import {
 import {
   chosenKeyframe,
   decodesFrom,
-  keyframesFromPackets,
+  keyframesIn,
+  keyframeAtOrBefore,
+  packetBefore,
+  packetsFromListing,
   keyframeScanOptions,
   MAX_KEYFRAMES_PER_CUT,
 } from "../../src/jobs/split/keyframe-scan.ts";
@@ -76,10 +78,10 @@ describe("a split's cuts at changes of scene and keyframes", () => {
       "3.750000%6.250000,8.750000%11.250000",
     );
     const packets = ["0.000000,K_", "8.333333,K_", "9.100000,__", "9.400000,K_", "9.4,K_", "x,K_", "11.300000,K_"];
-    expect(keyframesFromPackets(packets.join("\n"), 10, 1.25)).toEqual([9.4]);
+    expect(keyframesIn(packetsFromListing(packets.join("\n")), 10, 1.25)).toEqual([9.4]);
     // Every frame a keyframe (all-intra at 60 fps): the nearest ones to the cut, not the window's first.
     const intra = Array.from({ length: 150 }, (_, i) => `${(8.75 + i / 60).toFixed(6)},K_`).join("\n");
-    const nearest = keyframesFromPackets(intra, 10, 1.25);
+    const nearest = keyframesIn(packetsFromListing(intra), 10, 1.25);
     expect(nearest).toHaveLength(MAX_KEYFRAMES_PER_CUT);
     expect(nearest[0]).toBe(10);
     expect(chosenKeyframe(null, nearest, 10, 1.25)).toBe(10);
@@ -90,22 +92,14 @@ describe("a split's cuts at changes of scene and keyframes", () => {
     expect(decodesFrom("#tb 0: 1/1000000\n0,    4000000,    4000000,    40000,   115200, 0xe4ba6b8a\n", 4)).toBe(true);
     expect(decodesFrom("0,    4720000,    4720000,    40000,   115200, 0x1d1eb01b\n", 4)).toBe(false);
     expect(decodesFrom("", 4)).toBe(false);
-    expect(
-      frameBefore(
-        framesFromScan(
-          scanOf([
-            [9.9, 0],
-            [9.96, 1],
-            [10, 2],
-            [10.04, 0],
-          ]),
-          10,
-          1.25,
-        ),
-        10,
-      ),
-    ).toBe(9.96);
-    expect(frameBefore([], 10)).toBeNull();
+    // The frame before a keyframe, and the keyframe a seek lands on, from the packets' listing.
+    const listing = packetsFromListing(
+      ["8.000000,K_", "9.900000,__", "9.960000,__,", "10.000000,K_", "10.04,__", "x,K_"].join("\n"),
+    );
+    expect(packetBefore(listing, 10, 8.75)).toBe(9.96);
+    expect(packetBefore(listing, 8, 8.75)).toBeNull();
+    expect(keyframeAtOrBefore(listing, 8.75)).toBe(8);
+    expect(keyframeAtOrBefore(listing, 7.9)).toBeNull();
   });
 
   it("put a cut at a change of scene: halfway to its first frame, or just before it where it is a keyframe", () => {

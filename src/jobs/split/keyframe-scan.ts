@@ -29,21 +29,44 @@ export function keyframeScanOptions(scan: Pick<SceneScan, "cutsSeconds" | "windo
   ];
 }
 
-/**
- * The keyframes in a cut's window, from keyframeScanOptions' stdout (untrusted: only well-formed lines
- * inside the window), the MAX_KEYFRAMES_PER_CUT nearest the cut, nearest first.
- */
-export function keyframesFromPackets(stdout: string, cutSeconds: number, windowSeconds: number): number[] {
-  const found = new Set<number>();
+/** A packet of keyframeScanOptions' listing: its presentation time, and whether it is flagged a keyframe. */
+export type ListedPacket = { seconds: number; key: boolean };
+
+/** keyframeScanOptions' stdout, read as untrusted: well-formed lines only (`9.400000,K_`). */
+export function packetsFromListing(stdout: string): ListedPacket[] {
+  const packets: ListedPacket[] = [];
   for (const line of stdout.split("\n")) {
-    const packet = /^(-?\d+(?:\.\d+)?),(K)/.exec(line);
-    if (!packet) continue;
-    const seconds = Number(packet[1]);
-    if (Math.abs(seconds - cutSeconds) <= windowSeconds) found.add(seconds);
+    const packet = /^(-?\d+(?:\.\d+)?),([K_])/.exec(line);
+    if (packet) packets.push({ seconds: Number(packet[1]), key: packet[2] === "K" });
   }
+  return packets;
+}
+
+/** The keyframes in a cut's window, the MAX_KEYFRAMES_PER_CUT nearest the cut, nearest first. */
+export function keyframesIn(packets: ListedPacket[], cutSeconds: number, windowSeconds: number): number[] {
+  const found = new Set(
+    packets.filter((p) => p.key && inWindow(p.seconds, cutSeconds, windowSeconds)).map((p) => p.seconds),
+  );
   return [...found]
     .sort((a, b) => Math.abs(a - cutSeconds) - Math.abs(b - cutSeconds) || a - b)
     .slice(0, MAX_KEYFRAMES_PER_CUT);
+}
+
+/** The frame shown just before `seconds` (the latest packet time below it, within `fromSeconds`), or null. */
+export function packetBefore(packets: ListedPacket[], seconds: number, fromSeconds: number): number | null {
+  return packets.reduce<number | null>(
+    (best, p) =>
+      p.seconds < seconds && p.seconds >= fromSeconds && (best === null || p.seconds > best) ? p.seconds : best,
+    null,
+  );
+}
+
+/** The keyframe a seek to `seconds` lands on: the latest keyframe at or before it, or null when none was listed. */
+export function keyframeAtOrBefore(packets: ListedPacket[], seconds: number): number | null {
+  return packets.reduce<number | null>(
+    (best, p) => (p.key && p.seconds <= seconds && (best === null || p.seconds > best) ? p.seconds : best),
+    null,
+  );
 }
 
 /**
