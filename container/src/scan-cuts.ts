@@ -53,12 +53,18 @@ export async function scanCutsWith(run: MeasureRun, path: string, scan: SceneSca
   const listing = await run("ffprobe", ["-v", "error", ...keyframeScanOptions(scan), path]);
   const packets = listing === null ? null : packetsFromListing(listing);
   const scans: (CutScan | null)[] = [];
+  let sceneMs = 0;
   for (const cut of scan.cutsSeconds) {
     const from = cut - scan.windowSeconds;
-    // A window whose decode would start far before it is not scanned for a change of scene (its keyframes are).
+    // A window whose decode would start far before it, or past the scan's time, is not scanned for a change
+    // of scene (its keyframes are).
     const landing = packets === null ? null : keyframeAtOrBefore(packets, from);
-    const scanned = landing === null || from - landing <= MAX_SCENE_SCAN_PREROLL_SECONDS;
+    const scanned =
+      (landing === null || from - landing <= MAX_SCENE_SCAN_PREROLL_SECONDS) &&
+      sceneMs < (scan.budgetMs ?? Number.POSITIVE_INFINITY);
+    const started = Date.now();
     const stdout = scanned ? await run("ffmpeg", sceneScanArguments(cut, scan, path, inputSafetyOptions)) : null;
+    sceneMs += Date.now() - started;
     if (packets === null && stdout === null) {
       scans.push(null);
       continue;

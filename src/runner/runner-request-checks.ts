@@ -95,6 +95,7 @@ const PROBE_REQUEST_CHECKS: FieldChecks<RunnerProbeRequest> = {
       isObject(v) &&
       isSeconds((v as { formatStartSeconds?: unknown }).formatStartSeconds) &&
       isPositive((v as { windowSeconds?: unknown }).windowSeconds) &&
+      optional((b) => isPositive(b) && (b as number) <= 30_000)((v as { budgetMs?: unknown }).budgetMs) &&
       (v as { windowSeconds: number }).windowSeconds <= SCENE_WINDOW_MAX_SECONDS &&
       Array.isArray((v as { cutsSeconds?: unknown }).cutsSeconds) &&
       (v as { cutsSeconds: unknown[] }).cutsSeconds.length <= MAX_SCENE_SCAN_CUTS &&

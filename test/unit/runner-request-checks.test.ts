@@ -33,7 +33,7 @@ const fullProbe: Required<RunnerProbeRequest> = {
   allowedPrivateHosts: ["127.0.0.1"],
   timeoutMs: 10_000,
   measureVideoEnd: true,
-  sceneScan: { cutsSeconds: [5, 10], windowSeconds: 1.25, formatStartSeconds: 0 },
+  sceneScan: { cutsSeconds: [5, 10], windowSeconds: 1.25, formatStartSeconds: 0, budgetMs: 1200 },
 };
 
 const without = (o: object, field: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== field));
@@ -102,6 +102,8 @@ describe("the runner's checks of a coordinator's requests", () => {
       { ...scan, windowSeconds: 3 },
       { ...scan, windowSeconds: 0 },
       { ...scan, formatStartSeconds: Number.POSITIVE_INFINITY },
+      { ...scan, budgetMs: 0 },
+      { ...scan, budgetMs: 30_001 },
       [scan],
     ])
       expect(isRunnerProbeRequest({ ...fullProbe, sceneScan }), JSON.stringify(sceneScan)).toBe(false);

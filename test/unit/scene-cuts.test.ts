@@ -3,6 +3,7 @@ import {
   framesFromScan,
   MAX_SCENE_SCAN_CUTS,
   sceneOf,
+  sceneScanBudgetMs,
   sceneScanOf,
   sceneWindowSeconds,
 } from "../../src/jobs/split/scene-cuts.ts";
@@ -190,7 +191,9 @@ describe("a split's cuts at changes of scene and keyframes", () => {
     const scan = sceneScanOf(segments, 4, 0.5);
     expect(scan.cutsSeconds).toHaveLength(MAX_SCENE_SCAN_CUTS);
     expect(scan.cutsSeconds[0]).toBe(6);
-    expect(scan).toMatchObject({ windowSeconds: 1, formatStartSeconds: 0.5 });
+    expect(scan).toMatchObject({ windowSeconds: 1, formatStartSeconds: 0.5, budgetMs: sceneScanBudgetMs(400) });
+    // 2 % of the video's length, within 1 s and 20 s.
+    expect([sceneScanBudgetMs(10), sceneScanBudgetMs(400), sceneScanBudgetMs(7200)]).toEqual([1000, 8000, 20000]);
     expect(sceneWindowSeconds(60)).toBe(2);
   });
 });

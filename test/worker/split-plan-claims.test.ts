@@ -154,7 +154,7 @@ describe("a split job's cuts, placed by the runner's scan", () => {
     // The first probe measures the video's end; the second asks about the cuts, within a quarter segment.
     expect(bodies.map((b) => [b.measureVideoEnd ?? null, b.sceneScan ?? null])).toEqual([
       [true, null],
-      [null, { cutsSeconds: [5, 10, 15], windowSeconds: 1.25, formatStartSeconds: 0 }],
+      [null, { cutsSeconds: [5, 10, 15], windowSeconds: 1.25, formatStartSeconds: 0, budgetMs: 1000 }],
     ]);
     const segments = (await listTasks(env.DB, id)).flatMap((t) =>
       t.params.kind === "segment" ? [t.params.segment] : [],

@@ -31,7 +31,17 @@ export type SceneScan = {
   windowSeconds: number;
   /** The input's start: ffmpeg's -ss before -i counts from here. */
   formatStartSeconds: number;
+  /** How long the windows' decodes for changes of scene may take in all (sceneScanBudgetMs); the rest are not scanned. */
+  budgetMs?: number;
 };
+
+/**
+ * The plan's time for changes of scene: 2 % of the video's length (at least 1 s, at most 20 s). The scan
+ * runs before any segment, on one core, so it delays the whole job: at 5 s segments of a 60 s 1080p clip,
+ * unbounded, it took 3.4 s of a 24 s split.
+ */
+export const sceneScanBudgetMs = (videoSeconds: number) =>
+  Math.round(Math.min(20_000, Math.max(1_000, videoSeconds * 20)));
 
 export const sceneWindowSeconds = (segmentSeconds: number) => Math.min(SCENE_WINDOW_MAX_SECONDS, segmentSeconds / 4);
 
@@ -53,6 +63,7 @@ export function sceneScanOf(segments: SplitSegment[], segmentSeconds: number, fo
     cutsSeconds: segments.slice(1, MAX_SCENE_SCAN_CUTS + 1).map((s) => s.startSeconds),
     windowSeconds: sceneWindowSeconds(segmentSeconds),
     formatStartSeconds,
+    budgetMs: sceneScanBudgetMs(segments.length * segmentSeconds),
   };
 }
 
