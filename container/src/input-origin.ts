@@ -102,6 +102,9 @@ export function createInputOrigin(
       quickestAnswerMs = Math.min(quickestAnswerMs, performance.now() - asked);
       return res;
     } catch (err) {
+      // A connection reset or refused is the network's: a read may ask again. A refusal by policy, or an end
+      // of the job's own (cancel, deadline), is not.
+      if (!(err instanceof FetchFailure) && !signal.aborted) throw new BrokenRead(err);
       throw failure(err);
     }
   };
@@ -174,11 +177,23 @@ export function createInputOrigin(
     async *read(first, last, abandoned) {
       let window = FIRST_WINDOW_BYTES;
       let next: Promise<OriginBody> | null = null;
+      let nextFrom = first;
+      let retries = 0;
       const isStream = (at: number) => at - first >= SEQUENTIAL_AFTER_BYTES || quickestAnswerMs >= SLOW_ANSWER_MS;
       const ask = (from: number) => {
+        nextFrom = from;
         next = fetchWindow(from, Math.min(last, from + window - 1), abandoned);
         next.catch(() => {}); // its failure matters only once it is its turn
         if (isStream(from)) window = Math.min(window * 2, MAX_WINDOW_BYTES);
+      };
+      // A read the network broke (a reset mid-body, a refused connection) is asked again from where it broke,
+      // as a robust reader does, up to MAX_READ_RETRIES times a read; each answer is checked as the first was.
+      const askAgain = async (err: unknown, from: number) => {
+        const ours = abandoned.aborted || opts.canceled.aborted || Date.now() >= opts.deadline - DEADLINE_SLACK_MS;
+        if (ours || retries >= MAX_READ_RETRIES || !isBrokenRead(err)) throw failure(err);
+        retries++;
+        await new Promise((r) => setTimeout(r, READ_RETRY_DELAY_MS * retries));
+        ask(from);
       };
       let current: OriginBody | null = null;
       // A read ffmpeg abandons (or the server gives up on) lets go of what it holds at once.
@@ -187,16 +202,33 @@ export function createInputOrigin(
       try {
         ask(first);
         while (next) {
-          current = await (next as Promise<OriginBody>);
+          try {
+            current = await (next as Promise<OriginBody>);
+          } catch (err) {
+            next = null;
+            await askAgain(err, nextFrom);
+            continue;
+          }
           next = null;
           const after = current.last + 1;
           const size = current.last - current.first + 1;
           const aheadFrom = size <= EAGER_WINDOW_BYTES ? current.first : current.first + size / 2;
           let at = current.first;
-          for await (const chunk of current.body as AsyncIterable<Buffer>) {
-            at += chunk.length;
-            if (next === null && after <= last && at >= aheadFrom && isStream(at)) ask(after);
-            yield chunk;
+          try {
+            for await (const chunk of current.body as AsyncIterable<Buffer>) {
+              at += chunk.length;
+              if (next === null && after <= last && at >= aheadFrom && isStream(at)) ask(after);
+              yield chunk;
+            }
+          } catch (err) {
+            // What was asked ahead is asked again after the broken part.
+            (next as Promise<OriginBody> | null)?.then(
+              (w) => w.body.destroy(),
+              () => {},
+            );
+            next = null;
+            await askAgain(err, at);
+            continue;
           }
           if (next === null && after <= last) ask(after);
         }
@@ -215,4 +247,25 @@ export function createInputOrigin(
     },
   };
   return origin;
+}
+
+/** Times a read may be asked again after the network broke it; the pause before each grows by this. */
+const MAX_READ_RETRIES = 3;
+const READ_RETRY_DELAY_MS = 200;
+
+/** A request the network broke before its answer (a reset, a refused connection). */
+class BrokenRead extends Error {
+  constructor(cause: unknown) {
+    super("network error", { cause });
+  }
+}
+
+/** Whether `err` is the network's: a request it broke, or a body cut off (a reset, a connection closed mid-answer). */
+function isBrokenRead(err: unknown): boolean {
+  if (err instanceof BrokenRead) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    err instanceof Error &&
+    (code === "ECONNRESET" || code === "EPIPE" || code === "ERR_STREAM_PREMATURE_CLOSE" || err.message === "aborted")
+  );
 }

@@ -108,6 +108,33 @@ describe("streamed inputs (real sandboxed ffmpeg, ranges from a loopback origin)
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
+  it("asks a read again where a connection reset broke it, and completes as if nothing happened", async () => {
+    const args = ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"];
+    const outputs = [output("out", "frame.png", "image/png")];
+    const done = await run({ args, inputs: [at("/reset-at/2/long.mp4")], outputs });
+    expect(done, done.errorMessage ?? "").toMatchObject({ status: "completed" });
+    // The second answer was cut after 4 KiB: the range was asked again from where it broke (what of the 4 KiB
+    // had reached the reader before the reset, to the byte).
+    const asked = h.media.requests.filter((r) => r.startsWith("/reset-at/2/long.mp4 bytes="));
+    const starts = asked.map((r) => Number(/bytes=(\d+)-/.exec(r)![1]));
+    const again = starts.slice(2).filter((s) => s >= starts[1] && s <= starts[1] + 4096);
+    expect(again.length, JSON.stringify(starts)).toBeGreaterThanOrEqual(1);
+  });
+
+  it("fails INPUT_FETCH_FAILED, naming the input, when the network breaks every read: a few retries, no more", async () => {
+    const done = await run({
+      args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"],
+      inputs: [at("/reset-after/1/long.mp4")],
+      outputs: [output("out", "frame.png", "image/png")],
+    });
+    expect(done).toMatchObject({ status: "failed", errorCode: "INPUT_FETCH_FAILED" });
+    expect(done.errorMessage).toMatch(/Input "in" could not be fetched/);
+    // The first answer, then each read asked again at most 3 times.
+    const asked = h.media.requests.filter((r) => r.startsWith("/reset-after/1/long.mp4")).length;
+    expect(asked).toBeGreaterThan(1);
+    expect(asked).toBeLessThanOrEqual(1 + 4 * 4);
+  });
+
   it("refuses a redirect to a private address on a later range, as on the first", async () => {
     const done = await run({
       args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"],

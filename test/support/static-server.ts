@@ -8,7 +8,9 @@ import { join, normalize } from "node:path";
  * /redirect?to=, /status/<code>, /slow/<ms>/<file>, /trickle (never ends), and origins that
  * misbehave: /noranges/<file> (ignores Range, says nothing of ranges), /changes-after/<n>/<file> (a
  * new ETag from request n+1), /stall-after/<bytes>/<file> (each answer stops after that many bytes
- * and hangs), /redirect-after/<n>/<file>?to= (redirects from request n+1). `requests` lists every
+ * and hangs), /redirect-after/<n>/<file>?to= (redirects from request n+1), /reset-at/<n>/<file> (request n
+ * cut by a connection reset after 4 KiB of its body), /reset-after/<n>/<file> (every request from n+1 cut
+ * so). `requests` lists every
  * path (and range) asked for; `sentBytes` counts body bytes written.
  */
 export async function startStaticServer(
@@ -48,13 +50,20 @@ export function staticHandler(
     const url = new URL(req.url ?? "/", "http://x");
     const nth = (seen.get(url.pathname) ?? 0) + 1;
     seen.set(url.pathname, nth);
-    const odd = /^\/(noranges|changes-after|stall-after|redirect-after)(?:\/(\d{1,12}))?(\/.+)$/.exec(url.pathname);
+    const odd =
+      /^\/(noranges|changes-after|stall-after|redirect-after|reset-at|reset-after)(?:\/(\d{1,12}))?(\/.+)$/.exec(
+        url.pathname,
+      );
     if (odd) {
       const [, kind, n, file] = odd;
       if (kind === "noranges") return serveFile(dir, file, undefined, res, sent, { ranges: false });
       if (kind === "changes-after")
         return serveFile(dir, file, req.headers.range, res, sent, { etag: nth > Number(n) ? '"v2"' : '"v1"' });
       if (kind === "stall-after") return serveFile(dir, file, req.headers.range, res, sent, { stallAfter: Number(n) });
+      if (kind === "reset-at" || kind === "reset-after") {
+        const reset = kind === "reset-at" ? nth === Number(n) : nth > Number(n);
+        return serveFile(dir, file, req.headers.range, res, sent, reset ? { resetAfter: 4096 } : {});
+      }
       if (nth > Number(n)) return void res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
       return serveFile(dir, file, req.headers.range, res, sent);
     }
@@ -83,7 +92,7 @@ export function staticHandler(
   };
 }
 
-type Quirks = { ranges?: boolean; etag?: string; stallAfter?: number };
+type Quirks = { ranges?: boolean; etag?: string; stallAfter?: number; resetAfter?: number };
 
 function serveFile(
   dir: string,
@@ -123,10 +132,13 @@ function serveFile(
     });
   } else res.writeHead(200, { "content-length": size, ...validators });
   if (size === 0) return void res.end();
-  const last = quirks.stallAfter === undefined ? end : Math.min(end, start + quirks.stallAfter - 1);
+  const cutAfter = quirks.stallAfter ?? quirks.resetAfter;
+  const last = cutAfter === undefined ? end : Math.min(end, start + cutAfter - 1);
   const body = createReadStream(path, { start, end: last });
   body.on("data", (c) => (sent.bytes += c.length));
   // A stalling origin sends its bytes, then holds the connection open without another.
-  body.pipe(res, { end: quirks.stallAfter === undefined });
+  body.pipe(res, { end: quirks.stallAfter === undefined && quirks.resetAfter === undefined });
+  // A resetting one sends its bytes, then drops the connection (the reader sees ECONNRESET mid-body).
+  if (quirks.resetAfter !== undefined) body.on("end", () => res.socket?.resetAndDestroy());
   res.on("close", () => body.destroy());
 }
