@@ -187,7 +187,9 @@ export function createInputOrigin(
         if (isStream(from)) window = Math.min(window * 2, MAX_WINDOW_BYTES);
       };
       // A read the network broke (a reset mid-body, a refused connection) is asked again from where it broke,
-      // as a robust reader does, up to MAX_READ_RETRIES times a read; each answer is checked as the first was.
+      // as a robust reader does, up to MAX_READ_RETRIES times in a row (a window read whole starts the count
+      // again: a long read of a flaky origin is not failed by breaks far apart); each answer is checked as the
+      // first was.
       const askAgain = async (err: unknown, from: number) => {
         const ours = abandoned.aborted || opts.canceled.aborted || Date.now() >= opts.deadline - DEADLINE_SLACK_MS;
         if (ours || retries >= MAX_READ_RETRIES || !isBrokenRead(err)) throw failure(err);
@@ -230,6 +232,7 @@ export function createInputOrigin(
             await askAgain(err, at);
             continue;
           }
+          retries = 0;
           if (next === null && after <= last) ask(after);
         }
       } finally {
@@ -249,7 +252,7 @@ export function createInputOrigin(
   return origin;
 }
 
-/** Times a read may be asked again after the network broke it; the pause before each grows by this. */
+/** Times in a row a read may be asked again after the network broke it; the pause before each grows by this. */
 const MAX_READ_RETRIES = 3;
 const READ_RETRY_DELAY_MS = 200;
 
