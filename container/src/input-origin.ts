@@ -74,7 +74,8 @@ export function createInputOrigin(
   let quickestAnswerMs = Infinity;
   const { name } = input;
 
-  const failure = (err: unknown): JobEnded => {
+  const failure = (broken: unknown): JobEnded => {
+    const err = broken instanceof BrokenRead ? broken.cause : broken;
     if (err instanceof JobEnded) return err;
     if (opts.canceled.aborted) return ended("CANCELED", "The job was canceled");
     // The deadline's own timer may fire a moment before the runner's kill: near it, a broken read is the deadline's.
@@ -104,7 +105,7 @@ export function createInputOrigin(
     } catch (err) {
       // A connection reset or refused is the network's: a read may ask again. A refusal by policy, or an end
       // of the job's own (cancel, deadline), is not.
-      if (!(err instanceof FetchFailure) && !signal.aborted) throw new BrokenRead(err);
+      if (!signal.aborted && (!(err instanceof FetchFailure) || err.kind === "network")) throw new BrokenRead(err);
       throw failure(err);
     }
   };
@@ -155,7 +156,10 @@ export function createInputOrigin(
     failure,
     async open() {
       const asked = { start: 0, end: FIRST_WINDOW_BYTES - 1 };
-      const res = await request(asked, opts.canceled);
+      // The open is not asked again: a job whose origin fails its first answer fails at once.
+      const res = await request(asked, opts.canceled).catch((err) => {
+        throw failure(err);
+      });
       const verdict = checkOrigin(null, res, asked, opts.maxInputBytes);
       if (verdict.kind === "serve") {
         facts = verdict.facts;

@@ -121,6 +121,16 @@ describe("streamed inputs (real sandboxed ffmpeg, ranges from a loopback origin)
     expect(again.length, JSON.stringify(starts)).toBeGreaterThanOrEqual(1);
   });
 
+  it("asks a read again whose connection was reset before any answer (a dropped keep-alive connection)", async () => {
+    const done = await run({
+      args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"],
+      inputs: [at("/drop-at/2/long.mp4")],
+      outputs: [output("out", "frame.png", "image/png")],
+    });
+    expect(done, done.errorMessage ?? "").toMatchObject({ status: "completed" });
+    expect(h.media.requests.filter((r) => r.startsWith("/drop-at/2/long.mp4")).length).toBeGreaterThanOrEqual(3);
+  });
+
   it("fails INPUT_FETCH_FAILED, naming the input, when the network breaks every read: a few retries, no more", async () => {
     const done = await run({
       args: ["-ss", "60", "-i", "{{in}}", "-frames:v", "1", "{{out}}"],

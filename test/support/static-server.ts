@@ -10,7 +10,7 @@ import { join, normalize } from "node:path";
  * new ETag from request n+1), /stall-after/<bytes>/<file> (each answer stops after that many bytes
  * and hangs), /redirect-after/<n>/<file>?to= (redirects from request n+1), /reset-at/<n>/<file> (request n
  * cut by a connection reset after 4 KiB of its body), /reset-after/<n>/<file> (every request from n+1 cut
- * so). `requests` lists every
+ * so), /drop-at/<n>/<file> (request n's connection reset before any answer). `requests` lists every
  * path (and range) asked for; `sentBytes` counts body bytes written.
  */
 export async function startStaticServer(
@@ -51,7 +51,7 @@ export function staticHandler(
     const nth = (seen.get(url.pathname) ?? 0) + 1;
     seen.set(url.pathname, nth);
     const odd =
-      /^\/(noranges|changes-after|stall-after|redirect-after|reset-at|reset-after)(?:\/(\d{1,12}))?(\/.+)$/.exec(
+      /^\/(noranges|changes-after|stall-after|redirect-after|reset-at|reset-after|drop-at)(?:\/(\d{1,12}))?(\/.+)$/.exec(
         url.pathname,
       );
     if (odd) {
@@ -60,6 +60,8 @@ export function staticHandler(
       if (kind === "changes-after")
         return serveFile(dir, file, req.headers.range, res, sent, { etag: nth > Number(n) ? '"v2"' : '"v1"' });
       if (kind === "stall-after") return serveFile(dir, file, req.headers.range, res, sent, { stallAfter: Number(n) });
+      if (kind === "drop-at" && nth === Number(n)) return void req.socket.resetAndDestroy();
+      if (kind === "drop-at") return serveFile(dir, file, req.headers.range, res, sent);
       if (kind === "reset-at" || kind === "reset-after") {
         const reset = kind === "reset-at" ? nth === Number(n) : nth > Number(n);
         return serveFile(dir, file, req.headers.range, res, sent, reset ? { resetAfter: 4096 } : {});
