@@ -4,7 +4,7 @@ import { createServices } from "../../src/services.ts";
 import { createRunnerClient } from "../../src/runner/runner-client.ts";
 import { tickSplitJob } from "../../src/jobs/split/tick-split-job.ts";
 import { getJob } from "../../src/jobs/store/job-store.ts";
-import { listTasks } from "../../src/jobs/split/task-store.ts";
+import { claimTask, listTasks } from "../../src/jobs/split/task-store.ts";
 import { MAX_SPLIT_SEGMENTS } from "../../src/jobs/split/split-tasks.ts";
 import type { SplitFacts } from "../../src/jobs/split/split-facts.ts";
 import type { BudgetedD1 } from "../../src/storage/d1-query-budget.ts";
@@ -236,6 +236,20 @@ describe("a segment's seams report", () => {
     }
     // An unclosed quote is one ffmpeg's -vf takes (one run of it completes).
     expect(eligible).toContain("drawbox=c='red");
+  });
+});
+
+describe("a task's claim", () => {
+  it("takes a pending task only while its job runs: a tick racing a cancel starts nothing the cancel would leave running", async () => {
+    const id = await plannedSplitJob(accountId, { segmentSeconds: 5, maxWorkers: 4 });
+    const [first, second] = (await listTasks(env.DB, id)).filter((t) => t.status === "pending");
+    expect(await claimTask(env.DB, id, first, crypto.randomUUID(), new Date().toISOString())).toBe(true);
+    await env.DB.prepare("UPDATE jobs SET status = 'canceled', finished_at = ?2 WHERE id = ?1")
+      .bind(id, new Date().toISOString())
+      .run();
+    expect(await claimTask(env.DB, id, second, crypto.randomUUID(), new Date().toISOString())).toBe(false);
+    const after = await listTasks(env.DB, id);
+    expect(after.find((t) => t.name === second.name)!.status).toBe("pending");
   });
 });
 

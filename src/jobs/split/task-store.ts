@@ -55,7 +55,11 @@ async function changed(statement: D1PreparedStatement): Promise<boolean> {
   return (await statement.run()).meta.changes === 1;
 }
 
-/** pending → running as attempt `attempts + 1` under a fresh runner id. */
+/**
+ * pending → running as attempt `attempts + 1` under a fresh runner id, while its job runs: a tick that
+ * hands out tasks as a cancel ends the job (its tasks listed before this claim) starts none it would leave
+ * running.
+ */
 export function claimTask(
   db: D1Database,
   jobId: string,
@@ -66,7 +70,9 @@ export function claimTask(
   return changed(
     db
       .prepare(
-        "UPDATE job_tasks SET status = 'running', runner_id = ?3, attempts = attempts + 1, started_at = ?5 WHERE job_id = ?1 AND name = ?2 AND status = 'pending' AND attempts = ?4",
+        `UPDATE job_tasks SET status = 'running', runner_id = ?3, attempts = attempts + 1, started_at = ?5
+         WHERE job_id = ?1 AND name = ?2 AND status = 'pending' AND attempts = ?4
+           AND EXISTS (SELECT 1 FROM jobs WHERE id = ?1 AND status = 'running')`,
       )
       .bind(jobId, task.name, runnerId, task.attempts, now),
   );
