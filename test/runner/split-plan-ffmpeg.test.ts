@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobSpec } from "../../src/jobs/request/job-request.ts";
 import { splitShape } from "../../src/jobs/split/split-eligibility.ts";
 import { splitFactsOf } from "../../src/jobs/split/split-facts.ts";
-import { expectedFrames, planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
+import { planSplitTasks } from "../../src/jobs/split/split-tasks.ts";
+import { expectedFrames } from "../../src/jobs/split/segment-frames.ts";
 import { evaluateChecks } from "../../src/jobs/checks/evaluate-checks.ts";
 import {
   joinSeams as joinSeamsOf,

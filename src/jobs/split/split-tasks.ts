@@ -2,7 +2,8 @@ import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { SplitShape } from "./split-eligibility.ts";
 import type { JobTask, PlannedTask, SplitTaskParams } from "./split-task.ts";
 import { hasVariableFrameRate, videoLengthSeconds, type SplitFacts } from "./split-facts.ts";
-import { constantRateOf, planSegments, type SplitSegment } from "./split-plan.ts";
+import { expectedFrames, frameCountOf } from "./segment-frames.ts";
+import { constantRateOf, planSegments } from "./split-plan.ts";
 import { sceneWindowSeconds, type CutScan } from "./scene-cuts.ts";
 import { cutFromScan, placeCuts } from "./place-cuts.ts";
 
@@ -150,35 +151,6 @@ export function cappedSegmentSeconds(
   };
 }
 
-/**
- * The slot of the constant grid `num/den` that ffmpeg's `fps` and `trim` put a time in, given as the commands
- * give it (to the microsecond, split-plan.ts): microseconds rescaled to the grid, rounded half away from 0.
- */
-export function slotOf(seconds: number, num: number, den: number): number {
-  const us = BigInt(Math.round(seconds * 1e6));
-  const scaled = us * BigInt(num);
-  const unit = BigInt(den) * 1_000_000n;
-  const half = unit / 2n;
-  return Number(us >= 0n ? (scaled + half) / unit : -((-scaled + half) / unit));
-}
-
-/**
- * The frames a segment writes at the input's frame rate. On a constant grid (`fps` before `trim`, both
- * rounding a time to its nearest slot) exactly the slots from its start's to its end's; the last runs to
- * the video's end, which one run may round a frame either way.
- */
-export function expectedFrames(
-  segment: SplitSegment,
-  video: NonNullable<SplitFacts["video"]>,
-  lengthSeconds: number,
-): number | null {
-  const [num, den] = video.frameRate.split("/").map(Number);
-  if (!num || !den) return null;
-  const slot = (seconds: number) => slotOf(seconds, num, den);
-  const end = segment.endSeconds ?? video.startSeconds + lengthSeconds;
-  return Math.max(1, slot(end) - slot(segment.startSeconds));
-}
-
 /** Describes a task for a job's error message: `segment 3 (60.0-80.0 s)`. */
 export function describeTask(name: string, params: SplitTaskParams): string {
   if (params.kind === "segment") {
@@ -205,17 +177,6 @@ export function segmentsToJoin(tasks: JobTask[]): JobTask[] {
   return tasks.filter(
     (t) => t.params.kind === "segment" && t.status === "completed" && (t.result?.outputs.length ?? 0) > 0,
   );
-}
-
-/**
- * The frame count a segment's work file is checked for (its runner counts its packets), on a constant grid
- * where each writes exactly the slots of its span (the first fills the slots before its first decodable
- * frame, as one run does): all but the last exactly; the last within a frame of the video's end, or at
- * most that when the end was not measured (a header may claim more).
- */
-function frameCountOf(frames: number, last: boolean, facts: SplitFacts): { min?: number; max: number } {
-  if (!last) return { min: frames, max: frames };
-  return facts.videoEndSeconds != null ? { min: frames - 1, max: frames + 1 } : { max: frames + 1 };
 }
 
 /**
