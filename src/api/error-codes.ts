@@ -59,6 +59,8 @@ export const JOB_ERRORS = {
   INPUT_UNREADABLE: "A preset job's input is not media ffprobe can read, so the preset cannot plan its command.",
   INPUT_HAS_NO_VIDEO: "The preset makes pictures and an input has no video stream (cover art is not one).",
   INPUT_HAS_NO_AUDIO: "The preset works on sound and an input has no audio stream.",
+  INPUT_COLOUR_UNSUPPORTED:
+    "The preset would convert an input's colour and cannot: Dolby Vision without an HDR10 or HLG base layer (profile 5).",
   SPLIT_PLAN_FAILED:
     "A split encode could not be planned from what its input's probe read; it fails once, not charged.",
   PROCESS_FAILED: "ffmpeg/ffprobe exited with a non-zero code; see stderrTail in the result.",

@@ -1,3 +1,5 @@
+import { hdrFactsOf, type HdrFacts } from "./colour-facts.ts";
+
 /**
  * What a preset needs to know about an input before it plans its command: read from the
  * runner's ffprobe of the file. Zod-free and dependency-free: the runner imports it.
@@ -16,6 +18,8 @@ export type VideoFacts = {
   fullRange: boolean;
   /** Pixel aspect (sample aspect ratio) as displayed; 1 for square pixels. */
   pixelAspect: number;
+  /** How an HDR picture codes its light (PQ or HLG); null for SDR. */
+  hdr: HdrFacts | null;
 };
 
 export type AudioFacts = { codec: string; sampleRate: number; channels: number };
@@ -47,6 +51,7 @@ export const TYPICAL_INPUT: MediaFacts = {
     frameRate: 30,
     fullRange: false,
     pixelAspect: 1,
+    hdr: null,
   },
   audio: { codec: "aac", sampleRate: 48000, channels: 2 },
   durationSeconds: null,
@@ -109,6 +114,7 @@ export function mediaFactsOf(probe: Probe): MediaFacts | null {
       frameRate: rate(v.avg_frame_rate) ?? rate(v.r_frame_rate),
       fullRange: v.color_range === "pc" || pixFmt.startsWith("yuvj"),
       pixelAspect: rotation % 180 ? 1 / aspect(v.sample_aspect_ratio) : aspect(v.sample_aspect_ratio),
+      hdr: hdrFactsOf(v),
     };
   }
   const audio = a

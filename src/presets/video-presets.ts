@@ -8,6 +8,10 @@ const seconds = z
   .max(24 * 3600);
 const height = z.number().int().min(16).max(4320);
 
+/** What every preset making an SDR picture says of HDR inputs (src/presets/recipes/tone-map.ts). */
+export const HDR_TO_SDR =
+  "An HDR input (PQ/HDR10 or HLG, BT.2020, with or without Dolby Vision side data) is tone-mapped to BT.709 SDR (zscale to linear light, tonemap=mobius) and tagged BT.709";
+
 export const probePreset = definePreset({
   name: "probe",
   description: "ffprobe's JSON of the input's format and streams (in the result's `probe`).",
@@ -35,8 +39,7 @@ export const thumbnailPreset = definePreset({
       message: "give `at` (seconds) or `percent`, not both",
     }),
   outputs: { thumbnail: { fileName: "thumbnail.jpg", contentType: "image/jpeg", kind: "file" } },
-  policy:
-    "Needs a video stream (cover art is not one): INPUT_HAS_NO_VIDEO otherwise. Upright whatever the rotation, deinterlaced when interlaced, square pixels at the picture's display aspect. A time past the end is taken as the middle; `percent` is of the input's own length. Inputs without a seek index (MPEG-TS) are sought to 5 s before and decoded the rest of the way, so a frame is found between key frames.",
+  policy: `Needs a video stream (cover art is not one): INPUT_HAS_NO_VIDEO otherwise. Upright whatever the rotation, deinterlaced when interlaced, square pixels at the picture's display aspect. ${HDR_TO_SDR}. A time past the end is taken as the middle; \`percent\` is of the input's own length. Inputs without a seek index (MPEG-TS) are sought to 5 s before and decoded the rest of the way, so a frame is found between key frames.`,
 });
 
 export const contactSheetPreset = definePreset({
@@ -53,8 +56,7 @@ export const contactSheetPreset = definePreset({
     })
     .strict(),
   outputs: { sheet: { fileName: "sheet.jpg", contentType: "image/jpeg", kind: "file" } },
-  policy:
-    "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, tiles at the picture's display aspect.",
+  policy: `Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, tiles at the picture's display aspect. ${HDR_TO_SDR}.`,
 });
 
 /**
@@ -99,8 +101,7 @@ export const webMp4Preset = definePreset({
       }),
     },
   },
-  policy:
-    "Needs a video stream (INPUT_HAS_NO_VIDEO: an audio file belongs in audio-aac). H.264 High, 8-bit 4:2:0 limited range, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced; the frame rate is the input's. The first audio track as AAC 128 kb/s, at most stereo, at the input's rate when standard else 48 kHz; no audio track when the input has none.",
+  policy: `Needs a video stream (INPUT_HAS_NO_VIDEO: an audio file belongs in audio-aac). H.264 High, 8-bit 4:2:0 limited range, square pixels, even dimensions, at most \`height\` lines (never upscaled), upright, deinterlaced when interlaced; the frame rate is the input's. ${HDR_TO_SDR}: H.264 8-bit holds no HDR that browsers show (webm's \`hdr: "keep"\` does). The first audio track as AAC 128 kb/s, at most stereo, at the input's rate when standard else 48 kHz; no audio track when the input has none.`,
 });
 
 export const webmPreset = definePreset({
@@ -108,17 +109,26 @@ export const webmPreset = definePreset({
   description: "VP9/Opus WebM: at most `height` lines, quality `crf` (constant quality).",
   binary: "ffmpeg",
   inputs: ["video"],
-  params: z.object({ height: height.default(720), crf: z.number().int().min(0).max(63).default(33) }).strict(),
+  params: z
+    .object({
+      height: height.default(720),
+      crf: z.number().int().min(0).max(63).default(33),
+      hdr: z.enum(["sdr", "keep"]).default("sdr"),
+    })
+    .strict(),
   outputs: {
     webm: {
       fileName: "video.webm",
       contentType: "video/webm",
       kind: "file",
-      checks: (_, out) => ({ ...playsAsTheInput("video", out.split), pixelFormat: "yuv420p" }),
+      // hdr "keep": 10-bit for an HDR input, 8-bit for an SDR one, so no one pixel format is promised.
+      checks: (p, out) => ({
+        ...playsAsTheInput("video", out.split),
+        ...(p.hdr === "keep" ? {} : { pixelFormat: "yuv420p" }),
+      }),
     },
   },
-  policy:
-    "Needs a video stream (INPUT_HAS_NO_VIDEO). VP9 8-bit 4:2:0, square pixels, even dimensions, at most `height` lines (never upscaled), upright, deinterlaced when interlaced. The first audio track as Opus 96 kb/s 48 kHz, at most stereo; none when the input has none.",
+  policy: `Needs a video stream (INPUT_HAS_NO_VIDEO). VP9 8-bit 4:2:0, square pixels, even dimensions, at most \`height\` lines (never upscaled), upright, deinterlaced when interlaced. ${HDR_TO_SDR} by default; with \`hdr: "keep"\` it stays HDR as VP9 profile 2, 10-bit 4:2:0, tagged with its own transfer (PQ or HLG) and BT.2020, which Chrome, Edge and Firefox show as HDR: its mastering and content-light metadata are not carried (ffmpeg 5.1 does not hand them to the WebM muxer), so players assume 1000 nits; a Dolby Vision record is dropped (WebM holds none) and its HDR10 or HLG base layer kept. An SDR input stays 8-bit SDR. The first audio track as Opus 96 kb/s 48 kHz, at most stereo; none when the input has none.`,
 });
 
 export const gifPreset = definePreset({
@@ -143,8 +153,7 @@ export const gifPreset = definePreset({
       checks: () => ({ streams: ["video"], fullDecode: true }),
     },
   },
-  policy:
-    "Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, square pixels; a start past the end writes no frame and the job fails with OUTPUT_EMPTY.",
+  policy: `Needs a video stream (INPUT_HAS_NO_VIDEO). Upright, deinterlaced when interlaced, square pixels. ${HDR_TO_SDR}. A start past the end writes no frame and the job fails with OUTPUT_EMPTY.`,
 });
 
 export const trimPreset = definePreset({
@@ -179,8 +188,7 @@ export const watermarkPreset = definePreset({
     })
     .strict(),
   outputs: { watermarked: { fileName: "watermarked.mp4", contentType: "video/mp4", kind: "file" } },
-  policy:
-    "Both inputs need a picture (INPUT_HAS_NO_VIDEO). H.264 8-bit 4:2:0, square pixels, even dimensions, upright, deinterlaced; as long as the video whatever the logo's length. The first audio track copied when MP4 holds it, else AAC.",
+  policy: `Both inputs need a picture (INPUT_HAS_NO_VIDEO). H.264 8-bit 4:2:0, square pixels, even dimensions, upright, deinterlaced. ${HDR_TO_SDR}. As long as the video whatever the logo's length. The first audio track copied when MP4 holds it, else AAC.`,
 });
 
 export const concatPreset = definePreset({
@@ -190,6 +198,5 @@ export const concatPreset = definePreset({
   inputs: "list",
   params: z.object({}).strict(),
   outputs: { joined: { fileName: "joined.mp4", contentType: "video/mp4", kind: "file" } },
-  policy:
-    "Every input needs video or audio. Each is made alike before joining: the first video input's size (others fitted inside, letterboxed) and frame rate (at most 60), square pixels, 8-bit 4:2:0, upright, deinterlaced, timestamps from zero; audio 48 kHz stereo. An input without video shows black for its length, one without audio is silent; with no video (or audio) in any input the output has none.",
+  policy: `Every input needs video or audio. Each is made alike before joining: the first video input's size (others fitted inside, letterboxed) and frame rate (at most 60), square pixels, 8-bit 4:2:0 SDR, upright, deinterlaced, timestamps from zero; audio 48 kHz stereo. ${HDR_TO_SDR}. An input without video shows black for its length, one without audio is silent; with no video (or audio) in any input the output has none.`,
 });

@@ -16,7 +16,8 @@ import {
   videoOf,
   type InputShape,
 } from "../support/preset-expectations.ts";
-import { variedMedia } from "../support/varied-media.ts";
+import { SDR_REFERENCE, variedMedia } from "../support/varied-media.ts";
+import { pictureStats, problemsWithSdrPicture, type PictureStats } from "../support/sdr-picture.ts";
 import { jobRequest } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
@@ -39,9 +40,16 @@ type Check = (o: {
   shapes: InputShape[];
 }) => string[];
 type PresetCase = {
+  /** The preset, where the case's name is not it (a second case of one preset, with other parameters). */
+  preset?: string;
   params?: Record<string, unknown>;
   needs: "video" | "audio" | "either";
   check: Check;
+  /**
+   * What it makes of an HDR input's picture: `sdr`, that output looks like an SDR rendering of the same
+   * pictures (`tagged`: and says BT.709, where the format has colour tags); `kept`, it stays as HDR.
+   */
+  hdr?: { sdr: string; tagged: boolean } | { kept: string };
   inputs?: (file: string) => Record<string, string> | string[];
 };
 
@@ -91,13 +99,42 @@ const PRESETS: Record<string, PresetCase> = {
     needs: "either",
     check: ({ outcome }) => (JSON.parse(outcome.stdout).streams?.length ? [] : ["no streams in the probe"]),
   },
-  thumbnail: { params: { percent: 50 }, needs: "video", check: still("thumbnail", 320) },
-  "contact-sheet": { params: { columns: 2, rows: 2, everyFrames: 10 }, needs: "video", check: still("sheet", 480) },
-  "web-mp4": { params: { height: 360 }, needs: "video", check: webVideo("h264", "aac", "mp4") },
-  webm: { params: { height: 360 }, needs: "video", check: webVideo("vp9", "opus", "webm") },
+  thumbnail: {
+    params: { percent: 50 },
+    needs: "video",
+    check: still("thumbnail", 320),
+    hdr: { sdr: "thumbnail", tagged: false },
+  },
+  "contact-sheet": {
+    params: { columns: 2, rows: 2, everyFrames: 10 },
+    needs: "video",
+    check: still("sheet", 480),
+    hdr: { sdr: "sheet", tagged: false },
+  },
+  "web-mp4": {
+    params: { height: 360 },
+    needs: "video",
+    check: webVideo("h264", "aac", "mp4"),
+    hdr: { sdr: "mp4", tagged: true },
+  },
+  webm: {
+    params: { height: 360 },
+    needs: "video",
+    check: webVideo("vp9", "opus", "webm"),
+    hdr: { sdr: "webm", tagged: true },
+  },
+  "webm (hdr: keep)": {
+    preset: "webm",
+    params: { height: 360, hdr: "keep" },
+    needs: "video",
+    // As webm's, but an HDR input's picture stays 10-bit (hdrProblems checks it is).
+    check: (o) => webVideo("vp9", "opus", "webm")(o).filter((p) => !/^pixel format yuv420p10le/.test(p)),
+    hdr: { kept: "webm" },
+  },
   gif: {
     params: { duration: 1, width: 160 },
     needs: "video",
+    hdr: { sdr: "gif", tagged: false },
     check: (o) => [
       ...still("gif", 160)(o),
       ...problemsWithDuration(probeOf(o.files, "gif"), Math.min(1, o.shape.durationSeconds), 0.2),
@@ -106,6 +143,7 @@ const PRESETS: Record<string, PresetCase> = {
   trim: {
     params: { start: 0.5, duration: 1 },
     needs: "either",
+    hdr: { kept: "clip" },
     check: ({ files, shape }) => {
       const p = probeOf(files, "clip");
       const d = Number(p.format.duration);
@@ -119,6 +157,7 @@ const PRESETS: Record<string, PresetCase> = {
   },
   watermark: {
     needs: "video",
+    hdr: { sdr: "watermarked", tagged: true },
     inputs: (file) => ({ video: file, logo }),
     check: ({ files, shape }) => {
       const p = probeOf(files, "watermarked");
@@ -131,6 +170,7 @@ const PRESETS: Record<string, PresetCase> = {
   },
   concat: {
     needs: "either",
+    hdr: { sdr: "joined", tagged: true },
     inputs: (file) => [file, "h264-moov-at-end.mp4"],
     check: ({ files, shapes }) => {
       const p = probeOf(files, "joined");
@@ -156,6 +196,7 @@ const PRESETS: Record<string, PresetCase> = {
   "audio-opus": { needs: "audio", check: audioOnly("audio", "opus", 8) },
   loudnorm: {
     needs: "audio",
+    hdr: { kept: "normalized" },
     check: ({ files, shape }) => {
       const p = probeOf(files, "normalized");
       return [
@@ -176,6 +217,7 @@ const PRESETS: Record<string, PresetCase> = {
   "hls-ladder": {
     params: { renditions: [144, 240, 720], segmentSeconds: 1 },
     needs: "video",
+    hdr: { sdr: "hls/stream_0.m3u8", tagged: true },
     check: ({ files, shape }) => {
       const variants = [...files.keys()].filter((k) => /^hls\/stream_\d+\.m3u8$/.test(k));
       if (!variants.length) return ["no variant playlists"];
@@ -190,6 +232,27 @@ const PRESETS: Record<string, PresetCase> = {
     },
   },
 };
+
+let reference: PictureStats | null = null;
+/** An HDR kind's output: an SDR picture like the one it was made from, or HDR kept with its Dolby Vision record. */
+function hdrProblems(want: NonNullable<PresetCase["hdr"]>, files: Map<string, string>, file: string): string[] {
+  if ("sdr" in want) {
+    reference ??= pictureStats(join(dir, SDR_REFERENCE));
+    return problemsWithSdrPicture(files.get(want.sdr)!, reference, want.tagged);
+  }
+  const before = videoOf(ffprobeJson(join(dir, file)));
+  const after = videoOf(probeOf(files, want.kept));
+  const tenBit =
+    after?.codec_name === "vp9" && after?.pix_fmt !== "yuv420p10le" ? [`pixel format ${after?.pix_fmt}`] : [];
+  const dolby = (s: typeof before) => s?.side_data_list?.find((d: { dv_profile?: number }) => d.dv_profile)?.dv_profile;
+  return [
+    ...(after?.color_transfer !== before?.color_transfer ? [`transfer ${after?.color_transfer}, not kept`] : []),
+    ...(after?.codec_name !== "vp9" && dolby(after) !== dolby(before)
+      ? [`Dolby Vision profile ${dolby(after)}, not kept`]
+      : []),
+    ...tenBit,
+  ];
+}
 
 /** The slice: the awkward kinds, a different one for each preset, so every kind is met. */
 const KINDS = Object.keys(media);
@@ -212,6 +275,9 @@ function slice(k: number): string[] {
     "tiny-16x16.mp4",
     "av1.mkv",
     "vp9-opus.webm",
+    "hdr10-pq.mp4",
+    "hlg.mp4",
+    "dolby-vision-8.4.mp4",
   ];
   const chosen = [awkward[k % awkward.length], awkward[(k + 5) % awkward.length]];
   return MATRIX === "rest" ? KINDS.filter((kind) => !chosen.includes(kind)) : chosen;
@@ -278,13 +344,13 @@ describe(`every preset on the kinds of media people send (${FULL ? "full matrix"
       const kind = media[file];
       const lacks = c.needs === "video" ? !kind.video : c.needs === "audio" ? !kind.audio : !kind.video && !kind.audio;
       it(`${preset} on ${file} (${kind.what})${lacks ? `: refused, no ${c.needs}` : ""}`, async () => {
-        const { outcome, files, shapes } = await runPreset(preset, c, file);
+        const { outcome, files, shapes } = await runPreset(c.preset ?? preset, c, file);
         if (lacks) {
           expect(outcome, JSON.stringify(outcome)).toMatchObject({
             status: "failed",
             errorCode: c.needs === "audio" ? "INPUT_HAS_NO_AUDIO" : "INPUT_HAS_NO_VIDEO",
           });
-          expect(outcome.errorMessage).toContain(`Preset ${preset}`);
+          expect(outcome.errorMessage).toContain(`Preset ${c.preset ?? preset}`);
           expect(outcome.runtimeMs).toBe(0);
           return;
         }
@@ -294,6 +360,7 @@ describe(`every preset on the kinds of media people send (${FULL ? "full matrix"
         ).toBe("completed");
         if (preset !== "probe") expect(outcome.plannedArgs?.length).toBeGreaterThan(0);
         expect(c.check({ outcome, files, shape: shapes[0], shapes }), outcome.plannedArgs?.join(" ")).toEqual([]);
+        if (kind.hdr && c.hdr) expect(hdrProblems(c.hdr, files, kind.file), outcome.plannedArgs?.join(" ")).toEqual([]);
       }, 180_000);
     }
   }

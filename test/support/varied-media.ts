@@ -2,13 +2,24 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { addDolbyVisionRecord } from "./dolby-vision-box.ts";
 
 /**
  * The kinds of files people send, made with the host's ffmpeg: short (2 s) and small, so
  * every preset can run on every one of them in the tests. Each entry says what makes it awkward.
  * Cached per machine under the tmp dir; a new kind or a changed recipe gets a new file name.
  */
-export type VariedMedia = { file: string; what: string; video: boolean; audio: boolean };
+export type VariedMedia = {
+  file: string;
+  what: string;
+  video: boolean;
+  audio: boolean;
+  /** An HDR picture: made from SDR_REFERENCE's pictures, so its SDR outputs compare with that file. */
+  hdr?: "pq" | "hlg";
+};
+
+/** The SDR rendering the HDR kinds were made from (the same pictures, BT.709), for test/support/sdr-picture.ts. */
+export const SDR_REFERENCE = "sdr-reference.mp4";
 
 const SECONDS = 2;
 const picture = (size: string, rate = 25) => [
@@ -25,8 +36,45 @@ const tone = (rate = 48000, layout = "stereo") => [
 ];
 const x264 = ["-c:v", "libx264", "-preset", "ultrafast"];
 
+/**
+ * HDR made the way it is mastered from SDR pictures (BT.2408): SDR's white at 203 nits, in linear light,
+ * then BT.2020 primaries and the PQ or HLG signal, HEVC Main 10 as phones and cameras record it. HDR10
+ * carries its mastering display (P3 primaries, 1000 nits) and content light levels in every keyframe.
+ */
+function hdrPicture(transfer: "smpte2084" | "arib-std-b67"): string[] {
+  const toHdr = [
+    "format=yuv420p",
+    "zscale=tin=bt709:min=bt709:pin=bt709:rin=limited:t=linear:npl=203:p=bt709",
+    "format=gbrpf32le",
+    `zscale=p=bt2020:t=${transfer}:m=bt2020nc:r=limited:npl=203`,
+    "format=yuv420p10le",
+  ].join(",");
+  const x265 = [
+    "log-level=error",
+    "colorprim=bt2020",
+    `transfer=${transfer}`,
+    "colormatrix=bt2020nc",
+    ...(transfer === "smpte2084"
+      ? [
+          "hdr10=1",
+          "repeat-headers=1",
+          "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)",
+          "max-cll=1000,400",
+        ]
+      : []),
+  ].join(":");
+  return [...picture("320x240"), ...tone(), "-vf", toHdr, "-c:v", "libx265", "-preset", "ultrafast"].concat([
+    "-x265-params",
+    x265,
+    "-tag:v",
+    "hvc1",
+    "-c:a",
+    "aac",
+  ]);
+}
+
 /** file name → how ffmpeg makes it, what it is, and which streams it has. */
-const RECIPES: Record<string, { what: string; video: boolean; audio: boolean; args: string[] }> = {
+const RECIPES: Record<string, { what: string; video: boolean; audio: boolean; hdr?: "pq" | "hlg"; args: string[] }> = {
   "h264-moov-at-end.mp4": {
     what: "H.264/AAC with the index at the end, as cameras write it",
     video: true,
@@ -178,6 +226,27 @@ const RECIPES: Record<string, { what: string; video: boolean; audio: boolean; ar
     args: [...picture("16x16"), ...tone(), ...x264, "-pix_fmt", "yuv420p", "-c:a", "aac"],
   },
   "surround-96k.wav": { what: "5.1 PCM at 96 kHz", video: false, audio: true, args: [...tone(96000, "5.1")] },
+  "hdr10-pq.mp4": {
+    what: "HDR10: HEVC Main 10, PQ, BT.2020, mastering display and content light metadata",
+    video: true,
+    audio: true,
+    hdr: "pq",
+    args: hdrPicture("smpte2084"),
+  },
+  "hlg.mp4": {
+    what: "HLG: HEVC Main 10, BT.2020, as phones record it",
+    video: true,
+    audio: true,
+    hdr: "hlg",
+    args: hdrPicture("arib-std-b67"),
+  },
+  "dolby-vision-8.4.mp4": {
+    what: "Dolby Vision profile 8.4 (an HLG base layer), tagged as an iPhone's",
+    video: true,
+    audio: true,
+    hdr: "hlg",
+    args: hdrPicture("arib-std-b67"),
+  },
   "silent-ntsc.mov": {
     what: "29.97 frames a second, anamorphic (SAR 32:27), no audio",
     video: true,
@@ -194,8 +263,11 @@ export function variedMedia(): { dir: string; media: Record<string, VariedMedia>
   for (const [file, r] of Object.entries(RECIPES)) {
     const path = join(dir, file);
     if (!existsSync(path)) makeOne(dir, file, r.args);
-    media[file] = { file, what: r.what, video: r.video, audio: r.audio };
+    media[file] = { file, what: r.what, video: r.video, audio: r.audio, ...(r.hdr ? { hdr: r.hdr } : {}) };
   }
+  // Not a kind of input: the SDR pictures the HDR kinds were made from.
+  if (!existsSync(join(dir, SDR_REFERENCE)))
+    makeOne(dir, SDR_REFERENCE, [...picture("320x240"), ...x264, "-pix_fmt", "yuv420p", "-qp", "0"]);
   // Not a kind of input: the watermark preset's second input.
   const logo = "logo.png";
   if (!existsSync(join(dir, logo)))
@@ -278,6 +350,9 @@ function makeOne(dir: string, file: string, args: string[]) {
       ],
       tmp,
     );
+  } else if (file === "dolby-vision-8.4.mp4") {
+    ff([...args, "-f", "mp4"], tmp);
+    addDolbyVisionRecord(tmp, { profile: 8, level: 4, compatibility: 4 });
   } else if (file === "phone-rotated-odd.mp4") {
     // ffmpeg 5.1 writes the rotation (a display matrix) only when it copies streams.
     const upright = join(dir, ".upright.mp4");

@@ -69,6 +69,7 @@ export const ALLOWED_FILTERS = [
   "colortemperature",
   "colorspace",
   "zscale",
+  "tonemap",
   "lut",
   "lutrgb",
   "lutyuv",

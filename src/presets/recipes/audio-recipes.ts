@@ -1,5 +1,5 @@
 import { needAudio, planned, type Plan, type RecipeContext } from "./recipe.ts";
-import { audioEncoding, canCopy, webPictureFilters } from "./stream-rules.ts";
+import { audioEncoding, canCopy, keepCopiedVideo, webPictureFilters } from "./stream-rules.ts";
 
 type AudioCodec = "aac" | "libopus" | "libmp3lame";
 
@@ -36,7 +36,7 @@ export function loudnessRecipe(p: { target: number; truePeak: number; range: num
   const video = !v
     ? []
     : canCopy(ctx.outputs.normalized, "video", v.codec)
-      ? ["-map", "0:V:0", "-c:v", "copy"]
+      ? ["-map", "0:V:0", "-c:v", "copy", ...keepCopiedVideo(ctx.outputs.normalized, v)]
       : [
           "-map",
           "0:V:0",

@@ -1,6 +1,7 @@
 import type { MediaFacts } from "../media-facts.ts";
-import { planned, type Plan, type PlanInput, type RecipeContext } from "./recipe.ts";
+import { colourRefusal, planned, type Plan, type PlanInput, type RecipeContext } from "./recipe.ts";
 import { even, pictureSize, scaleTo, seconds } from "./stream-rules.ts";
+import { toSdrFilters } from "./tone-map.ts";
 
 const MAX_FRAME_RATE = 60;
 const DEFAULT_FRAME_RATE = 30;
@@ -8,7 +9,7 @@ const DEFAULT_FRAME_RATE = 30;
 /**
  * The inputs joined in order into one H.264/AAC MP4. The concat filter needs every segment alike, so
  * each is made so first: the first video input's size (others fitted inside it, letterboxed) and
- * frame rate, square pixels, 8-bit 4:2:0, timestamps from zero; audio 48 kHz stereo. An input without
+ * frame rate, square pixels, 8-bit 4:2:0 (HDR tone-mapped to SDR), timestamps from zero; audio 48 kHz stereo. An input without
  * video shows black for its length, one without audio is silent for its length; with no video (or no
  * audio) in any input the output has none. One frame rate for all is also what keeps the filter from
  * duplicating frames without end when the inputs' rates differ.
@@ -22,6 +23,10 @@ export function concatRecipe(_p: Record<string, never>, ctx: RecipeContext): Pla
         message: `Preset concat needs video or audio in every input and input "${empty.name}" has neither`,
       },
     };
+  for (const input of ctx.inputs) {
+    const colour = colourRefusal("concat", input);
+    if (colour) return colour;
+  }
   const first = ctx.inputs.find((i) => i.facts.video)?.facts.video ?? null;
   const withAudio = ctx.inputs.some((i) => i.facts.audio);
   const size = first ? pictureSize(first, null) : null;
@@ -59,7 +64,10 @@ function videoPart({ facts }: PlanInput, i: number, size: { width: number; heigh
   const fit = Math.min(size.width / shown.width, size.height / shown.height);
   const [w, h] = [Math.min(size.width, even(shown.width * fit)), Math.min(size.height, even(shown.height * fit))];
   const deinterlace = v.interlaced ? "yadif=mode=send_frame," : "";
-  return `[${i}:V:0]${deinterlace}${scaleTo(v, w, h)},pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2,${common}`;
+  const sdr = toSdrFilters(v)
+    .map((f) => `${f},`)
+    .join("");
+  return `[${i}:V:0]${deinterlace}${scaleTo(v, w, h)},${sdr}pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2,${common}`;
 }
 
 function audioPart({ facts }: PlanInput, i: number): string {

@@ -1,5 +1,5 @@
 import { needVideo, planned, type Plan, type RecipeContext } from "./recipe.ts";
-import { audioEncoding, pictureSize, scaleTo, seconds } from "./stream-rules.ts";
+import { audioEncoding, pictureSize, scaleTo, sdrPixels, seconds } from "./stream-rules.ts";
 
 /** The bitrate a rendition gets, by its height (H.264, for typical web content). */
 function videoKbps(height: number): number {
@@ -23,12 +23,12 @@ export function hlsLadderRecipe(
   const heights = [...new Set((fitting.length ? fitting : [v.height]).map((h) => pictureSize(v, h).height))];
   const a = p.audio ? input.facts.audio : null;
   const n = heights.length;
-  const prepare = [...(v.interlaced ? ["yadif=mode=send_frame"] : []), "format=yuv420p", `split=${n}`].join(",");
+  const prepare = [...(v.interlaced ? ["yadif=mode=send_frame"] : []), `split=${n}`].join(",");
   const graph = [
     `[0:V:0]${prepare}${heights.map((_, i) => `[s${i}]`).join("")}`,
     ...heights.map((h, i) => {
       const { width, height } = pictureSize(v, h);
-      return `[s${i}]${scaleTo(v, width, height)}[v${i}]`;
+      return `[s${i}]${[scaleTo(v, width, height), ...sdrPixels(v)].join(",")}[v${i}]`;
     }),
   ];
   return planned([

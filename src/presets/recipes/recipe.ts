@@ -14,7 +14,7 @@ export type RecipeContext = {
   outputs: Record<string, string>;
 };
 
-export type PresetErrorCode = "INPUT_HAS_NO_VIDEO" | "INPUT_HAS_NO_AUDIO";
+export type PresetErrorCode = "INPUT_HAS_NO_VIDEO" | "INPUT_HAS_NO_AUDIO" | "INPUT_COLOUR_UNSUPPORTED";
 
 /** A preset that cannot make what it promises from these inputs: the job fails at once with this. */
 export type Refusal = { code: PresetErrorCode; message: string };
@@ -31,7 +31,10 @@ export function needVideo(
   input: PlanInput,
   instead = "",
 ): { video: NonNullable<MediaFacts["video"]> } | { refused: Refusal } {
-  if (input.facts.video) return { video: input.facts.video };
+  const video = input.facts.video;
+  const colour = colourRefusal(preset, input);
+  if (colour) return colour;
+  if (video) return { video };
   const also = input.facts.audio ? ` (it holds audio only${instead ? `: ${instead}` : ""})` : "";
   return {
     refused: {
@@ -51,6 +54,21 @@ export function needAudio(
     refused: {
       code: "INPUT_HAS_NO_AUDIO",
       message: `Preset ${preset} needs an audio stream and input "${input.name}" has none`,
+    },
+  };
+}
+
+/**
+ * The refusal for a picture whose colour no filter here converts: Dolby Vision profile 5, whose base layer
+ * is Dolby's IPT-PQ-c2 with no HDR10 or HLG picture beside it (tone-mapped as PQ it comes out green and purple).
+ */
+export function colourRefusal(preset: string, input: PlanInput): { refused: Refusal } | null {
+  const dolby = input.facts.video?.hdr?.dolbyVision;
+  if (dolby?.compatibility !== 0) return null;
+  return {
+    refused: {
+      code: "INPUT_COLOUR_UNSUPPORTED",
+      message: `Preset ${preset} cannot show input "${input.name}": it is Dolby Vision profile ${dolby.profile} without an HDR10 or HLG base layer, which only a Dolby Vision decoder renders right`,
     },
   };
 }

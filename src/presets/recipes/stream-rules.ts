@@ -1,4 +1,5 @@
 import type { AudioFacts, MediaFacts, VideoFacts } from "../media-facts.ts";
+import { keepHdrFilters, toSdrFilters } from "./tone-map.ts";
 
 /**
  * The rules every preset's outputs follow for the devices they target, in one place:
@@ -8,9 +9,17 @@ import type { AudioFacts, MediaFacts, VideoFacts } from "../media-facts.ts";
  */
 export const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
 
-/** Scaled to width x height with square pixels; a full-range input is brought to limited range on the way. */
+/**
+ * Scaled to width x height with square pixels; a full-range SDR input is brought to limited range on the
+ * way (an HDR one keeps its range for the tone-mapping, which knows it from the probe).
+ */
 export function scaleTo(v: VideoFacts, width: number, height: number): string {
-  return `scale=${width}:${height}${v.fullRange ? ":out_range=tv" : ""},setsar=1`;
+  return `scale=${width}:${height}${v.fullRange && !v.hdr ? ":out_range=tv" : ""},setsar=1`;
+}
+
+/** The last filters of a picture for an 8-bit 4:2:0 output: HDR tone-mapped to SDR, else the pixel format. */
+export function sdrPixels(v: VideoFacts): string[] {
+  return v.hdr ? toSdrFilters(v) : ["format=yuv420p"];
 }
 
 /** The picture's size for a target of at most `maxHeight` lines (never upscaled), even, square pixels. */
@@ -20,14 +29,17 @@ export function pictureSize(v: VideoFacts, maxHeight: number | null): { width: n
   return { width, height };
 }
 
-/** The filters that make any input's picture a web or phone picture, `maxHeight` lines at most. */
-export function webPictureFilters(v: VideoFacts, maxHeight: number | null): string[] {
+/**
+ * The filters that make any input's picture a web or phone picture, `maxHeight` lines at most. `keepHdr`:
+ * an HDR input stays HDR in 10 bits (for an encoder that carries it); otherwise it is tone-mapped.
+ */
+export function webPictureFilters(v: VideoFacts, maxHeight: number | null, keepHdr = false): string[] {
   const { width, height } = pictureSize(v, maxHeight);
   return [
     // send_frame: one frame out per frame in, so durations and frame counts stay the input's.
     ...(v.interlaced ? ["yadif=mode=send_frame"] : []),
     scaleTo(v, width, height),
-    "format=yuv420p",
+    ...(keepHdr ? keepHdrFilters(v) : sdrPixels(v)),
   ];
 }
 
@@ -122,3 +134,11 @@ export function seekTo(facts: MediaFacts, at: number | string): { before: string
 const SEEK_DECODE_SECONDS = 5;
 
 export const seconds = (s: number) => String(Math.round(s * 1000) / 1000);
+
+/**
+ * Options a copied video needs to stay what it is: a Dolby Vision record goes into an MP4 or MOV only
+ * with `-strict unofficial` (ffmpeg 5.1 writes `dvcC`/`dvvC` as an extension there); Matroska keeps it anyway.
+ */
+export function keepCopiedVideo(fileName: string, v: VideoFacts): string[] {
+  return v.hdr?.dolbyVision && ["mp4", "mov"].includes(containerOf(fileName)) ? ["-strict", "unofficial"] : [];
+}

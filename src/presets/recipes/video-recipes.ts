@@ -3,12 +3,14 @@ import { needVideo, planned, type Plan, type RecipeContext } from "./recipe.ts";
 import {
   audioEncoding,
   canCopy,
+  keepCopiedVideo,
   pictureSize,
   seconds,
   seekTo,
   stillPictureFilters,
   webPictureFilters,
 } from "./stream-rules.ts";
+import { hdrTags, toSdrFilters } from "./tone-map.ts";
 
 /** A still's size for a given width: square pixels, the picture's display aspect, even height. */
 function stillScale(v: VideoFacts, width: number, flags = ""): string {
@@ -34,7 +36,7 @@ export function thumbnailRecipe(p: { at?: number; percent?: number; width: numbe
         ? `{{${input.name}@${Math.round(p.percent * 1000) / 1000}%}}`
         : (durationSeconds * p.percent) / 100;
   const seek = seekTo(input.facts, typeof at === "number" ? Number(seconds(at)) : at);
-  const filters = [...stillPictureFilters(need.video), stillScale(need.video, p.width)];
+  const filters = [...stillPictureFilters(need.video), stillScale(need.video, p.width), ...toSdrFilters(need.video)];
   return planned([
     ...seek.before,
     "-i",
@@ -61,6 +63,7 @@ export function contactSheetRecipe(
     ...stillPictureFilters(need.video),
     `select=not(mod(n\\,${p.everyFrames}))`,
     stillScale(need.video, p.tileWidth),
+    ...toSdrFilters(need.video),
     `tile=${p.columns}x${p.rows}`,
   ];
   return planned([
@@ -82,9 +85,9 @@ export function contactSheetRecipe(
 function webVideo(
   preset: string,
   output: string,
-  video: string[],
+  video: string[] | ((v: VideoFacts) => string[]),
   audio: { codec: "aac" | "libopus"; kbps: number },
-  height: number,
+  picture: { height: number; keepHdr?: boolean },
   ctx: RecipeContext,
   extra: string[],
 ): Plan {
@@ -99,8 +102,8 @@ function webVideo(
     "0:V:0",
     ...(a ? ["-map", "0:a:0"] : []),
     "-vf",
-    webPictureFilters(need.video, height).join(","),
-    ...video,
+    webPictureFilters(need.video, picture.height, picture.keepHdr).join(","),
+    ...(typeof video === "function" ? video(need.video) : video),
     ...(a ? audioEncoding(a, audio.codec, audio.kbps, 2) : ["-an"]),
     ...extra,
     `{{${output}}}`,
@@ -113,16 +116,18 @@ export function webMp4Recipe(p: { height: number; crf: number; speed: string }, 
     "mp4",
     ["-c:v", "libx264", "-preset", p.speed, "-crf", String(p.crf)],
     { codec: "aac", kbps: 128 },
-    p.height,
+    { height: p.height },
     ctx,
     ["-movflags", "+faststart"],
   );
 }
 
-export function webmRecipe(p: { height: number; crf: number }, ctx: RecipeContext): Plan {
-  const vp9 = [
+/** `hdr: "keep"`: an HDR input stays HDR as VP9 profile 2 (10-bit), tagged with its own transfer. */
+export function webmRecipe(p: { height: number; crf: number; hdr: "sdr" | "keep" }, ctx: RecipeContext): Plan {
+  const vp9 = (v: VideoFacts) => [
     "-c:v",
     "libvpx-vp9",
+    ...(p.hdr === "keep" && v.hdr ? ["-profile:v", "2", ...hdrTags(v.hdr)] : []),
     "-b:v",
     "0",
     "-crf",
@@ -134,7 +139,8 @@ export function webmRecipe(p: { height: number; crf: number }, ctx: RecipeContex
     "-row-mt",
     "1",
   ];
-  return webVideo("webm", "webm", vp9, { codec: "libopus", kbps: 96 }, p.height, ctx, []);
+  const picture = { height: p.height, keepHdr: p.hdr === "keep" };
+  return webVideo("webm", "webm", vp9, { codec: "libopus", kbps: 96 }, picture, ctx, []);
 }
 
 export function gifRecipe(
@@ -145,9 +151,12 @@ export function gifRecipe(
   const need = needVideo("gif", input);
   if ("refused" in need) return need;
   const seek = seekTo(input.facts, p.start);
-  const picture = [...stillPictureFilters(need.video), `fps=${p.fps}`, stillScale(need.video, p.width, "lanczos")].join(
-    ",",
-  );
+  const picture = [
+    ...stillPictureFilters(need.video),
+    `fps=${p.fps}`,
+    stillScale(need.video, p.width, "lanczos"),
+    ...toSdrFilters(need.video),
+  ].join(",");
   return planned([
     ...seek.before,
     "-i",
@@ -171,7 +180,7 @@ function copyOrEncode(
   const v = !video
     ? []
     : copyVideo && canCopy(fileName, "video", video.codec)
-      ? ["-c:v", "copy"]
+      ? ["-c:v", "copy", ...keepCopiedVideo(fileName, video)]
       : ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-vf", webPictureFilters(video, null).join(",")];
   const a =
     audioCodec === null
@@ -230,6 +239,7 @@ export function watermarkRecipe(p: { position: keyof typeof CORNERS; margin: num
     ...(need.video.interlaced ? ["yadif=mode=send_frame"] : []),
     `scale=${width}:${height}`,
     "setsar=1",
+    ...toSdrFilters(need.video),
   ].join(",");
   const a = input.facts.audio;
   return planned([
