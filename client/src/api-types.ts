@@ -861,6 +861,7 @@ export interface components {
          *       "preset": null,
          *       "params": null,
          *       "plannedArgs": null,
+         *       "presetReport": null,
          *       "inputReads": {
          *         "video": {
          *           "bytesRead": 3423505,
@@ -1089,6 +1090,25 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             plannedArgs: string[] | null;
+            presetReport: {
+                loudness?: {
+                    /** @enum {string} */
+                    mode: "linear" | "dynamic" | "none";
+                    reason: string;
+                    before: {
+                        /** @description Integrated loudness, LUFS; null for silence (below −70 LUFS). */
+                        integratedLufs: number | null;
+                        truePeakDbtp: number;
+                        rangeLu: number;
+                        thresholdLufs: number;
+                        targetOffsetLu: number;
+                    } | null;
+                    after: {
+                        integratedLufs: number | null;
+                        truePeakDbtp: number | null;
+                    } | null;
+                };
+            } | null;
             inputReads: {
                 [key: string]: {
                     bytesRead: number;

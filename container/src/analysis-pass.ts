@@ -123,6 +123,7 @@ export async function measureInSandbox(
   binary: "ffmpeg" | "ffprobe",
   argv: string[],
   read: { onStdoutText: (text: string) => void; onStderrText?: (text: string) => void },
+  measuring = "its outputs' checks were measured",
 ): Promise<ProcessResult> {
   const { folder, settings } = ctx;
   const timeoutMs = Math.max(1, ctx.deadline - Date.now());
@@ -147,8 +148,7 @@ export async function measureInSandbox(
   ctx.canceled.addEventListener("abort", proc.cancel, { once: true });
   try {
     const done = await proc.done;
-    if (done.timedOut)
-      throw ended("JOB_TIMEOUT", "The job's time limit ran out while its outputs' checks were measured");
+    if (done.timedOut) throw ended("JOB_TIMEOUT", `The job's time limit ran out while ${measuring}`);
     return done;
   } finally {
     ctx.canceled.removeEventListener("abort", proc.cancel);

@@ -15,6 +15,8 @@ import { JobEnded, ended } from "./job-ended.ts";
 import { storeOutputs } from "./store-outputs.ts";
 import { createPhaseClock } from "./phase-clock.ts";
 import { planPresetJob } from "./plan-preset.ts";
+import { measureInJob } from "./answer-questions.ts";
+import { presetReportWithOutputs } from "./preset-report.ts";
 import { openJobInputs, streamedInputNames, type JobInputs } from "./job-inputs.ts";
 import { startEarlyProbes, type EarlyProbes } from "./early-output-probes.ts";
 import { startOutputStreams, type OutputStreams } from "./output-streams.ts";
@@ -94,7 +96,12 @@ export async function executeJob(
     inputs = await openJobInputs(req, folder, settings, deadline, hooks.canceled, streamed);
     if (hooks.canceled.aborted) throw ended("CANCELED", "The job was canceled");
     await openJobFolder(folder);
-    const job = await planPresetJob(req, createProber(folder, settings));
+    const measuring = { folder, settings, deadline, canceled: hooks.canceled, cpu: hooks.cpu ?? null };
+    const jobFolder = folder;
+    const planned = await planPresetJob(req, createProber(folder, settings), measureInJob(measuring), (name) =>
+      jobFolder.visiblePath(name),
+    );
+    const job = planned.job;
     if (job.preset) plannedArgs = { plannedArgs: job.args };
     clock.next("runMs");
     hooks.setState("running");
@@ -102,10 +109,7 @@ export async function executeJob(
     streams = startOutputStreams(job, folder, settings, hooks.canceled, deadline);
     const ran = await runSteps(job, folder, settings, deadline, hooks, inputs);
     let seams: { seams?: SegmentSeams | null } = {};
-    if (req.task?.seams) {
-      const context = { folder, settings, deadline, canceled: hooks.canceled, cpu: hooks.cpu ?? null };
-      seams = { seams: await measureSeams(context, req.task) };
-    }
+    if (req.task?.seams) seams = { seams: await measureSeams(measuring, req.task) };
     clock.next("storeMs");
     hooks.setState("uploading");
     const stored = await storeOutputs(job, folder, settings, ran, hooks.canceled, deadline, {
@@ -119,6 +123,9 @@ export async function executeJob(
       errorMessage: null,
       outputs: stored.outputs,
       ...stored.ran,
+      // The measuring its preset did before it planned is the first of its passes.
+      runtimeMs: stored.ran.runtimeMs + planned.measuredMs,
+      ...(planned.report ? { presetReport: presetReportWithOutputs(planned.report, stored.outputs) } : {}),
       ...clock.stop(),
       ...plannedArgs,
       ...read(),

@@ -6,16 +6,23 @@ import type { RunnerJobRequest } from "../../src/runner/runner-protocol.ts";
 import { ended } from "./job-ended.ts";
 import type { Prober } from "./probe.ts";
 import { ownValue } from "../../src/own-key.ts";
+import type { PlanReport } from "../../src/presets/recipes/recipe.ts";
+import { answerQuestions, type MeasureInput } from "./answer-questions.ts";
 
 /**
  * A preset job's command planned from what its inputs are: each input probed in the
- * sandbox, the preset's recipe run on the facts, and the plan checked by the same argument policy as
- * any command. A recipe's refusal (no video for a video preset, say) ends the job before anything runs.
+ * sandbox, the recipe's questions answered (a key frame, a loudness: answer-questions.ts), the preset's
+ * recipe run on the facts and answers, and the plan checked by the same argument policy as any command. A recipe's refusal (no video for a video preset, say) ends the job before anything runs.
  */
-export async function planPresetJob(req: RunnerJobRequest, probe: Prober): Promise<RunnerJobRequest> {
+export async function planPresetJob(
+  req: RunnerJobRequest,
+  probe: Prober,
+  measure: MeasureInput,
+  pathOf: (name: string) => string | undefined,
+): Promise<PlannedJob> {
   const preset = req.preset;
   const recipe = preset && ownValue(RECIPE_BOOK, preset.name);
-  if (!preset || !recipe?.looksAtInputs) return req;
+  if (!preset || !recipe?.looksAtInputs) return { job: req, measuredMs: 0, report: null };
   const inputs = await Promise.all(
     preset.inputNames.map(async (name) => {
       const facts = mediaFactsOf(await probe(name));
@@ -27,10 +34,16 @@ export async function planPresetJob(req: RunnerJobRequest, probe: Prober): Promi
       return { name, facts };
     }),
   );
-  const plan = recipe.plan(preset.params, {
-    inputs,
-    outputs: Object.fromEntries(req.outputs.map((o) => [o.name, o.fileName])),
+  const ctx = { inputs, outputs: Object.fromEntries(req.outputs.map((o) => [o.name, o.fileName])) };
+  const questions = recipe.asks?.(preset.params, ctx) ?? [];
+  const located = inputs.flatMap((i) => {
+    const path = pathOf(i.name);
+    return path ? [{ ...i, path }] : [];
   });
+  const { answers, runtimeMs } = questions.length
+    ? await answerQuestions(questions, located, measure)
+    : { answers: undefined, runtimeMs: 0 };
+  const plan = recipe.plan(preset.params, { ...ctx, answers });
   if ("refused" in plan) throw ended(plan.refused.code, plan.refused.message);
   const declared = declaredNames(
     req.inputs.map((i) => i.name),
@@ -46,5 +59,8 @@ export async function planPresetJob(req: RunnerJobRequest, probe: Prober): Promi
       `Preset ${preset.name} planned argument ${refused[0].index}: ${refused[0].message}`,
       { plannedArgs: plan.args },
     );
-  return { ...req, args: plan.args };
+  return { job: { ...req, args: plan.args }, measuredMs: runtimeMs, report: plan.report ?? null };
 }
+
+/** The job as planned, the time its questions' measuring ran (billed with it), and what the preset decided. */
+export type PlannedJob = { job: RunnerJobRequest; measuredMs: number; report: PlanReport | null };

@@ -96,6 +96,7 @@ export const SCHEMAS = {
       preset: null,
       params: null,
       plannedArgs: null,
+      presetReport: null,
       inputReads: { video: { bytesRead: 3423505, originBytes: 3423505, copied: false } },
       webhookUrl: null,
       metadata: { customer: "acme" },

@@ -34,7 +34,7 @@ export const opusPreset = audioExtraction("audio-opus", "Opus in an Ogg file (48
 export const loudnessPreset = definePreset({
   name: "loudnorm",
   description:
-    "Loudness normalized to EBU R128: integrated `target` LUFS, true peak `truePeak` dBTP, range `range` LU; video copied.",
+    "Loudness normalized to EBU R128 in two passes: integrated `target` LUFS, true peak at most `truePeak` dBTP (range `range` LU where it must compress); video copied.",
   binary: "ffmpeg",
   inputs: ["media"],
   params: z
@@ -49,12 +49,15 @@ export const loudnessPreset = definePreset({
       fileName: "normalized.mp4",
       contentType: "video/mp4",
       kind: "file",
-      // The target it promises, within a loudness unit (the AAC encode after loudnorm moves it a little).
-      checks: (p) => ({ streams: ["audio"], loudness: { integratedLufs: p.target as number, toleranceLu: 1 } }),
+      // The target it promises, within a loudness unit, and the ceiling, measured on the encoded file.
+      checks: (p) => ({
+        streams: ["audio"],
+        loudness: { integratedLufs: p.target as number, toleranceLu: 1, truePeakMaxDbtp: p.truePeak as number },
+      }),
     },
   },
   policy:
-    "Needs an audio stream (INPUT_HAS_NO_AUDIO). The first audio track as AAC 192 kb/s at the input's rate when standard, else 48 kHz (loudnorm works at 192 kHz inside). The first video copied when MP4 holds its codec, else H.264 CRF 18; none for audio files (cover art left out).",
+    "Needs an audio stream (INPUT_HAS_NO_AUDIO). Two passes: the runner measures the first audio track (loudnorm's first pass), then applies one linear gain to `target` wherever that keeps the true peak 0.5 dB under `truePeak` (headroom for the AAC encode), so the dynamics stay the input's; only where it would not does loudnorm's dynamic mode run, told the measures, compressing toward `range` and limiting. A silent input (below −70 LUFS) is left as it is. The job's `presetReport.loudness` has the mode, why, and the loudness and true peak before and after. Material whose peaks stand more than ~20 dB over its loudness (sparse percussion) can land short of the target in dynamic mode, which the output's check then reports. The first audio track as AAC 192 kb/s at the input's rate when standard, else 48 kHz. The first video copied when MP4 holds its codec, else H.264 CRF 18; none for audio files (cover art left out).",
 });
 
 export const waveformPreset = definePreset({

@@ -39,7 +39,7 @@ export const thumbnailPreset = definePreset({
       message: "give `at` (seconds) or `percent`, not both",
     }),
   outputs: { thumbnail: { fileName: "thumbnail.jpg", contentType: "image/jpeg", kind: "file" } },
-  policy: `Needs a video stream (cover art is not one): INPUT_HAS_NO_VIDEO otherwise. Upright whatever the rotation, deinterlaced when interlaced, square pixels at the picture's display aspect. ${HDR_TO_SDR}. A time past the end is taken as the middle; \`percent\` is of the input's own length. Inputs without a seek index (MPEG-TS) are sought to 5 s before and decoded the rest of the way, so a frame is found between key frames.`,
+  policy: `Needs a video stream (cover art is not one): INPUT_HAS_NO_VIDEO otherwise. Upright whatever the rotation, deinterlaced when interlaced, square pixels at the picture's display aspect. ${HDR_TO_SDR}. A time past the end is taken as the middle; \`percent\` is of the input's own length. Inputs without a seek index (MPEG-TS): the runner first finds the key frame at or before the time (a demux of up to 30 s before it), seeks to just before it and decodes the rest of the way, so a frame is found however far apart key frames are.`,
 });
 
 export const contactSheetPreset = definePreset({
@@ -173,7 +173,7 @@ export const trimPreset = definePreset({
     .strict(),
   outputs: { clip: { fileName: "clip.mp4", contentType: "video/mp4", kind: "file" } },
   policy:
-    "Needs video or audio. The first video and audio tracks are copied when the output's container holds their codec (by its file name: .mp4, .mov, .mkv, .webm); a codec it cannot hold is re-encoded: video as H.264 CRF 18 (8-bit 4:2:0), audio as AAC 192 kb/s (ProRes and PCM into .mp4, say; name the output clip.mov to keep them). From an input without a seek index (MPEG-TS) the video is re-encoded, cut exactly: copied, it would start between key frames with no picture. Subtitles and further tracks are left out.",
+    "Needs video or audio. The first video and audio tracks are copied when the output's container holds their codec (by its file name: .mp4, .mov, .mkv, .webm); a codec it cannot hold is re-encoded: video as H.264 CRF 18 (8-bit 4:2:0), audio as AAC 192 kb/s (ProRes and PCM into .mp4, say; name the output clip.mov to keep them). From an input without a seek index (MPEG-TS) the runner first finds the key frame at or before `start` (a demux of up to 30 s before it) and the copy starts there; where none lies within 30 s the video is re-encoded, cut exactly (a copy would have no picture until the next key frame). A copied video keeps its HDR as it is (a Dolby Vision record too: MP4 and MOV get it with `-strict unofficial`); a re-encoded one is tone-mapped to SDR like every 8-bit output. Subtitles and further tracks are left out.",
 });
 
 export const watermarkPreset = definePreset({

@@ -3,6 +3,7 @@
  * in local development; these types are shared by both sides (type-only imports: nothing here
  * exists at run time, so the container image needs no other file).
  */
+import type { PlanReport } from "../presets/recipes/recipe.ts";
 import type { JobErrorCode } from "../api/error-codes.ts";
 import type { OutputMetadata } from "../jobs/views/output-metadata.ts";
 import type { JobProgress } from "../jobs/views/job-progress.ts";
@@ -124,6 +125,8 @@ export type RunnerOutcome = {
   checks?: Record<string, CheckResult[]>;
   /** Preset jobs: the arguments the runner planned from the inputs and ran (null before planning). */
   plannedArgs?: string[];
+  /** Preset jobs: what the preset measured of its inputs and decided as it planned (a loudness report, say). */
+  presetReport?: PlanReport | null;
   /** Bytes per input: given to the job's commands, and fetched from its origin (`copied`: downloaded whole first). */
   inputReads?: Record<string, { bytesRead: number; originBytes: number; copied: boolean }>;
   /** Multi-step jobs that did not complete: the index of the step that failed or was running. */

@@ -79,7 +79,16 @@ const cases: [string, Record<string, unknown>, (outputs: Record<string, any>, jo
   [
     "loudnorm",
     { inputs: { media: url("clip.mp4") }, params: { target: -23 } },
-    (o) => expect(stream(o.normalized, "audio")).toMatchObject({ codec: "aac" }),
+    (o, job) => {
+      expect(stream(o.normalized, "audio")).toMatchObject({ codec: "aac" });
+      // Measured first, then normalised: both measures in the job, the output's after the encode.
+      expect(job.presetReport.loudness).toMatchObject({
+        mode: expect.stringMatching(/^(linear|dynamic)$/),
+        before: { integratedLufs: expect.any(Number), truePeakDbtp: expect.any(Number) },
+        after: { integratedLufs: expect.any(Number) },
+      });
+      expect(Math.abs(job.presetReport.loudness.after.integratedLufs + 23)).toBeLessThanOrEqual(1);
+    },
   ],
   [
     "waveform",

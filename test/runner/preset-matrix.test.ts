@@ -1,10 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PresetJobRequest } from "../../src/api/schemas/presets.ts";
-import { expandPresetJob, presetForRunner } from "../../src/presets/expand-preset.ts";
-import { toJobSpec } from "../../src/jobs/request/job-request.ts";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
 import {
@@ -18,7 +13,7 @@ import {
 } from "../support/preset-expectations.ts";
 import { SDR_REFERENCE, variedMedia } from "../support/varied-media.ts";
 import { pictureStats, problemsWithSdrPicture, type PictureStats } from "../support/sdr-picture.ts";
-import { jobRequest } from "./runner-api.ts";
+import { runPresetJob } from "./preset-job.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
 
 /**
@@ -31,7 +26,7 @@ const { dir, media, logo } = variedMedia();
 /** "full": every preset on every kind (npm run test:slow); "rest": all but the slice; else the slice. */
 const MATRIX = process.env.FFJOBS_PRESET_MATRIX;
 const FULL = MATRIX === "full";
-const { h, input } = useRunnerHarness({ RUNNER_CONCURRENCY: "2" }, dir);
+const harness = useRunnerHarness({ RUNNER_CONCURRENCY: "2" }, dir);
 
 type Check = (o: {
   outcome: RunnerOutcome;
@@ -291,46 +286,7 @@ async function runPreset(preset: string, c: PresetCase, file: string) {
         ? "media"
         : "video"]: file,
   };
-  const url = (f: string) => ({ type: "url" as const, url: `${h.media.url}/${f}` });
-  const body = {
-    mode: "preset",
-    preset,
-    params: c.params ?? {},
-    ...(Array.isArray(given)
-      ? { input: given.map(url) }
-      : { inputs: Object.fromEntries(Object.entries(given).map(([n, f]) => [n, url(f)])) }),
-  } as PresetJobRequest;
-  const expanded = expandPresetJob(body);
-  if ("issues" in expanded) throw new Error(JSON.stringify(expanded.issues));
-  const spec = toJobSpec(expanded.request);
-  const fileOf = (name: string) => (Array.isArray(given) ? given[Number(name.slice(5))] : given[name]);
-  const prefix = `/${crypto.randomUUID()}`;
-  const req = jobRequest({
-    binary: spec.binary,
-    args: spec.args,
-    timeoutMs: 120_000,
-    ...presetForRunner({ mode: "preset", preset, params: expanded.params, inputs: spec.inputs }),
-    inputs: Object.keys(spec.inputs).map((name) => input(name, fileOf(name))),
-    outputs: Object.entries(spec.outputs).map(([name, o]) => ({
-      name,
-      fileName: o.fileName,
-      contentType: o.contentType,
-      uploadUrl: `${h.storage.url}${prefix}/${name}${o.kind === "directory" ? "/" : ""}`,
-      ...(o.kind === "directory" ? { kind: "directory" as const, uploadToken: "tok", maxFiles: 1000 } : {}),
-    })),
-  });
-  await h.api.submit(req);
-  const outcome = (await h.api.waitFor(req.jobId, (s) => s.state === "finished", 150_000)).outcome!;
-  // The stored files, written out so ffprobe can read them (directory outputs as `name/path`).
-  const local = join(tmpdir(), "ffjobs-preset-matrix", req.jobId);
-  const files = new Map<string, string>();
-  for (const [key, v] of h.storage.received) {
-    if (!key.startsWith(`${prefix}/`)) continue;
-    const rel = key.slice(prefix.length + 1);
-    mkdirSync(dirname(join(local, rel)), { recursive: true });
-    writeFileSync(join(local, rel), v.body);
-    files.set(rel, join(local, rel));
-  }
+  const { outcome, files } = await runPresetJob(harness, preset, c.params ?? {}, given);
   return {
     outcome,
     files,

@@ -22,11 +22,11 @@ export type VariedMedia = {
 export const SDR_REFERENCE = "sdr-reference.mp4";
 
 const SECONDS = 2;
-const picture = (size: string, rate = 25) => [
+const picture = (size: string, rate = 25, seconds = SECONDS) => [
   "-f",
   "lavfi",
   "-i",
-  `testsrc2=size=${size}:rate=${rate}:duration=${SECONDS}`,
+  `testsrc2=size=${size}:rate=${rate}:duration=${seconds}`,
 ];
 const tone = (rate = 48000, layout = "stereo") => [
   "-f",
@@ -35,6 +35,23 @@ const tone = (rate = 48000, layout = "stereo") => [
   `sine=frequency=440:sample_rate=${rate}:duration=${SECONDS},aformat=channel_layouts=${layout}`,
 ];
 const x264 = ["-c:v", "libx264", "-preset", "ultrafast"];
+
+/**
+ * Sound whose loudness is hard to normalise (a lavfi source, 48 kHz): `speech`, pink noise in syllables
+ * and pauses; `wide`, a quiet passage 34 dB under a loud one, as in film and classical music;
+ * `near-silent`, room tone around −48 LUFS that needs +32 dB; `percussive`, hits whose peaks stand 16 dB
+ * over their loudness, which one gain up to −16 LUFS would clip (speech's stand 15 dB over: the same).
+ */
+function sound(kind: "speech" | "wide" | "near-silent" | "percussive", seconds: number): string[] {
+  const source = {
+    speech:
+      "anoisesrc=c=pink:a=0.25:r=48000,volume='0.15+0.85*gt(sin(2*PI*2.5*t)+0.3*sin(2*PI*0.7*t),0)':eval=frame,lowpass=f=4000,highpass=f=120",
+    wide: "anoisesrc=c=pink:a=0.5:r=48000,volume='if(lt(t,SPLIT),0.02,1)':eval=frame,lowpass=f=8000",
+    "near-silent": "anoisesrc=c=brown:a=0.024:r=48000",
+    percussive: "anoisesrc=c=pink:a=0.6:r=48000,volume='exp(-6*mod(t,0.5))':eval=frame,highpass=f=60,lowpass=f=10000",
+  }[kind].replace("SPLIT", String(Math.round(seconds * 0.6)));
+  return ["-f", "lavfi", "-i", `${source},atrim=duration=${seconds}`];
+}
 
 /**
  * HDR made the way it is mastered from SDR pictures (BT.2408): SDR's white at 203 nits, in linear light,
@@ -246,6 +263,51 @@ const RECIPES: Record<string, { what: string; video: boolean; audio: boolean; hd
     audio: true,
     hdr: "hlg",
     args: hdrPicture("arib-std-b67"),
+  },
+  "long-gop-offset.ts": {
+    what: "MPEG-TS from 10 s, 20 s long, key frames 10 s apart (x264's default), as recorders write it",
+    video: true,
+    audio: true,
+    args: [
+      ...picture("320x240", 25, 20),
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=440:sample_rate=48000:duration=20",
+      ...x264,
+      "-g",
+      "250",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-output_ts_offset",
+      "10",
+    ],
+  },
+  "speech.wav": {
+    what: "speech-like sound: syllables and pauses, mono",
+    video: false,
+    audio: true,
+    args: [...sound("speech", 12), "-ac", "1"],
+  },
+  "wide-dynamics.flac": {
+    what: "music with wide dynamics: a quiet passage 34 dB under a loud one",
+    video: false,
+    audio: true,
+    args: [...sound("wide", 12), "-ac", "2", "-c:a", "flac"],
+  },
+  "near-silent.wav": {
+    what: "near-silent room tone (about −48 LUFS)",
+    video: false,
+    audio: true,
+    args: [...sound("near-silent", 8), "-ac", "2"],
+  },
+  "percussive.wav": {
+    what: "percussion: peaks far over its loudness",
+    video: false,
+    audio: true,
+    args: [...sound("percussive", 10), "-ac", "2"],
   },
   "silent-ntsc.mov": {
     what: "29.97 frames a second, anamorphic (SAR 32:27), no audio",

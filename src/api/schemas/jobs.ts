@@ -9,6 +9,7 @@ import { binary, pageQuery, timestamp, uuid } from "./common.ts";
 import { jobInputSchema, parallelSchema } from "./job-request.ts";
 import { checkResultSchema, onFailedCheckSchema, outputChecksSchema } from "../../jobs/checks/output-checks.ts";
 import { receiptSchema } from "../../jobs/views/job-receipt.ts";
+import { presetReportSchema } from "../../jobs/views/preset-report.ts";
 
 /** Jobs as clients read them (the job, its result, its tasks, a page of summaries) and the queries that read them. */
 
@@ -107,6 +108,13 @@ export const jobSchema = z.object({
    * raw jobs). `ffmpegArgs` is the same preset planned for a typical input (video and audio, 8-bit, progressive).
    */
   plannedArgs: z.array(z.string()).nullable(),
+  /**
+   * Preset jobs that ran: what the preset measured of its inputs and decided as it planned; null otherwise.
+   * `loudness` (the loudnorm preset): the first pass's measures `before`, the output's `after` (its
+   * loudness check's, after the encode), and the `mode` that ran (`linear`: one gain; `dynamic`: loudnorm's
+   * compression and limiting, where one gain would pass the true-peak ceiling; `none`: a silent input) with its `reason`.
+   */
+  presetReport: presetReportSchema.nullable(),
   /**
    * Per input, once the job ran: `bytesRead` the bytes its commands read, `originBytes` those fetched from
    * the input's origin (inputs are read by range while the job runs; `copied`: downloaded whole first,

@@ -2,6 +2,7 @@ import type { JobErrorCode } from "../../api/error-codes.ts";
 import type { RunnerOutcome } from "../../runner/runner-protocol.ts";
 import type { JobTimings } from "../views/job-timings.ts";
 import type { CheckResult } from "../checks/output-checks.ts";
+import type { PlanReport } from "../../presets/recipes/recipe.ts";
 
 /**
  * How a job ends: every ending is one of these values, made by the constructors below, and written by
@@ -24,6 +25,8 @@ export type JobEnding = {
   inputReads?: RunnerOutcome["inputReads"] | null;
   /** Each output's check results (src/jobs/checks/), failed job or completed. */
   checks?: Record<string, CheckResult[]> | null;
+  /** Preset jobs: what the preset measured of the inputs and decided as it planned. */
+  presetReport?: PlanReport | null;
 };
 
 /** Whole seconds the binary ran, rounded up: a job that ran at all is billed at least one second. */
@@ -48,6 +51,7 @@ export function endingFromRunner(outcome: RunnerOutcome, creditsPerSecond: numbe
     plannedArgs: outcome.plannedArgs ?? null,
     inputReads: outcome.inputReads ?? null,
     checks: checksOf(outcome),
+    presetReport: outcome.presetReport ?? null,
   };
 }
 

@@ -35,6 +35,7 @@ export type JobRow = {
   delivered_json?: string | null;
   /** Each output's check results, JSON (src/jobs/checks/stored-checks.ts); null before the end, or without checks. */
   checks_json?: string | null;
+  preset_report_json?: string | null;
   /** Why a queued job waits (the jobs whose outputs it reads); null otherwise. */
   queued_reason?: string | null;
 };

@@ -34,6 +34,8 @@ export const JOB_COLUMN_MAX_BYTES = {
   delivered_json: 332 * 1024,
   /** Every output's check results (src/jobs/checks/stored-checks.ts: the failures kept first where all do not fit). */
   checks_json: 48 * 1024,
+  /** What a preset measured and decided as it planned: a few numbers and a sentence (a larger one is left out). */
+  preset_report_json: 2 * 1024,
   container_start: 256,
 } as const;
 

@@ -26,7 +26,7 @@ export async function writeEnding(
       .prepare(
         `UPDATE jobs SET status = ?2, exit_code = ?3, runtime_seconds = ?4, credits_charged = ?5, error_code = ?6,
            error_message = ?7, stdout = ?8, stderr_tail = ?9, finished_at = ?10, updated_at = ?10, timings_json = ?11,
-           failed_step = ?12, planned_args_json = ?13, input_reads_json = ?14, checks_json = ?15, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
+           failed_step = ?12, planned_args_json = ?13, input_reads_json = ?14, checks_json = ?15, preset_report_json = ?16, started_at = COALESCE(started_at, CASE WHEN ?4 > 0 THEN ?10 END)
          WHERE id = ?1 AND ${guard}`,
       )
       .bind(
@@ -45,6 +45,7 @@ export async function writeEnding(
         boundedJson(e.plannedArgs, max.planned_args_json),
         boundedJson(e.inputReads, max.input_reads_json),
         storedChecks(e.checks ?? null, max.checks_json),
+        boundedJson(e.presetReport, max.preset_report_json),
       ),
     db
       .prepare(

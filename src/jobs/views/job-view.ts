@@ -13,6 +13,7 @@ import type { JobRow } from "../store/job-row.ts";
 import { checksOfRow } from "../checks/stored-checks.ts";
 import type { CheckResult } from "../checks/output-checks.ts";
 import type { Receipt } from "./job-receipt.ts";
+import type { PlanReport } from "../../presets/recipes/recipe.ts";
 
 /**
  * What download URLs are made with: presigned S3 URLs for files; for directory outputs the Worker's
@@ -119,6 +120,7 @@ export async function jobView(
     preset: spec.preset ?? null,
     params: spec.params ?? null,
     plannedArgs: plannedArgsOf(row),
+    presetReport: row.preset_report_json ? (JSON.parse(row.preset_report_json) as PlanReport) : null,
     inputReads: row.input_reads_json
       ? (JSON.parse(row.input_reads_json) as NonNullable<RunnerOutcome["inputReads"]>)
       : null,

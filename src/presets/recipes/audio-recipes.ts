@@ -1,4 +1,6 @@
 import { needAudio, planned, type Plan, type RecipeContext } from "./recipe.ts";
+import type { InputQuestion } from "./input-questions.ts";
+import { loudnessFilter } from "./loudness-plan.ts";
 import { audioEncoding, canCopy, keepCopiedVideo, webPictureFilters } from "./stream-rules.ts";
 
 type AudioCodec = "aac" | "libopus" | "libmp3lame";
@@ -24,14 +26,26 @@ export function audioExtractionRecipe(preset: string, codec: AudioCodec, maxChan
   };
 }
 
+type LoudnessParams = { target: number; truePeak: number; range: number };
+const targetOf = (p: LoudnessParams) => ({ integratedLufs: p.target, truePeakDbtp: p.truePeak, rangeLu: p.range });
+
+/** loudnorm's question: the first audio track's loudness, measured before the job plans its gain. */
+export function loudnessQuestions(p: LoudnessParams, ctx: RecipeContext): InputQuestion[] {
+  const input = ctx.inputs[0];
+  return input?.facts.audio ? [{ kind: "loudness", input: input.name, target: targetOf(p) }] : [];
+}
+
 /**
- * EBU R128 loudness on the first audio track. loudnorm works at 192 kHz inside, so the rate is set back
- * to the input's (or a standard one); the video is copied when the output's container holds it.
+ * EBU R128 loudness on the first audio track, in two passes (loudness-plan.ts): measured by the runner,
+ * then one linear gain where the true peak allows, loudnorm's dynamic mode where not. loudnorm works at
+ * 192 kHz inside, so the rate is set back to the input's (or a standard one); the video is copied when
+ * the output's container holds it.
  */
-export function loudnessRecipe(p: { target: number; truePeak: number; range: number }, ctx: RecipeContext): Plan {
+export function loudnessRecipe(p: LoudnessParams, ctx: RecipeContext): Plan {
   const input = ctx.inputs[0];
   const need = needAudio("loudnorm", input);
   if ("refused" in need) return need;
+  const { filter, report } = loudnessFilter(targetOf(p), ctx.answers?.loudness.get(input.name));
   const v = input.facts.video;
   const video = !v
     ? []
@@ -49,19 +63,22 @@ export function loudnessRecipe(p: { target: number; truePeak: number; range: num
           "-vf",
           webPictureFilters(v, null).join(","),
         ];
-  return planned([
-    "-i",
-    `{{${input.name}}}`,
-    ...video,
-    "-map",
-    "0:a:0",
-    "-af",
-    `loudnorm=I=${p.target}:TP=${p.truePeak}:LRA=${p.range}`,
-    ...audioEncoding(need.audio, "aac", 192, 8),
-    "-movflags",
-    "+faststart",
-    "{{normalized}}",
-  ]);
+  return planned(
+    [
+      "-i",
+      `{{${input.name}}}`,
+      ...video,
+      "-map",
+      "0:a:0",
+      "-af",
+      filter,
+      ...audioEncoding(need.audio, "aac", 192, 8),
+      "-movflags",
+      "+faststart",
+      "{{normalized}}",
+    ],
+    { loudness: report },
+  );
 }
 
 export function waveformRecipe(p: { width: number; height: number; color: string }, ctx: RecipeContext): Plan {

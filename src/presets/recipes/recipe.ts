@@ -1,4 +1,6 @@
 import type { MediaFacts } from "../media-facts.ts";
+import type { InputAnswers } from "./input-questions.ts";
+import type { LoudnessReport } from "./loudness-plan.ts";
 
 /**
  * A preset's recipe: its command planned from its parameters and what its inputs are.
@@ -12,6 +14,8 @@ export type RecipeContext = {
   inputs: PlanInput[];
   /** The output file names, by output name (the client may rename them). */
   outputs: Record<string, string>;
+  /** What the runner measured of the inputs for the recipe's questions; absent where nothing was asked (the Worker's plan). */
+  answers?: InputAnswers;
 };
 
 export type PresetErrorCode = "INPUT_HAS_NO_VIDEO" | "INPUT_HAS_NO_AUDIO" | "INPUT_COLOUR_UNSUPPORTED";
@@ -19,11 +23,14 @@ export type PresetErrorCode = "INPUT_HAS_NO_VIDEO" | "INPUT_HAS_NO_AUDIO" | "INP
 /** A preset that cannot make what it promises from these inputs: the job fails at once with this. */
 export type Refusal = { code: PresetErrorCode; message: string };
 
-export type Plan = { args: string[] } | { refused: Refusal };
+/** What a preset measured and decided as it planned, for the job's result (`presetReport`). */
+export type PlanReport = { loudness?: LoudnessReport };
+
+export type Plan = { args: string[]; report?: PlanReport } | { refused: Refusal };
 
 export type Recipe<P> = (params: P, ctx: RecipeContext) => Plan;
 
-export const planned = (args: string[]): Plan => ({ args });
+export const planned = (args: string[], report?: PlanReport): Plan => (report ? { args, report } : { args });
 
 /** The input's video, or the refusal that says this preset needs one. */
 export function needVideo(

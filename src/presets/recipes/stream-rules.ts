@@ -117,21 +117,33 @@ export function canCopy(fileName: string, kind: "video" | "audio", codec: string
 
 /**
  * Seeking to `at` seconds, as options before and after `-i`. An input with an index seeks by it (ffmpeg
- * starts at the key frame before and decodes forward). One without (MPEG-TS) is sought to a few seconds
- * early and decoded the rest of the way: a seek there lands on any frame and decodes nothing until the
- * next key frame, so a seek straight to the time often yields no frame at all.
+ * starts at the key frame before and decodes forward). One without (MPEG-TS) is sought to before the key
+ * frame at or before `at` and decoded the rest of the way: a seek there lands on any frame and decodes
+ * nothing until the next key frame, so a seek straight to the time often yields no frame at all.
  */
-export function seekTo(facts: MediaFacts, at: number | string): { before: string[]; after: string[] } {
+export function seekTo(
+  facts: MediaFacts,
+  at: number | string,
+  keyframe: number | null = null,
+): { before: string[]; after: string[] } {
   if (typeof at === "string" || facts.seekIndex) return { before: at === 0 ? [] : ["-ss", String(at)], after: [] };
-  const coarse = Math.max(0, at - SEEK_DECODE_SECONDS);
+  const coarse = Math.max(0, keyframe === null ? at - SEEK_DECODE_SECONDS : keyframe - KEYFRAME_SEEK_MARGIN_SECONDS);
   return {
     before: coarse > 0 ? ["-ss", seconds(coarse)] : [],
     after: at - coarse > 0 ? ["-ss", seconds(at - coarse)] : [],
   };
 }
 
-/** How far before the time a seek without an index lands: key frames in such streams are rarely further apart. */
+/**
+ * How far before the time a seek without an index lands when the runner found no key frame for it
+ * (the Worker's plan, or a measuring that failed): key frames in broadcast streams are rarely further apart.
+ * Where it found one (`keyframe`, input-questions.ts) the seek lands just before that key frame instead,
+ * however far back: x264's default puts 10 s between them.
+ */
 const SEEK_DECODE_SECONDS = 5;
+
+/** How far before a known key frame a seek without an index aims: such a seek lands near, not on, its time. */
+export const KEYFRAME_SEEK_MARGIN_SECONDS = 0.5;
 
 export const seconds = (s: number) => String(Math.round(s * 1000) / 1000);
 

@@ -1,8 +1,10 @@
 import type { VideoFacts } from "../media-facts.ts";
-import { needVideo, planned, type Plan, type RecipeContext } from "./recipe.ts";
+import { needVideo, planned, type Plan, type PlanInput, type RecipeContext } from "./recipe.ts";
+import { keyframeAnswer, keyframeQuestion } from "./input-questions.ts";
 import {
   audioEncoding,
   canCopy,
+  KEYFRAME_SEEK_MARGIN_SECONDS,
   keepCopiedVideo,
   pictureSize,
   seconds,
@@ -23,19 +25,27 @@ function within(at: number, duration: number | null): number {
   return duration !== null && at >= duration ? duration / 2 : at;
 }
 
-export function thumbnailRecipe(p: { at?: number; percent?: number; width: number }, ctx: RecipeContext): Plan {
+type ThumbnailParams = { at?: number; percent?: number; width: number };
+
+/** The thumbnail's time in seconds, or a placeholder the runner works out when the input's length is unknown. */
+function thumbnailTime(p: ThumbnailParams, input: PlanInput): number | string {
+  const { durationSeconds } = input.facts;
+  if (p.percent === undefined) return Number(seconds(within(p.at ?? 1, durationSeconds)));
+  // Unknown length: the runner works the seconds out from its probe ({{video@P%}}, src/jobs/request/placeholders.ts).
+  return durationSeconds === null
+    ? `{{${input.name}@${Math.round(p.percent * 1000) / 1000}%}}`
+    : Number(seconds((durationSeconds * p.percent) / 100));
+}
+
+export const thumbnailQuestions = (p: ThumbnailParams, ctx: RecipeContext) =>
+  keyframeQuestion(ctx.inputs[0], thumbnailTime(p, ctx.inputs[0]));
+
+export function thumbnailRecipe(p: ThumbnailParams, ctx: RecipeContext): Plan {
   const input = ctx.inputs[0];
   const need = needVideo("thumbnail", input);
   if ("refused" in need) return need;
-  const { durationSeconds } = input.facts;
-  const at =
-    p.percent === undefined
-      ? within(p.at ?? 1, durationSeconds)
-      : // Unknown length: the runner works the seconds out from its probe ({{video@P%}}, src/jobs/request/placeholders.ts).
-        durationSeconds === null
-        ? `{{${input.name}@${Math.round(p.percent * 1000) / 1000}%}}`
-        : (durationSeconds * p.percent) / 100;
-  const seek = seekTo(input.facts, typeof at === "number" ? Number(seconds(at)) : at);
+  const at = thumbnailTime(p, input);
+  const seek = seekTo(input.facts, at, typeof at === "number" ? keyframeAnswer(ctx.answers, input.name, at) : null);
   const filters = [...stillPictureFilters(need.video), stillScale(need.video, p.width), ...toSdrFilters(need.video)];
   return planned([
     ...seek.before,
@@ -143,14 +153,15 @@ export function webmRecipe(p: { height: number; crf: number; hdr: "sdr" | "keep"
   return webVideo("webm", "webm", vp9, { codec: "libopus", kbps: 96 }, picture, ctx, []);
 }
 
-export function gifRecipe(
-  p: { fps: number; width: number; start: number; duration: number },
-  ctx: RecipeContext,
-): Plan {
+type GifParams = { fps: number; width: number; start: number; duration: number };
+
+export const gifQuestions = (p: GifParams, ctx: RecipeContext) => keyframeQuestion(ctx.inputs[0], p.start);
+
+export function gifRecipe(p: GifParams, ctx: RecipeContext): Plan {
   const input = ctx.inputs[0];
   const need = needVideo("gif", input);
   if ("refused" in need) return need;
-  const seek = seekTo(input.facts, p.start);
+  const seek = seekTo(input.facts, p.start, keyframeAnswer(ctx.answers, input.name, p.start));
   const picture = [
     ...stillPictureFilters(need.video),
     `fps=${p.fps}`,
@@ -191,7 +202,25 @@ function copyOrEncode(
   return [...v, ...a];
 }
 
-export function trimRecipe(p: { start: number; duration: number }, ctx: RecipeContext): Plan {
+type TrimParams = { start: number; duration: number };
+
+/** A copied cut from an input without an index: from just before its key frame to the trim's end. */
+function copySeek(p: TrimParams, keyframe: number): { before: string[]; after: string[]; duration: string } {
+  const from = Math.max(0, keyframe - KEYFRAME_SEEK_MARGIN_SECONDS);
+  return {
+    before: from > 0 ? ["-ss", seconds(from)] : [],
+    after: [],
+    duration: seconds(p.start + p.duration - from),
+  };
+}
+
+/** Copying the video out of an input without an index needs the key frame its cut starts at. */
+const copiesWithoutIndex = (input: PlanInput, fileName: string) =>
+  !input.facts.seekIndex && input.facts.video !== null && canCopy(fileName, "video", input.facts.video.codec);
+
+export const trimQuestions = (p: TrimParams, ctx: RecipeContext) => keyframeQuestion(ctx.inputs[0], p.start);
+
+export function trimRecipe(p: TrimParams, ctx: RecipeContext): Plan {
   const input = ctx.inputs[0];
   const { video, audio } = input.facts;
   if (!video && !audio)
@@ -201,19 +230,23 @@ export function trimRecipe(p: { start: number; duration: number }, ctx: RecipeCo
         message: `Preset trim needs a video or audio stream and input "${input.name}" has neither`,
       },
     };
-  // Without a seek index (MPEG-TS) a copied cut would start between key frames and lose its picture:
-  // the video is re-encoded there, from a seek that decodes its way to the start.
-  const seek = seekTo(input.facts, p.start);
+  // Without a seek index (MPEG-TS) a copied cut starts at the key frame the runner found at or before the
+  // start (the copy drops what comes before a key frame, so the seek lands just before it); where it found
+  // none, a copy would have no picture until the next one, so the video is re-encoded, cut exactly.
+  const keyframe = p.start > 0 ? keyframeAnswer(ctx.answers, input.name, p.start) : 0;
+  const copyVideo = input.facts.seekIndex || (copiesWithoutIndex(input, ctx.outputs.clip) && keyframe !== null);
+  const seek: { before: string[]; after: string[]; duration?: string } =
+    copyVideo && !input.facts.seekIndex ? copySeek(p, keyframe!) : seekTo(input.facts, p.start, keyframe);
   return planned([
     ...seek.before,
     "-i",
     `{{${input.name}}}`,
     ...seek.after,
     "-t",
-    String(p.duration),
+    seek.duration ?? String(p.duration),
     ...(video ? ["-map", "0:V:0"] : []),
     ...(audio ? ["-map", "0:a:0"] : []),
-    ...copyOrEncode(ctx.outputs.clip, video, audio?.codec ?? null, input.facts.seekIndex),
+    ...copyOrEncode(ctx.outputs.clip, video, audio?.codec ?? null, copyVideo),
     "-avoid_negative_ts",
     "make_zero",
     "{{clip}}",
