@@ -1093,7 +1093,7 @@ export interface components {
             presetReport: {
                 loudness?: {
                     /** @enum {string} */
-                    mode: "linear" | "dynamic" | "none";
+                    mode: "linear" | "dynamic";
                     reason: string;
                     before: {
                         /** @description Integrated loudness, LUFS; null for silence (below −70 LUFS). */

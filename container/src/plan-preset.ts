@@ -22,7 +22,7 @@ export async function planPresetJob(
 ): Promise<PlannedJob> {
   const preset = req.preset;
   const recipe = preset && ownValue(RECIPE_BOOK, preset.name);
-  if (!preset || !recipe?.looksAtInputs) return { job: req, measuredMs: 0, report: null };
+  if (!preset || !recipe?.looksAtInputs) return { job: req, report: null };
   const inputs = await Promise.all(
     preset.inputNames.map(async (name) => {
       const facts = mediaFactsOf(await probe(name));
@@ -40,9 +40,7 @@ export async function planPresetJob(
     const path = pathOf(i.name);
     return path ? [{ ...i, path }] : [];
   });
-  const { answers, runtimeMs } = questions.length
-    ? await answerQuestions(questions, located, measure)
-    : { answers: undefined, runtimeMs: 0 };
+  const answers = questions.length ? await answerQuestions(questions, located, measure) : undefined;
   const plan = recipe.plan(preset.params, { ...ctx, answers });
   if ("refused" in plan) throw ended(plan.refused.code, plan.refused.message);
   const declared = declaredNames(
@@ -59,8 +57,8 @@ export async function planPresetJob(
       `Preset ${preset.name} planned argument ${refused[0].index}: ${refused[0].message}`,
       { plannedArgs: plan.args },
     );
-  return { job: { ...req, args: plan.args }, measuredMs: runtimeMs, report: plan.report ?? null };
+  return { job: { ...req, args: plan.args }, report: plan.report ?? null };
 }
 
-/** The job as planned, the time its questions' measuring ran (billed with it), and what the preset decided. */
-export type PlannedJob = { job: RunnerJobRequest; measuredMs: number; report: PlanReport | null };
+/** The job as planned, and what the preset measured and decided (the measuring's time: measureInJob). */
+export type PlannedJob = { job: RunnerJobRequest; report: PlanReport | null };

@@ -59,6 +59,11 @@ export const JOB_ERRORS = {
   INPUT_UNREADABLE: "A preset job's input is not media ffprobe can read, so the preset cannot plan its command.",
   INPUT_HAS_NO_VIDEO: "The preset makes pictures and an input has no video stream (cover art is not one).",
   INPUT_HAS_NO_AUDIO: "The preset works on sound and an input has no audio stream.",
+  INPUT_HAS_NO_SUBTITLES: "The preset works on a subtitle track and the input has none (or not the one asked for).",
+  SUBTITLES_NOT_TEXT:
+    "Bitmap subtitles (PGS, DVB, DVD) cannot become text (WebVTT, MP4's timed text): burn them in with burn-subtitles, or keep them in .mkv.",
+  INPUT_SILENT:
+    "The preset normalises loudness and the input's audio measured silent (below EBU R128's −70 LUFS gate).",
   INPUT_COLOUR_UNSUPPORTED:
     "The preset would convert an input's colour and cannot: Dolby Vision without an HDR10 or HLG base layer (profile 5).",
   SPLIT_PLAN_FAILED:

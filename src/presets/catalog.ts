@@ -13,6 +13,7 @@ import {
   webmPreset,
 } from "./video-presets.ts";
 import { hlsLadderPreset } from "./streaming-presets.ts";
+import { burnSubtitlesPreset, subtitlesVttPreset } from "./subtitle-presets.ts";
 
 /** Every preset, by name. */
 export const PRESETS: ReadonlyMap<string, Preset> = new Map(
@@ -32,6 +33,8 @@ export const PRESETS: ReadonlyMap<string, Preset> = new Map(
     loudnessPreset,
     waveformPreset,
     hlsLadderPreset,
+    subtitlesVttPreset,
+    burnSubtitlesPreset,
   ].map((p) => [p.name, p]),
 );
 
@@ -42,6 +45,7 @@ export function presetView(p: Preset) {
     description: p.description,
     binary: p.binary,
     inputs: p.inputs === "list" ? { list: "input: [ … ] (input0, input1, …), at least 2" } : p.inputs,
+    optionalInputs: p.optionalInputs ?? [],
     params: z.toJSONSchema(p.params, { io: "input", unrepresentable: "any" }),
     outputs: Object.fromEntries(
       Object.entries(p.outputs).map(([name, { checks, ...o }]) => {

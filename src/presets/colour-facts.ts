@@ -28,7 +28,8 @@ const own = <T>(table: Record<string, T>, key: unknown): T | undefined =>
 
 type SideData = Record<string, unknown>;
 
-function dolbyVisionOf(stream: Record<string, unknown>): HdrFacts["dolbyVision"] {
+/** The stream's Dolby Vision configuration record, whatever its base layer (an SDR one too), or null. */
+export function dolbyVisionOf(stream: Record<string, unknown>): HdrFacts["dolbyVision"] {
   const sides = Array.isArray(stream.side_data_list) ? (stream.side_data_list as SideData[]) : [];
   const record = sides.find((d) => d.side_data_type === "DOVI configuration record");
   const profile = Number(record?.dv_profile);

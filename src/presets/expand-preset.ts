@@ -3,7 +3,8 @@ import type { PresetJobRequest } from "../api/schemas/presets.ts";
 import type { RequestIssue } from "../jobs/request/job-request.ts";
 import { contentTypeFor } from "../storage/content-types.ts";
 import { PRESETS } from "./catalog.ts";
-import { TYPICAL_INPUT } from "./media-facts.ts";
+import type { Preset } from "./preset.ts";
+import { typicalInputFor } from "./media-facts.ts";
 import { planPreset, RECIPE_BOOK } from "./recipes/recipe-book.ts";
 import { ownValue } from "../own-key.ts";
 
@@ -41,10 +42,11 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
       });
     for (const name of preset.inputs)
       if (!given[name]) issues.push({ path: ["inputs", name], message: `preset ${preset.name} needs input "${name}"` });
+    const optional = preset.optionalInputs ?? [];
     for (const name of Object.keys(given))
-      if (!preset.inputs.includes(name))
+      if (!preset.inputs.includes(name) && !optional.includes(name))
         issues.push({ path: ["inputs", name], message: `preset ${preset.name} has no input "${name}"` });
-    inputNames = preset.inputs;
+    inputNames = presetInputNames(preset, given);
   }
   for (const name of Object.keys(req.outputs ?? {})) {
     if (!preset.outputs[name])
@@ -71,7 +73,7 @@ export function expandPresetJob(req: PresetJobRequest): { issues: RequestIssue[]
     }),
   );
   const plan = planPreset(preset.name, parsed.data, {
-    inputs: inputNames.map((name) => ({ name, facts: TYPICAL_INPUT })),
+    inputs: inputNames.map((name) => ({ name, facts: typicalInputFor(parsed.data as Record<string, unknown>) })),
     outputs: Object.fromEntries(Object.entries(outputs).map(([name, o]) => [name, o.fileName])),
   });
   if ("refused" in plan) return { issues: [{ path: ["preset"], message: plan.refused.message }] };
@@ -101,6 +103,12 @@ export function presetForRunner(spec: {
 }): { preset?: { name: string; params: Record<string, unknown>; inputNames: string[] } } {
   const preset = spec.mode === "preset" && spec.preset ? PRESETS.get(spec.preset) : undefined;
   if (!preset || !ownValue(RECIPE_BOOK, preset.name)?.looksAtInputs) return {};
-  const inputNames = preset.inputs === "list" ? Object.keys(spec.inputs) : preset.inputs;
+  const inputNames = preset.inputs === "list" ? Object.keys(spec.inputs) : presetInputNames(preset, spec.inputs);
   return { preset: { name: preset.name, params: spec.params ?? {}, inputNames } };
+}
+
+/** A map-form preset's inputs in the recipe's order: its own, then the optional ones the job gave. */
+function presetInputNames(preset: Preset, given: Record<string, unknown>): string[] {
+  const inputs = preset.inputs === "list" ? [] : preset.inputs;
+  return [...inputs, ...(preset.optionalInputs ?? []).filter((name) => Object.hasOwn(given, name))];
 }

@@ -1,4 +1,4 @@
-import { hdrFactsOf, type HdrFacts } from "./colour-facts.ts";
+import { dolbyVisionOf, hdrFactsOf, type HdrFacts } from "./colour-facts.ts";
 
 /**
  * What a preset needs to know about an input before it plans its command: read from the
@@ -20,15 +20,26 @@ export type VideoFacts = {
   pixelAspect: number;
   /** How an HDR picture codes its light (PQ or HLG); null for SDR. */
   hdr: HdrFacts | null;
+  /** It carries a Dolby Vision configuration record (an SDR base layer's too), which a copy should keep. */
+  dolbyVisionRecord: boolean;
 };
 
 export type AudioFacts = { codec: string; sampleRate: number; channels: number };
+
+/**
+ * A subtitle track: `text` (SubRip, ASS, WebVTT, MP4's timed text: a player draws it, ffmpeg converts it
+ * between formats) or a bitmap (Blu-ray's PGS, DVB, DVD: pictures that can only be shown or burned in).
+ * `language` is its ISO 639 tag when it has a well-formed one.
+ */
+export type SubtitleFacts = { codec: string; text: boolean; language: string | null };
 
 export type MediaFacts = {
   /** The first picture stream that is a video (cover art is not). */
   video: VideoFacts | null;
   /** The first audio stream. */
   audio: AudioFacts | null;
+  /** Every subtitle track, in order: the k-th is ffmpeg's `s:k`. */
+  subtitles: SubtitleFacts[];
   durationSeconds: number | null;
   /** When the file's timestamps start (MPEG-TS often starts far from 0). */
   startSeconds: number;
@@ -52,12 +63,26 @@ export const TYPICAL_INPUT: MediaFacts = {
     fullRange: false,
     pixelAspect: 1,
     hdr: null,
+    dolbyVisionRecord: false,
   },
   audio: { codec: "aac", sampleRate: 48000, channels: 2 },
+  subtitles: [{ codec: "subrip", text: true, language: null }],
   durationSeconds: null,
   startSeconds: 0,
   seekIndex: true,
 };
+
+/**
+ * The typical input for a job's parameters: it has the subtitle track a `track` parameter names (a text
+ * track), so a plan for an input not yet seen never refuses what the real one may well have.
+ */
+export function typicalInputFor(params: Record<string, unknown>): MediaFacts {
+  const track = typeof params.track === "number" && Number.isInteger(params.track) ? params.track : 0;
+  return {
+    ...TYPICAL_INPUT,
+    subtitles: Array.from({ length: Math.min(track, 99) + 1 }, () => TYPICAL_INPUT.subtitles[0]),
+  };
+}
 
 /** Demuxers (ffprobe's format_name) that seek without an index. */
 const NO_SEEK_INDEX = new Set(["mpegts", "mpeg", "mpegvideo", "h264", "hevc", "m4v", "mpeg1video", "mpeg2video"]);
@@ -91,6 +116,46 @@ function rotationOf(s: ProbeStream): number {
   return ((r % 360) + 360) % 360;
 }
 
+/**
+ * Subtitle codecs ffmpeg decodes to text; every other one is taken as a bitmap (BITMAP_SUBTITLE_CODECS
+ * lists those it has). test/runner/value-tables.test.ts holds both against the installed ffmpeg's decoders.
+ */
+export const TEXT_SUBTITLE_CODECS = new Set([
+  "subrip",
+  "srt",
+  "ass",
+  "ssa",
+  "webvtt",
+  "mov_text",
+  "text",
+  "microdvd",
+  "subviewer",
+  "subviewer1",
+  "sami",
+  "realtext",
+  "jacosub",
+  "mpl2",
+  "pjs",
+  "vplayer",
+  "stl",
+  "eia_608",
+]);
+
+/** Subtitle codecs ffmpeg decodes to pictures: Blu-ray's PGS, DVB, DVD, DivX's XSUB, teletext. */
+export const BITMAP_SUBTITLE_CODECS = new Set([
+  "hdmv_pgs_subtitle",
+  "dvb_subtitle",
+  "dvd_subtitle",
+  "xsub",
+  "dvb_teletext",
+]);
+
+function subtitleFactsOf(s: ProbeStream): SubtitleFacts {
+  const codec = String(s.codec_name ?? "unknown");
+  const language = String((s.tags as Record<string, unknown> | undefined)?.language ?? "");
+  return { codec, text: TEXT_SUBTITLE_CODECS.has(codec), language: /^[a-z]{2,3}$/.test(language) ? language : null };
+}
+
 const isCoverArt = (s: ProbeStream) => (s.disposition as Record<string, unknown> | undefined)?.attached_pic === 1;
 
 /** The facts of one input from ffprobe's `-show_format -show_streams` JSON; null when it is not media ffprobe can read. */
@@ -115,6 +180,7 @@ export function mediaFactsOf(probe: Probe): MediaFacts | null {
       fullRange: v.color_range === "pc" || pixFmt.startsWith("yuvj"),
       pixelAspect: rotation % 180 ? 1 / aspect(v.sample_aspect_ratio) : aspect(v.sample_aspect_ratio),
       hdr: hdrFactsOf(v),
+      dolbyVisionRecord: dolbyVisionOf(v) !== null,
     };
   }
   const audio = a
@@ -124,6 +190,7 @@ export function mediaFactsOf(probe: Probe): MediaFacts | null {
   return {
     video,
     audio,
+    subtitles: streams.filter((s) => s.codec_type === "subtitle").map(subtitleFactsOf),
     durationSeconds: num(probe.format.duration),
     startSeconds: num(probe.format.start_time) ?? 0,
     seekIndex: !formats.some((f) => NO_SEEK_INDEX.has(f)),

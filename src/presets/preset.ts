@@ -14,6 +14,8 @@ export type Preset<P extends z.ZodType = z.ZodType> = {
   binary: "ffmpeg" | "ffprobe";
   /** Input names the job must provide (map form), or "list" for N inputs given as `input` (input0…). */
   inputs: string[] | "list";
+  /** Input names the job may also provide (a sidecar subtitle file, say); the recipe sees those given, after the others. */
+  optionalInputs?: string[];
   params: P;
   /**
    * `checks`: what its policy promises of the output, from the job's parameters, measured before the

@@ -87,6 +87,7 @@ export const webMp4Preset = definePreset({
       height: height.default(720),
       crf: z.number().int().min(0).max(51).default(23),
       speed: z.enum(["ultrafast", "veryfast", "fast", "medium", "slow"]).default("veryfast"),
+      subtitles: z.boolean().default(false).describe("keep the input's text subtitle tracks, as MP4 timed text"),
     })
     .strict(),
   outputs: {
@@ -101,7 +102,7 @@ export const webMp4Preset = definePreset({
       }),
     },
   },
-  policy: `Needs a video stream (INPUT_HAS_NO_VIDEO: an audio file belongs in audio-aac). H.264 High, 8-bit 4:2:0 limited range, square pixels, even dimensions, at most \`height\` lines (never upscaled), upright, deinterlaced when interlaced; the frame rate is the input's. ${HDR_TO_SDR}: H.264 8-bit holds no HDR that browsers show (webm's \`hdr: "keep"\` does). The first audio track as AAC 128 kb/s, at most stereo, at the input's rate when standard else 48 kHz; no audio track when the input has none.`,
+  policy: `Needs a video stream (INPUT_HAS_NO_VIDEO: an audio file belongs in audio-aac). H.264 High, 8-bit 4:2:0 limited range, square pixels, even dimensions, at most \`height\` lines (never upscaled), upright, deinterlaced when interlaced; the frame rate is the input's. ${HDR_TO_SDR}: H.264 8-bit holds no HDR that browsers show (webm's \`hdr: "keep"\` does). The first audio track as AAC 128 kb/s, at most stereo, at the input's rate when standard else 48 kHz; no audio track when the input has none. With \`subtitles: true\` the input's text subtitle tracks are kept as MP4 timed text (mov_text), each with its language (INPUT_HAS_NO_SUBTITLES without any; SUBTITLES_NOT_TEXT when all are bitmaps: burn-subtitles draws them in); such a job cannot be split (\`parallel\` is a 400).`,
 });
 
 export const webmPreset = definePreset({
@@ -169,11 +170,15 @@ export const trimPreset = definePreset({
         .number()
         .min(0.1)
         .max(24 * 3600),
+      subtitles: z
+        .boolean()
+        .default(false)
+        .describe("keep the input's subtitle tracks, as the output's container holds them"),
     })
     .strict(),
   outputs: { clip: { fileName: "clip.mp4", contentType: "video/mp4", kind: "file" } },
   policy:
-    "Needs video or audio. The first video and audio tracks are copied when the output's container holds their codec (by its file name: .mp4, .mov, .mkv, .webm); a codec it cannot hold is re-encoded: video as H.264 CRF 18 (8-bit 4:2:0), audio as AAC 192 kb/s (ProRes and PCM into .mp4, say; name the output clip.mov to keep them). From an input without a seek index (MPEG-TS) the runner first finds the key frame at or before `start` (a demux of up to 30 s before it) and the copy starts there; where none lies within 30 s the video is re-encoded, cut exactly (a copy would have no picture until the next key frame). A copied video keeps its HDR as it is (a Dolby Vision record too: MP4 and MOV get it with `-strict unofficial`); a re-encoded one is tone-mapped to SDR like every 8-bit output. Subtitles and further tracks are left out.",
+    "Needs video or audio. The first video and audio tracks are copied when the output's container holds their codec (by its file name: .mp4, .mov, .mkv, .webm); a codec it cannot hold is re-encoded: video as H.264 CRF 18 (8-bit 4:2:0), audio as AAC 192 kb/s (ProRes and PCM into .mp4, say; name the output clip.mov to keep them). From an input without a seek index (MPEG-TS) the runner first finds the key frame at or before `start` (a demux of up to 30 s before it) and the copy starts there; where none lies within 30 s the video is re-encoded, cut exactly (a copy would have no picture until the next key frame). A copied video keeps its HDR as it is (a Dolby Vision record too: MP4 and MOV get it with `-strict unofficial`); a re-encoded one is tone-mapped to SDR like every 8-bit output. Further tracks are left out, and subtitles unless `subtitles: true`: then every subtitle track is kept as the output's container holds it (.mkv: each as it is, bitmaps too; .mp4/.mov: text tracks as timed text; .webm: text as WebVTT), refused with INPUT_HAS_NO_SUBTITLES without any and SUBTITLES_NOT_TEXT when only bitmaps would have to become text.",
 });
 
 export const watermarkPreset = definePreset({

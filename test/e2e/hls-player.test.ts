@@ -37,13 +37,41 @@ hls.loadSource(decodeURIComponent(location.hash.slice(1)));
 hls.attachMedia(video);
 `;
 
+// The captions page: shows the first subtitle rendition hls.js lists, and keeps the cues the video's
+// text track received and whether it is showing.
+const CAPTIONS = `
+const video = document.querySelector("video");
+const seen = (window.__player = { subtitleTracks: [], cues: [], showing: false, errors: [] });
+const hls = new Hls({ enableWorker: false });
+hls.on(Hls.Events.SUBTITLE_TRACKS_UPDATED, (_, data) => {
+  seen.subtitleTracks = data.subtitleTracks.map((t) => ({ name: t.name, lang: t.lang, groupId: t.groupId }));
+  hls.subtitleDisplay = true;
+  hls.subtitleTrack = 0;
+});
+hls.on(Hls.Events.MANIFEST_PARSED, () => video.play());
+hls.on(Hls.Events.ERROR, (_, data) => seen.errors.push(data.type + ":" + data.details + (data.fatal ? ":fatal" : "")));
+setInterval(() => {
+  const track = [...video.textTracks].find((t) => t.mode === "showing");
+  seen.showing = Boolean(track);
+  seen.cues = track && track.cues ? [...track.cues].map((c) => c.text) : [];
+}, 100);
+hls.loadSource(decodeURIComponent(location.hash.slice(1)));
+hls.attachMedia(video);
+`;
+
 beforeAll(async () => {
   copyFileSync(join(root, "node_modules/hls.js/dist/hls.min.js"), join(pageDir, "hls.min.js"));
   writeFileSync(join(pageDir, "player.js"), PLAYER);
+  writeFileSync(join(pageDir, "captions.js"), CAPTIONS);
   writeFileSync(
     join(pageDir, "index.html"),
     '<!doctype html><video muted playsinline></video><script src="hls.min.js"></script><script src="player.js"></script>',
   );
+  writeFileSync(
+    join(pageDir, "captions.html"),
+    '<!doctype html><video muted playsinline></video><script src="hls.min.js"></script><script src="captions.js"></script>',
+  );
+  writeFileSync(join(fx.dir, "hls-captions.srt"), "1\n00:00:00,200 --> 00:00:02,500\nHello from a sidecar\n");
   page = await startStaticServer(pageDir);
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -93,6 +121,42 @@ describe("an HLS ladder in a web player on another origin", () => {
     expect(seen.levels).toEqual([144, 240]);
     expect(new Set(seen.fragmentLevels)).toEqual(new Set([0, 1]));
     expect(await tab.evaluate("document.querySelector('video').currentTime")).toBeGreaterThan(1);
+    await tab.close();
+  }, 120_000);
+
+  it("shows a WebVTT subtitle rendition, named in the master playlist with its language", async () => {
+    const job = await local.runToEnd({
+      mode: "preset",
+      preset: "hls-ladder",
+      inputs: {
+        video: { type: "url", url: `${local.media.url}/${fx.clip.split("/").pop()}` },
+        subtitles: { type: "url", url: `${local.media.url}/hls-captions.srt` },
+      },
+      params: { renditions: [144, 240], segmentSeconds: 1 },
+    });
+    expect(job.status, JSON.stringify(job)).toBe("completed");
+    const tab = await browser.newPage();
+    const failedRequests: string[] = [];
+    tab.on("requestfailed", (r) => failedRequests.push(`${r.url()}: ${r.failure()?.errorText}`));
+    await tab.goto(`${page.url}/captions.html#${encodeURIComponent(job.outputs[0].downloadUrl)}`);
+    await tab.waitForFunction(
+      "(window.__player.showing && window.__player.cues.length > 0) || window.__player.errors.some((e) => e.endsWith(':fatal'))",
+      null,
+      { timeout: 30_000 },
+    );
+    const seen = (await tab.evaluate("window.__player")) as {
+      subtitleTracks: { name: string; lang: string; groupId: string }[];
+      cues: string[];
+      errors: string[];
+    };
+    expect(
+      seen.errors.filter(
+        (e) => e.endsWith(":fatal") || (e.startsWith("networkError:") && e !== "networkError:aborted"),
+      ),
+    ).toEqual([]);
+    expect(failedRequests).toEqual([]);
+    expect(seen.subtitleTracks.length).toBeGreaterThan(0);
+    expect(seen.cues).toContain("Hello from a sidecar");
     await tab.close();
   }, 120_000);
 

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobManager } from "../../container/src/job-manager.ts";
-import type { JobHooks } from "../../container/src/execute-job.ts";
+import type { JobHooks } from "../../container/src/job-hooks.ts";
 import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { completedOutcome, jobRequest, oneSlotSettings, runnerApi } from "./runner-api.ts";
 import { useRunnerHarness } from "./runner-harness.ts";

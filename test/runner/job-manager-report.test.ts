@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createJobManager } from "../../container/src/job-manager.ts";
-import type { JobHooks } from "../../container/src/execute-job.ts";
+import type { JobHooks } from "../../container/src/job-hooks.ts";
 import type { RunnerJobRequest, RunnerOutcome } from "../../src/runner/runner-protocol.ts";
 import { completedOutcome, jobRequest, oneSlotSettings } from "./runner-api.ts";
 

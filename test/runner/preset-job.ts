@@ -12,21 +12,26 @@ import type { useRunnerHarness } from "./runner-harness.ts";
  * A preset job run on the harness's real runner as the Worker would send it: expanded and checked by the
  * Worker's code, its inputs URLs on the media server (`given`: by input name, or a list for `input`), its
  * outputs stored on the PUT receiver and written out to local files (a directory output as `name/path`).
- * `withChecks`: the outputs carry the preset's checks, as a real job's do.
+ * `withChecks`: the outputs carry the preset's checks, as a real job's do; `outputs` renames output files
+ * (by output name); `timeoutMs` is the job's time limit (2 minutes by default).
  */
 export async function runPresetJob(
   harness: ReturnType<typeof useRunnerHarness>,
   preset: string,
   params: Record<string, unknown>,
   given: Record<string, string> | string[],
-  withChecks = false,
+  options: { withChecks?: boolean; outputs?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<{ outcome: RunnerOutcome; files: Map<string, string> }> {
+  const { withChecks = false, timeoutMs = 120_000 } = options;
   const { h, input } = harness;
   const url = (f: string) => ({ type: "url" as const, url: `${h.media.url}/${f}` });
   const body = {
     mode: "preset",
     preset,
     params,
+    ...(options.outputs
+      ? { outputs: Object.fromEntries(Object.entries(options.outputs).map(([n, fileName]) => [n, { fileName }])) }
+      : {}),
     ...(Array.isArray(given)
       ? { input: given.map(url) }
       : { inputs: Object.fromEntries(Object.entries(given).map(([n, f]) => [n, url(f)])) }),
@@ -39,7 +44,7 @@ export async function runPresetJob(
   const req = jobRequest({
     binary: spec.binary,
     args: spec.args,
-    timeoutMs: 120_000,
+    timeoutMs,
     ...presetForRunner({ mode: "preset", preset, params: expanded.params, inputs: spec.inputs }),
     inputs: Object.keys(spec.inputs).map((name) => input(name, fileOf(name))),
     outputs: Object.entries(spec.outputs).map(([name, o]) => ({

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunnerOutcome } from "../../src/runner/runner-protocol.ts";
@@ -11,7 +12,8 @@ import {
   videoOf,
   type InputShape,
 } from "../support/preset-expectations.ts";
-import { SDR_REFERENCE, variedMedia } from "../support/varied-media.ts";
+import { SDR_REFERENCE, variedMedia, type VariedMedia } from "../support/varied-media.ts";
+import { problemsWithCaptions } from "../support/burned-captions.ts";
 import { pictureStats, problemsWithSdrPicture, type PictureStats } from "../support/sdr-picture.ts";
 import { runPresetJob } from "./preset-job.ts";
 import { useRunnerHarness } from "./runner-harness.ts";
@@ -29,6 +31,8 @@ const FULL = MATRIX === "full";
 const harness = useRunnerHarness({ RUNNER_CONCURRENCY: "2" }, dir);
 
 type Check = (o: {
+  /** The kind's file (the video input's, for a preset of several inputs). */
+  file: string;
   outcome: RunnerOutcome;
   files: Map<string, string>;
   shape: InputShape;
@@ -39,6 +43,8 @@ type PresetCase = {
   preset?: string;
   params?: Record<string, unknown>;
   needs: "video" | "audio" | "either";
+  /** The error a kind is refused with, where `needs` does not say it (subtitles, say); null: it runs. */
+  refusedFor?: (kind: VariedMedia) => string | null;
   check: Check;
   /**
    * What it makes of an HDR input's picture: `sdr`, that output looks like an SDR rendering of the same
@@ -92,6 +98,8 @@ const audioOnly =
 const PRESETS: Record<string, PresetCase> = {
   probe: {
     needs: "either",
+    // ffprobe reads a subtitle file too.
+    refusedFor: (kind) => (kind.video || kind.audio || kind.subtitles ? null : "INPUT_HAS_NO_VIDEO"),
     check: ({ outcome }) => (JSON.parse(outcome.stdout).streams?.length ? [] : ["no streams in the probe"]),
   },
   thumbnail: {
@@ -209,6 +217,62 @@ const PRESETS: Record<string, PresetCase> = {
       return v?.width === 320 && v?.height === 64 ? [] : [`picture ${v?.width}x${v?.height}`];
     },
   },
+  "subtitles-vtt": {
+    needs: "either",
+    refusedFor: (kind) =>
+      !kind.subtitles ? "INPUT_HAS_NO_SUBTITLES" : kind.subtitles === "bitmap" ? "SUBTITLES_NOT_TEXT" : null,
+    check: ({ files }) => {
+      const text = readFileSync(files.get("subtitles")!, "utf8");
+      return /^WEBVTT/.test(text) && / --> /.test(text) ? [] : [`not WebVTT with cues: ${text.slice(0, 80)}`];
+    },
+  },
+  "burn-subtitles": {
+    needs: "video",
+    inputs: (file) => ({ video: file, subtitles: "captions.srt" }),
+    check: (o) => burned(o),
+    hdr: { sdr: "burned", tagged: true },
+  },
+  "burn-subtitles (its own track)": {
+    preset: "burn-subtitles",
+    needs: "video",
+    refusedFor: (kind) => (!kind.video ? "INPUT_HAS_NO_VIDEO" : !kind.subtitles ? "INPUT_HAS_NO_SUBTITLES" : null),
+    check: (o) => burned(o),
+  },
+  "web-mp4 (subtitles)": {
+    preset: "web-mp4",
+    params: { height: 360, subtitles: true },
+    needs: "video",
+    refusedFor: (kind) =>
+      !kind.video
+        ? "INPUT_HAS_NO_VIDEO"
+        : !kind.subtitles
+          ? "INPUT_HAS_NO_SUBTITLES"
+          : kind.subtitles === "bitmap"
+            ? "SUBTITLES_NOT_TEXT"
+            : null,
+    check: (o) => {
+      const subtitles = probeOf(o.files, "mp4").streams.filter((s) => s.codec_type === "subtitle");
+      return [
+        ...webVideo("h264", "aac", "mp4")(o),
+        ...(subtitles.length && subtitles.every((s) => s.codec_name === "mov_text") ? [] : ["no timed-text track"]),
+      ];
+    },
+  },
+  "hls-ladder (subtitles)": {
+    preset: "hls-ladder",
+    params: { renditions: [144, 240], segmentSeconds: 1 },
+    needs: "video",
+    inputs: (file) => ({ video: file, subtitles: "captions.srt" }),
+    check: ({ files }) => {
+      const master = readFileSync(files.get("hls/master.m3u8")!, "utf8");
+      const cues = [...files.keys()].filter((k) => k.endsWith(".vtt")).map((k) => readFileSync(files.get(k)!, "utf8"));
+      return [
+        ...(/#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs0"/.test(master) ? [] : ["no subtitle rendition in the master"]),
+        ...(/SUBTITLES="subs0"/.test(master) ? [] : ["the first variant names no subtitle group"]),
+        ...(cues.some((c) => c.includes("Hello there")) ? [] : ["no WebVTT segment with the captions"]),
+      ];
+    },
+  },
   "hls-ladder": {
     params: { renditions: [144, 240, 720], segmentSeconds: 1 },
     needs: "video",
@@ -227,6 +291,28 @@ const PRESETS: Record<string, PresetCase> = {
     },
   },
 };
+
+/** The error a kind is refused with by this case, or null when the preset runs on it. */
+function expectedRefusal(c: PresetCase, kind: VariedMedia): string | null {
+  if (c.refusedFor) return c.refusedFor(kind);
+  const lacks = c.needs === "video" ? !kind.video : c.needs === "audio" ? !kind.audio : !kind.video && !kind.audio;
+  return lacks ? (c.needs === "audio" ? "INPUT_HAS_NO_AUDIO" : "INPUT_HAS_NO_VIDEO") : null;
+}
+
+/**
+ * A burn-subtitles output: H.264 of the input's length, its captions (from 0.2 s to 1.2 s in every test
+ * caption) drawn at the bottom of the upright picture, compared with the same picture without them
+ * (an HDR kind's SDR rendering); too small a picture (16 lines) shows no readable caption to find.
+ */
+function burned({ file, files, shape }: Parameters<Check>[0]): string[] {
+  const p = probeOf(files, "burned");
+  const without = join(dir, media[file].hdr ? SDR_REFERENCE : file);
+  return [
+    ...problemsWithVideo(videoOf(p), { codec: "h264", input: shape }),
+    ...problemsWithDuration(p, shape.durationSeconds),
+    ...(shape.displayHeight >= 100 ? problemsWithCaptions(files.get("burned")!, without, 0.7) : []),
+  ];
+}
 
 let reference: PictureStats | null = null;
 /** An HDR kind's output: an SDR picture like the one it was made from, or HDR kept with its Dolby Vision record. */
@@ -273,6 +359,14 @@ function slice(k: number): string[] {
     "hdr10-pq.mp4",
     "hlg.mp4",
     "dolby-vision-8.4.mp4",
+    "long-gop-offset.ts",
+    "subtitled.mp4",
+    "pgs-subtitles.mkv",
+    "captions.srt",
+    "speech.wav",
+    "wide-dynamics.flac",
+    "near-silent.wav",
+    "percussive.wav",
   ];
   const chosen = [awkward[k % awkward.length], awkward[(k + 5) % awkward.length]];
   return MATRIX === "rest" ? KINDS.filter((kind) => !chosen.includes(kind)) : chosen;
@@ -282,7 +376,7 @@ async function runPreset(preset: string, c: PresetCase, file: string) {
   const given = c.inputs?.(file) ?? {
     [preset === "probe"
       ? "video"
-      : ["audio-mp3", "audio-aac", "audio-opus", "loudnorm", "waveform"].includes(preset)
+      : ["audio-mp3", "audio-aac", "audio-opus", "loudnorm", "waveform", "subtitles-vtt"].includes(preset)
         ? "media"
         : "video"]: file,
   };
@@ -298,14 +392,11 @@ describe(`every preset on the kinds of media people send (${FULL ? "full matrix"
   for (const [k, [preset, c]] of Object.entries(PRESETS).entries()) {
     for (const file of slice(k)) {
       const kind = media[file];
-      const lacks = c.needs === "video" ? !kind.video : c.needs === "audio" ? !kind.audio : !kind.video && !kind.audio;
-      it(`${preset} on ${file} (${kind.what})${lacks ? `: refused, no ${c.needs}` : ""}`, async () => {
+      const refusal = expectedRefusal(c, kind);
+      it(`${preset} on ${file} (${kind.what})${refusal ? `: refused, ${refusal}` : ""}`, async () => {
         const { outcome, files, shapes } = await runPreset(c.preset ?? preset, c, file);
-        if (lacks) {
-          expect(outcome, JSON.stringify(outcome)).toMatchObject({
-            status: "failed",
-            errorCode: c.needs === "audio" ? "INPUT_HAS_NO_AUDIO" : "INPUT_HAS_NO_VIDEO",
-          });
+        if (refusal) {
+          expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "failed", errorCode: refusal });
           expect(outcome.errorMessage).toContain(`Preset ${c.preset ?? preset}`);
           expect(outcome.runtimeMs).toBe(0);
           return;
@@ -315,7 +406,7 @@ describe(`every preset on the kinds of media people send (${FULL ? "full matrix"
           `${outcome.errorCode}: ${outcome.errorMessage}\n${outcome.stderrTail.slice(-800)}\n${outcome.plannedArgs?.join(" ")}`,
         ).toBe("completed");
         if (preset !== "probe") expect(outcome.plannedArgs?.length).toBeGreaterThan(0);
-        expect(c.check({ outcome, files, shape: shapes[0], shapes }), outcome.plannedArgs?.join(" ")).toEqual([]);
+        expect(c.check({ file, outcome, files, shape: shapes[0], shapes }), outcome.plannedArgs?.join(" ")).toEqual([]);
         if (kind.hdr && c.hdr) expect(hdrProblems(c.hdr, files, kind.file), outcome.plannedArgs?.join(" ")).toEqual([]);
       }, 180_000);
     }

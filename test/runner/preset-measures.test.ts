@@ -74,7 +74,7 @@ describe("loudnorm in two passes: within 1 LU of the target, the true peak under
   for (const [file, mode] of cases) {
     it(`${file}: ${mode}, measured before and after`, async () => {
       const params = { target: -16, truePeak: -1.5 };
-      const { outcome } = await runPresetJob(harness, "loudnorm", params, { media: file }, true);
+      const { outcome } = await runPresetJob(harness, "loudnorm", params, { media: file }, { withChecks: true });
       expect(outcome.status, `${outcome.errorMessage}\n${outcome.plannedArgs?.join(" ")}`).toBe("completed");
       const report = outcome.presetReport?.loudness;
       expect(report?.mode, report?.reason).toBe(mode);

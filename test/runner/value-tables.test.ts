@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { ALLOWED_BITSTREAM_FILTERS, BITSTREAM_FILTER_STRING_OPTIONS } from "../../src/jobs/policy/bitstream-filters.ts";
 import { FLAG_OPTIONS } from "../../src/jobs/policy/flag-options.ts";
+import { BITMAP_SUBTITLE_CODECS, TEXT_SUBTITLE_CODECS } from "../../src/presets/media-facts.ts";
 
 /**
  * The bitstream-filter and flag tables against the installed ffmpeg (the build the runner image gets):
@@ -49,5 +50,21 @@ describe("flag options, against the installed ffmpeg", () => {
       flags.push(m[1]);
     }
     expect([...FLAG_OPTIONS[name]].sort()).toEqual(flags.sort());
+  });
+});
+
+describe("subtitle codecs, against the installed ffmpeg's decoders", () => {
+  it("takes each as text or as a bitmap, and none unseen", () => {
+    // " S..... subrip   SubRip subtitle" and " S..... ssa   ASS (…) subtitle (codec ass)": the codec, not the decoder.
+    const codecs = ffmpeg("-decoders")
+      .split("\n")
+      .flatMap((line) => {
+        const m = /^ S\S{5} (\S+)\s.*?(?:\(codec (\S+)\))?$/.exec(line);
+        // The legend's own line (" S..... = Subtitle") names no decoder.
+        return m && m[1] !== "=" ? [m[2] ?? m[1]] : [];
+      });
+    expect(codecs.length).toBeGreaterThan(15);
+    const unclassified = codecs.filter((c) => !TEXT_SUBTITLE_CODECS.has(c) && !BITMAP_SUBTITLE_CODECS.has(c));
+    expect(unclassified).toEqual([]);
   });
 });

@@ -3,6 +3,11 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addDolbyVisionRecord } from "./dolby-vision-box.ts";
+import { writePgsSubtitles } from "./pgs-subtitles.ts";
+
+/** The captions of the subtitle kinds: two cues inside the 2 s clips. */
+const CAPTIONS_SRT =
+  "1\n00:00:00,200 --> 00:00:01,200\nHello there\n\n2\n00:00:01,300 --> 00:00:01,900\nSecond caption\n";
 
 /**
  * The kinds of files people send, made with the host's ffmpeg: short (2 s) and small, so
@@ -16,6 +21,8 @@ export type VariedMedia = {
   audio: boolean;
   /** An HDR picture: made from SDR_REFERENCE's pictures, so its SDR outputs compare with that file. */
   hdr?: "pq" | "hlg";
+  /** Its first subtitle track's kind, where it has one. */
+  subtitles?: "text" | "bitmap";
 };
 
 /** The SDR rendering the HDR kinds were made from (the same pictures, BT.709), for test/support/sdr-picture.ts. */
@@ -91,7 +98,10 @@ function hdrPicture(transfer: "smpte2084" | "arib-std-b67"): string[] {
 }
 
 /** file name → how ffmpeg makes it, what it is, and which streams it has. */
-const RECIPES: Record<string, { what: string; video: boolean; audio: boolean; hdr?: "pq" | "hlg"; args: string[] }> = {
+const RECIPES: Record<
+  string,
+  { what: string; video: boolean; audio: boolean; hdr?: "pq" | "hlg"; subtitles?: "text" | "bitmap"; args: string[] }
+> = {
   "h264-moov-at-end.mp4": {
     what: "H.264/AAC with the index at the end, as cameras write it",
     video: true,
@@ -223,7 +233,34 @@ const RECIPES: Record<string, { what: string; video: boolean; audio: boolean; hd
       "mp2",
     ],
   },
-  "multitrack.mkv": { what: "two audio tracks and subtitles in Matroska", video: true, audio: true, args: [] },
+  "multitrack.mkv": {
+    what: "two audio tracks and subtitles in Matroska",
+    video: true,
+    audio: true,
+    subtitles: "text",
+    args: [],
+  },
+  "subtitled.mp4": {
+    what: "H.264/AAC with an English timed-text subtitle track, as MP4 carries captions",
+    video: true,
+    audio: true,
+    subtitles: "text",
+    args: [],
+  },
+  "pgs-subtitles.mkv": {
+    what: "Matroska with Blu-ray bitmap subtitles (PGS), as ripped discs carry them",
+    video: true,
+    audio: true,
+    subtitles: "bitmap",
+    args: [],
+  },
+  "captions.srt": {
+    what: "a SubRip subtitle file on its own",
+    video: false,
+    audio: false,
+    subtitles: "text",
+    args: [],
+  },
   "start-offset.ts": {
     what: "a stream whose timestamps start at 10 s",
     video: true,
@@ -325,7 +362,14 @@ export function variedMedia(): { dir: string; media: Record<string, VariedMedia>
   for (const [file, r] of Object.entries(RECIPES)) {
     const path = join(dir, file);
     if (!existsSync(path)) makeOne(dir, file, r.args);
-    media[file] = { file, what: r.what, video: r.video, audio: r.audio, ...(r.hdr ? { hdr: r.hdr } : {}) };
+    media[file] = {
+      file,
+      what: r.what,
+      video: r.video,
+      audio: r.audio,
+      ...(r.hdr ? { hdr: r.hdr } : {}),
+      ...(r.subtitles ? { subtitles: r.subtitles } : {}),
+    };
   }
   // Not a kind of input: the SDR pictures the HDR kinds were made from.
   if (!existsSync(join(dir, SDR_REFERENCE)))
@@ -410,6 +454,29 @@ function makeOne(dir: string, file: string, args: string[]) {
         "-f",
         "matroska",
       ],
+      tmp,
+    );
+  } else if (file === "captions.srt") {
+    writeFileSync(tmp, CAPTIONS_SRT);
+  } else if (file === "subtitled.mp4") {
+    const subs = join(dir, ".captions.srt");
+    writeFileSync(subs, CAPTIONS_SRT);
+    ff(
+      [...picture("320x240"), ...tone(), "-i", subs, "-map", "0:v", "-map", "1:a", "-map", "2:s"]
+        .concat([...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-c:s", "mov_text", "-metadata:s:s:0", "language=eng"])
+        .concat(["-f", "mp4"]),
+      tmp,
+    );
+  } else if (file === "pgs-subtitles.mkv") {
+    const subs = join(dir, ".bitmaps.sup");
+    writePgsSubtitles(subs, { width: 320, height: 240 }, [
+      { fromSeconds: 0.2, toSeconds: 1.2 },
+      { fromSeconds: 1.3, toSeconds: 1.9 },
+    ]);
+    ff(
+      [...picture("320x240"), ...tone(), "-i", subs, "-map", "0:v", "-map", "1:a", "-map", "2:s"]
+        .concat([...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-c:s", "copy", "-metadata:s:s:0", "language=eng"])
+        .concat(["-f", "matroska"]),
       tmp,
     );
   } else if (file === "dolby-vision-8.4.mp4") {

@@ -41,6 +41,8 @@ describe("an input's HDR coding, from its probe", () => {
       ...mediaFactsOf(probeOf({ color_transfer: "smpte2084", color_primaries: "x:y=1" }))!.video!,
     });
     expect(chain.join(",")).not.toContain("x:y");
+    // The first zscale names its output primaries: an untagged file's frames say "unspecified" (no path from BT.2020).
+    expect(chain[0]).toMatch(/:pin=bt2020:.*:p=bt2020$/);
   });
 });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { keyframeFromListing, loudnessFromLog } from "../../src/presets/recipes/input-measures.ts";
+import {
+  keyframeFromListing,
+  keyframeListingOptions,
+  loudnessFromLog,
+} from "../../src/presets/recipes/input-measures.ts";
+import { loudnessRecipe } from "../../src/presets/recipes/audio-recipes.ts";
 import { loudnessFilter } from "../../src/presets/recipes/loudness-plan.ts";
 import { trimRecipe, thumbnailRecipe } from "../../src/presets/recipes/video-recipes.ts";
 import { noAnswers, keyframeKey } from "../../src/presets/recipes/input-questions.ts";
@@ -34,6 +39,11 @@ describe("loudnorm's first pass, read from its log", () => {
 });
 
 describe("the key frame at or before a time, from a packet listing", () => {
+  it("reads from the file's start where the look-back reaches it (a wrapped MPEG-TS starts below 0)", () => {
+    expect(keyframeListingOptions(6.98, -3.02)).toContain("%6.981000");
+    expect(keyframeListingOptions(100, 10)).toContain("70.000000%100.001000");
+  });
+
   it("finds it from the file's start, and none where the listing has none", () => {
     const listing = "11.400000,K_\n11.440000,__\n21.400000,K_\n21.440000,__\n";
     expect(keyframeFromListing(listing, 29.38, 11.38)).toBeCloseTo(10.02, 6);
@@ -67,9 +77,24 @@ describe("two-pass loudness: linear where the true peak allows", () => {
     expect(peaky.report.reason).toContain("+4.0 dB would put its true peak at 1.0 dBTP");
   });
 
-  it("says so for silence and for an input it could not measure", () => {
-    expect(loudnessFilter(target, measured(null, -80)).report.mode).toBe("none");
+  it("runs one pass for an input it could not measure, or one measuring louder than loudnorm's second pass takes", () => {
     expect(loudnessFilter(target, null)).toMatchObject({ report: { mode: "dynamic", before: null } });
+    // A float file's spikes measured +8.1 LUFS: loudnorm refuses measured_I over 0, and the job failed.
+    const over = loudnessFilter(target, { ...measured(8.1, 33.1), thresholdLufs: -1.9 });
+    expect(over.filter).toBe("loudnorm=I=-16:TP=-2:LRA=11");
+    expect(over.report.reason).toContain("outside what loudnorm's second pass takes");
+  });
+
+  it("refuses silence once measured (INPUT_SILENT), which the log gives as -inf throughout", () => {
+    const silence = loudnessFromLog(summary("-inf", "-inf").replace('"-42.82"', '"-inf"'));
+    expect(silence).toMatchObject({ integratedLufs: null, truePeakDbtp: -144, thresholdLufs: -144 });
+    const answers = noAnswers();
+    answers.loudness.set("media", silence);
+    const plan = loudnessRecipe(
+      { target: -16, truePeak: -1.5, range: 11 },
+      { inputs: [{ name: "media", facts: TYPICAL_INPUT }], outputs: { normalized: "n.mp4" }, answers },
+    );
+    expect(plan).toMatchObject({ refused: { code: "INPUT_SILENT" } });
   });
 });
 

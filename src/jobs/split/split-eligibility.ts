@@ -30,6 +30,7 @@ export const FRAME_BY_FRAME_FILTERS = [
   "colorlevels",
   "colorspace",
   "zscale",
+  "tonemap",
   "lut",
   "lutrgb",
   "lutyuv",

@@ -16,7 +16,7 @@ const loudnessMeasureSchema = z.object({
 export const presetReportSchema: z.ZodType<PlanReport> = z.object({
   loudness: z
     .object({
-      mode: z.enum(["linear", "dynamic", "none"]),
+      mode: z.enum(["linear", "dynamic"]),
       reason: z.string(),
       before: loudnessMeasureSchema.nullable(),
       after: z.object({ integratedLufs: z.number().nullable(), truePeakDbtp: z.number().nullable() }).nullable(),

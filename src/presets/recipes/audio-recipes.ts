@@ -1,4 +1,4 @@
-import { needAudio, planned, type Plan, type RecipeContext } from "./recipe.ts";
+import { colourRefusal, needAudio, planned, type Plan, type RecipeContext } from "./recipe.ts";
 import type { InputQuestion } from "./input-questions.ts";
 import { loudnessFilter } from "./loudness-plan.ts";
 import { audioEncoding, canCopy, keepCopiedVideo, webPictureFilters } from "./stream-rules.ts";
@@ -45,8 +45,18 @@ export function loudnessRecipe(p: LoudnessParams, ctx: RecipeContext): Plan {
   const input = ctx.inputs[0];
   const need = needAudio("loudnorm", input);
   if ("refused" in need) return need;
-  const { filter, report } = loudnessFilter(targetOf(p), ctx.answers?.loudness.get(input.name));
+  const measured = ctx.answers?.loudness.get(input.name);
+  if (measured && measured.integratedLufs === null)
+    return {
+      refused: {
+        code: "INPUT_SILENT",
+        message: `Preset loudnorm measured input "${input.name}" as silent (below EBU R128's −70 LUFS gate, true peak ${measured.truePeakDbtp} dBTP): no gain brings silence to a loudness`,
+      },
+    };
+  const { filter, report } = loudnessFilter(targetOf(p), measured);
   const v = input.facts.video;
+  const colour = v && !canCopy(ctx.outputs.normalized, "video", v.codec) ? colourRefusal("loudnorm", input) : null;
+  if (colour) return colour;
   const video = !v
     ? []
     : canCopy(ctx.outputs.normalized, "video", v.codec)

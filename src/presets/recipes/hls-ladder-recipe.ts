@@ -1,4 +1,5 @@
-import { needVideo, planned, type Plan, type RecipeContext } from "./recipe.ts";
+import { needVideo, planned, type Plan, type RecipeContext, type Refusal } from "./recipe.ts";
+import { needSubtitles } from "./subtitle-rules.ts";
 import { audioEncoding, pictureSize, scaleTo, sdrPixels, seconds } from "./stream-rules.ts";
 
 /** The bitrate a rendition gets, by its height (H.264, for typical web content). */
@@ -12,12 +13,14 @@ function videoKbps(height: number): number {
  * and `audio` is not false. Key frames at every segment boundary whatever the frame rate.
  */
 export function hlsLadderRecipe(
-  p: { renditions: number[]; segmentSeconds: number; audio: boolean },
+  p: { renditions: number[]; segmentSeconds: number; audio: boolean; subtitles?: boolean },
   ctx: RecipeContext,
 ): Plan {
   const input = ctx.inputs[0];
   const need = needVideo("hls-ladder", input);
   if ("refused" in need) return need;
+  const subs = subtitleSource(p.subtitles === true, ctx);
+  if (subs && "refused" in subs) return subs;
   const v = need.video;
   const fitting = p.renditions.filter((h) => h <= v.height);
   const heights = [...new Set((fitting.length ? fitting : [v.height]).map((h) => pictureSize(v, h).height))];
@@ -34,12 +37,14 @@ export function hlsLadderRecipe(
   return planned([
     "-i",
     `{{${input.name}}}`,
+    ...(subs?.sidecar ? ["-i", `{{${subs.sidecar}}}`] : []),
     "-filter_complex",
     graph.join(";"),
     ...heights.flatMap((h, i) => [
       "-map",
       `[v${i}]`,
       ...(a ? ["-map", "0:a:0"] : []),
+      ...(subs ? ["-map", subs.map] : []),
       `-b:v:${i}`,
       `${videoKbps(h)}k`,
       `-maxrate:v:${i}`,
@@ -56,6 +61,7 @@ export function hlsLadderRecipe(
     "-sc_threshold",
     "0",
     ...(a ? audioEncoding(a, "aac", 128, 2) : []),
+    ...(subs ? ["-c:s", "webvtt"] : []),
     "-f",
     "hls",
     "-hls_time",
@@ -65,11 +71,40 @@ export function hlsLadderRecipe(
     "-hls_flags",
     "independent_segments",
     "-var_stream_map",
-    heights.map((_, i) => (a ? `v:${i},a:${i}` : `v:${i}`)).join(" "),
+    heights
+      .map((_, i) =>
+        [`v:${i}`, ...(a ? [`a:${i}`] : []), ...(subs ? subtitleRendition(i, subs.language) : [])].join(","),
+      )
+      .join(" "),
     "-master_pl_name",
     "master.m3u8",
     "-hls_segment_filename",
     "{{hls/seg_%v_%03d.ts}}",
     "{{hls/stream_%v.m3u8}}",
   ]);
+}
+
+/**
+ * The WebVTT rendition's source: the `subtitles` input (a sidecar SRT, WebVTT or ASS file) when given,
+ * else with `subtitles: true` the input's first text track; null for none.
+ */
+function subtitleSource(
+  wanted: boolean,
+  ctx: RecipeContext,
+): { map: string; language: string | null; sidecar: string | null } | { refused: Refusal } | null {
+  const sidecar = ctx.inputs.find((i) => i.name === "subtitles");
+  const input = sidecar ?? ctx.inputs[0];
+  if (!sidecar && !wanted) return null;
+  const first = input.facts.subtitles.findIndex((t) => t.text);
+  const need = needSubtitles("hls-ladder", input, Math.max(0, first), true);
+  if ("refused" in need) return need;
+  return { map: `${sidecar ? 1 : 0}:s:${first}`, language: need.subtitle.language, sidecar: sidecar?.name ?? null };
+}
+
+/**
+ * Each variant's subtitle rendition in a group of its own (ffmpeg 5.1's HLS muxer writes one rendition per
+ * variant, and two in one group would both be its default); players switch groups with the variant.
+ */
+function subtitleRendition(variant: number, language: string | null): string[] {
+  return [`s:${variant}`, `sgroup:subs${variant}`, ...(language ? [`language:${language}`] : [])];
 }

@@ -7,14 +7,19 @@ import { KEYFRAME_LOOKBACK_SECONDS, type LoudnessMeasure, type LoudnessTarget } 
  * the same log, and a number that is not one answers nothing.
  */
 
-/** ffprobe's options (before the path) listing the video's packets in the look-back before `absoluteSeconds`. */
-export function keyframeListingOptions(absoluteSeconds: number): string[] {
-  const from = Math.max(0, absoluteSeconds - KEYFRAME_LOOKBACK_SECONDS);
+/**
+ * ffprobe's options (before the path) listing the video's packets in the look-back before `absoluteSeconds`.
+ * A look-back reaching the file's start reads from there, with no seek: an MPEG-TS whose clock wrapped
+ * starts at a negative time, which a seek in `-read_intervals` does not reach.
+ */
+export function keyframeListingOptions(absoluteSeconds: number, startSeconds: number): string[] {
+  const from = absoluteSeconds - KEYFRAME_LOOKBACK_SECONDS;
+  const end = (absoluteSeconds + 0.001).toFixed(6);
   return [
     "-select_streams",
     "V:0",
     "-read_intervals",
-    `${from.toFixed(6)}%${(absoluteSeconds + 0.001).toFixed(6)}`,
+    from > startSeconds ? `${from.toFixed(6)}%${end}` : `%${end}`,
     "-show_entries",
     "packet=pts_time,flags",
     "-of",
@@ -40,6 +45,9 @@ export function loudnessPassArguments(target: LoudnessTarget): string[] {
     "-",
   ];
 }
+
+/** What a silent input's -inf peak and threshold are reported as (JSON holds no infinity). */
+const SILENCE_FLOOR = -144;
 
 /** The log options that let loudnorm's summary through (it prints at `info`) with each line's source named. */
 export const LOUDNESS_LOG_OPTIONS = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "level+info"];
@@ -71,12 +79,16 @@ export function loudnessFromLog(stderr: string): LoudnessMeasure | null {
     thresholdLufs: value("input_thresh"),
     targetOffsetLu: value("target_offset"),
   };
+  // Digital silence measures -inf throughout; that is an answer (silence), not a failure to measure.
   const silent = measure.integratedLufs === Number.NEGATIVE_INFINITY;
-  const finite = [measure.truePeakDbtp, measure.rangeLu, measure.thresholdLufs].every(Number.isFinite);
-  if (!finite || (!silent && !Number.isFinite(measure.integratedLufs))) return null;
+  const floor = (v: number) => (silent && v === Number.NEGATIVE_INFINITY ? SILENCE_FLOOR : v);
+  const rest = [floor(measure.truePeakDbtp), measure.rangeLu, floor(measure.thresholdLufs)];
+  if (!rest.every(Number.isFinite) || (!silent && !Number.isFinite(measure.integratedLufs))) return null;
   return {
-    ...measure,
     integratedLufs: silent ? null : measure.integratedLufs,
+    truePeakDbtp: rest[0],
+    rangeLu: rest[1],
+    thresholdLufs: rest[2],
     targetOffsetLu: Number.isFinite(measure.targetOffsetLu) ? measure.targetOffsetLu : 0,
   };
 }

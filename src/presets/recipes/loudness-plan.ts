@@ -9,7 +9,7 @@ import type { LoudnessMeasure, LoudnessTarget } from "./input-questions.ts";
  * target range and limits the peaks. The result says which ran and why (`presetReport.loudness`).
  */
 export type LoudnessReport = {
-  mode: "linear" | "dynamic" | "none";
+  mode: "linear" | "dynamic";
   reason: string;
   /** The first pass's measures of the input; null when it could not measure (one pass ran). */
   before: LoudnessMeasure | null;
@@ -43,17 +43,8 @@ export function loudnessFilter(
         after: null,
       },
     };
-  if (measured.integratedLufs === null)
-    return {
-      filter: "anull",
-      report: {
-        mode: "none",
-        reason: "the input is silent (below the −70 LUFS gate of EBU R128): no gain brings it to a loudness",
-        before: measured,
-        after: null,
-      },
-    };
-  const gain = target.integratedLufs - measured.integratedLufs;
+  // Silence is refused before this (loudnessRecipe): there is no gain to find.
+  const gain = target.integratedLufs - (measured.integratedLufs ?? target.integratedLufs);
   const peak = measured.truePeakDbtp + gain;
   if (peak <= ceiling)
     return {
@@ -61,6 +52,16 @@ export function loudnessFilter(
       report: {
         mode: "linear",
         reason: `one gain of ${dB(gain)} lands it on ${target.integratedLufs} LUFS with its true peak at ${peak.toFixed(1)} dBTP (aimed at most ${ceiling} for the ${target.truePeakDbtp} dBTP ceiling); its dynamics, and loudness range of ${measured.rangeLu} LU, are the input's`,
+        before: measured,
+        after: null,
+      },
+    };
+  if (!loudnormTakes(measured))
+    return {
+      filter: onePass,
+      report: {
+        mode: "dynamic",
+        reason: `one gain of ${dB(gain)} would put its true peak at ${peak.toFixed(1)} dBTP, over the ceiling, and its measures (${measured.integratedLufs} LUFS, true peak ${measured.truePeakDbtp} dBTP) lie outside what loudnorm's second pass takes: loudnorm ran in one pass`,
         before: measured,
         after: null,
       },
@@ -81,4 +82,20 @@ export function loudnessFilter(
       after: null,
     },
   };
+}
+
+/**
+ * Whether loudnorm's second pass accepts these measures (its options' ranges in ffmpeg 5.1's
+ * af_loudnorm.c): audio can measure louder than 0 LUFS (float samples, a full-scale square wave, many
+ * channels), which loudnorm refuses as `measured_I`, and the job would fail.
+ */
+function loudnormTakes(m: LoudnessMeasure): boolean {
+  const within = (v: number | null, min: number, max: number) => v !== null && v >= min && v <= max;
+  return (
+    within(m.integratedLufs, -99, 0) &&
+    within(m.thresholdLufs, -99, 0) &&
+    within(m.truePeakDbtp, -99, 99) &&
+    within(m.targetOffsetLu, -99, 99) &&
+    within(m.rangeLu, 0, 99)
+  );
 }

@@ -15,6 +15,7 @@ import {
 import { audioExtractionRecipe, loudnessQuestions, loudnessRecipe, waveformRecipe } from "./audio-recipes.ts";
 import { hlsLadderRecipe } from "./hls-ladder-recipe.ts";
 import { concatRecipe } from "./concat-recipe.ts";
+import { burnSubtitlesRecipe, subtitlesVttRecipe } from "./subtitle-recipes.ts";
 import { ownValue } from "../../own-key.ts";
 
 /** How many channels each audio extraction keeps (MP3 holds two); the catalogue's policy text reads it. */
@@ -68,6 +69,8 @@ export const RECIPE_BOOK: Record<
   loudnorm: { plan: loudnessRecipe, looksAtInputs: true, asks: loudnessQuestions },
   waveform: { plan: waveformRecipe, looksAtInputs: true },
   "hls-ladder": { plan: hlsLadderRecipe, looksAtInputs: true },
+  "subtitles-vtt": { plan: subtitlesVttRecipe, looksAtInputs: true },
+  "burn-subtitles": { plan: burnSubtitlesRecipe, looksAtInputs: true },
 };
 
 export function planPreset(name: string, params: unknown, ctx: RecipeContext): Plan {

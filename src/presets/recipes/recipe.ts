@@ -18,7 +18,13 @@ export type RecipeContext = {
   answers?: InputAnswers;
 };
 
-export type PresetErrorCode = "INPUT_HAS_NO_VIDEO" | "INPUT_HAS_NO_AUDIO" | "INPUT_COLOUR_UNSUPPORTED";
+export type PresetErrorCode =
+  | "INPUT_HAS_NO_VIDEO"
+  | "INPUT_HAS_NO_AUDIO"
+  | "INPUT_HAS_NO_SUBTITLES"
+  | "SUBTITLES_NOT_TEXT"
+  | "INPUT_SILENT"
+  | "INPUT_COLOUR_UNSUPPORTED";
 
 /** A preset that cannot make what it promises from these inputs: the job fails at once with this. */
 export type Refusal = { code: PresetErrorCode; message: string };

@@ -152,5 +152,28 @@ export const seconds = (s: number) => String(Math.round(s * 1000) / 1000);
  * with `-strict unofficial` (ffmpeg 5.1 writes `dvcC`/`dvvC` as an extension there); Matroska keeps it anyway.
  */
 export function keepCopiedVideo(fileName: string, v: VideoFacts): string[] {
-  return v.hdr?.dolbyVision && ["mp4", "mov"].includes(containerOf(fileName)) ? ["-strict", "unofficial"] : [];
+  return v.dolbyVisionRecord && ["mp4", "mov"].includes(containerOf(fileName)) ? ["-strict", "unofficial"] : [];
+}
+
+/** The encoders a re-encoded stream gets in this output: ones its container holds (WebM: VP9 and Opus). */
+export function reencoded(fileName: string): { video: string[]; audio: string[] } {
+  return containerOf(fileName) === "webm"
+    ? {
+        video: [
+          "-c:v",
+          "libvpx-vp9",
+          "-b:v",
+          "0",
+          "-crf",
+          "30",
+          "-deadline",
+          "realtime",
+          "-cpu-used",
+          "8",
+          "-row-mt",
+          "1",
+        ],
+        audio: ["-c:a", "libopus", "-b:a", "160k", "-ar", "48000"],
+      }
+    : { video: ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"], audio: ["-c:a", "aac", "-b:a", "192k"] };
 }

@@ -23,7 +23,8 @@ export function toSdrFilters(v: VideoFacts): string[] {
   const transfer = hdr.transfer === "pq" ? "smpte2084" : "arib-std-b67";
   const range = v.fullRange ? "full" : "limited";
   return [
-    `zscale=tin=${transfer}:pin=${hdr.primaries}:min=${hdr.matrix}:rin=${range}:t=linear:npl=100`,
+    // p= too: left to the frame's own tag, an untagged file's "unspecified" primaries have no path from BT.2020.
+    `zscale=tin=${transfer}:pin=${hdr.primaries}:min=${hdr.matrix}:rin=${range}:t=linear:npl=100:p=${hdr.primaries}`,
     "format=gbrpf32le",
     "zscale=p=bt709",
     "tonemap=tonemap=mobius:desat=0",

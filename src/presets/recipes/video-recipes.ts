@@ -1,9 +1,10 @@
 import type { VideoFacts } from "../media-facts.ts";
-import { needVideo, planned, type Plan, type PlanInput, type RecipeContext } from "./recipe.ts";
+import { colourRefusal, needVideo, planned, type Plan, type PlanInput, type RecipeContext } from "./recipe.ts";
 import { keyframeAnswer, keyframeQuestion } from "./input-questions.ts";
 import {
   audioEncoding,
   canCopy,
+  reencoded,
   KEYFRAME_SEEK_MARGIN_SECONDS,
   keepCopiedVideo,
   pictureSize,
@@ -13,6 +14,7 @@ import {
   webPictureFilters,
 } from "./stream-rules.ts";
 import { hdrTags, toSdrFilters } from "./tone-map.ts";
+import { keptSubtitles } from "./subtitle-rules.ts";
 
 /** A still's size for a given width: square pixels, the picture's display aspect, even height. */
 function stillScale(v: VideoFacts, width: number, flags = ""): string {
@@ -120,8 +122,11 @@ function webVideo(
   ]);
 }
 
-export function webMp4Recipe(p: { height: number; crf: number; speed: string }, ctx: RecipeContext): Plan {
-  return webVideo(
+export function webMp4Recipe(
+  p: { height: number; crf: number; speed: string; subtitles?: boolean },
+  ctx: RecipeContext,
+): Plan {
+  const plan = webVideo(
     "web-mp4",
     "mp4",
     ["-c:v", "libx264", "-preset", p.speed, "-crf", String(p.crf)],
@@ -130,6 +135,15 @@ export function webMp4Recipe(p: { height: number; crf: number; speed: string }, 
     ctx,
     ["-movflags", "+faststart"],
   );
+  return p.subtitles ? withSubtitles(plan, "web-mp4", ctx, ctx.outputs.mp4) : plan;
+}
+
+/** A plan with the input's subtitle tracks kept in its output (subtitle-rules.ts), or the refusal that says why not. */
+function withSubtitles(plan: Plan, preset: string, ctx: RecipeContext, fileName: string): Plan {
+  if ("refused" in plan) return plan;
+  const subtitles = keptSubtitles(preset, ctx.inputs[0], 0, fileName);
+  if ("refused" in subtitles) return subtitles;
+  return { ...plan, args: [...plan.args.slice(0, -1), ...subtitles.args, ...plan.args.slice(-1)] };
 }
 
 /** `hdr: "keep"`: an HDR input stays HDR as VP9 profile 2 (10-bit), tagged with its own transfer. */
@@ -181,7 +195,10 @@ export function gifRecipe(p: GifParams, ctx: RecipeContext): Plan {
   ]);
 }
 
-/** Streams copied when the output's container holds them (and `copyVideo`); otherwise re-encoded (H.264 near-lossless, AAC). */
+/**
+ * Streams copied when the output's container holds them (and `copyVideo`); otherwise re-encoded in codecs
+ * it holds: H.264 near-lossless and AAC, or in WebM VP9 and Opus.
+ */
 function copyOrEncode(
   fileName: string,
   video: VideoFacts | null,
@@ -192,17 +209,13 @@ function copyOrEncode(
     ? []
     : copyVideo && canCopy(fileName, "video", video.codec)
       ? ["-c:v", "copy", ...keepCopiedVideo(fileName, video)]
-      : ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-vf", webPictureFilters(video, null).join(",")];
+      : [...reencoded(fileName).video, "-vf", webPictureFilters(video, null).join(",")];
   const a =
-    audioCodec === null
-      ? []
-      : canCopy(fileName, "audio", audioCodec)
-        ? ["-c:a", "copy"]
-        : ["-c:a", "aac", "-b:a", "192k"];
+    audioCodec === null ? [] : canCopy(fileName, "audio", audioCodec) ? ["-c:a", "copy"] : reencoded(fileName).audio;
   return [...v, ...a];
 }
 
-type TrimParams = { start: number; duration: number };
+type TrimParams = { start: number; duration: number; subtitles?: boolean };
 
 /** A copied cut from an input without an index: from just before its key frame to the trim's end. */
 function copySeek(p: TrimParams, keyframe: number): { before: string[]; after: string[]; duration: string } {
@@ -221,6 +234,11 @@ const copiesWithoutIndex = (input: PlanInput, fileName: string) =>
 export const trimQuestions = (p: TrimParams, ctx: RecipeContext) => keyframeQuestion(ctx.inputs[0], p.start);
 
 export function trimRecipe(p: TrimParams, ctx: RecipeContext): Plan {
+  const plan = trimPlan(p, ctx);
+  return p.subtitles ? withSubtitles(plan, "trim", ctx, ctx.outputs.clip) : plan;
+}
+
+function trimPlan(p: TrimParams, ctx: RecipeContext): Plan {
   const input = ctx.inputs[0];
   const { video, audio } = input.facts;
   if (!video && !audio)
@@ -235,6 +253,10 @@ export function trimRecipe(p: TrimParams, ctx: RecipeContext): Plan {
   // none, a copy would have no picture until the next one, so the video is re-encoded, cut exactly.
   const keyframe = p.start > 0 ? keyframeAnswer(ctx.answers, input.name, p.start) : 0;
   const copyVideo = input.facts.seekIndex || (copiesWithoutIndex(input, ctx.outputs.clip) && keyframe !== null);
+  // A re-encoded picture is shown, so its colour must be one the filters convert (not Dolby Vision 5).
+  const reencodes = video !== null && !(copyVideo && canCopy(ctx.outputs.clip, "video", video.codec));
+  const colour = reencodes ? colourRefusal("trim", input) : null;
+  if (colour) return colour;
   const seek: { before: string[]; after: string[]; duration?: string } =
     copyVideo && !input.facts.seekIndex ? copySeek(p, keyframe!) : seekTo(input.facts, p.start, keyframe);
   return planned([
