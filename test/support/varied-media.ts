@@ -461,24 +461,14 @@ function makeOne(dir: string, file: string, args: string[]) {
   } else if (file === "subtitled.mp4") {
     const subs = join(dir, ".captions.srt");
     writeFileSync(subs, CAPTIONS_SRT);
-    ff(
-      [...picture("320x240"), ...tone(), "-i", subs, "-map", "0:v", "-map", "1:a", "-map", "2:s"]
-        .concat([...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-c:s", "mov_text", "-metadata:s:s:0", "language=eng"])
-        .concat(["-f", "mp4"]),
-      tmp,
-    );
+    ff(withEnglishSubtitles(subs, "mov_text", "mp4"), tmp);
   } else if (file === "pgs-subtitles.mkv") {
     const subs = join(dir, ".bitmaps.sup");
     writePgsSubtitles(subs, { width: 320, height: 240 }, [
       { fromSeconds: 0.2, toSeconds: 1.2 },
       { fromSeconds: 1.3, toSeconds: 1.9 },
     ]);
-    ff(
-      [...picture("320x240"), ...tone(), "-i", subs, "-map", "0:v", "-map", "1:a", "-map", "2:s"]
-        .concat([...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-c:s", "copy", "-metadata:s:s:0", "language=eng"])
-        .concat(["-f", "matroska"]),
-      tmp,
-    );
+    ff(withEnglishSubtitles(subs, "copy", "matroska"), tmp);
   } else if (file === "dolby-vision-8.4.mp4") {
     ff([...args, "-f", "mp4"], tmp);
     addDolbyVisionRecord(tmp, { profile: 8, level: 4, compatibility: 4 });
@@ -491,6 +481,13 @@ function makeOne(dir: string, file: string, args: string[]) {
     ff([...args, "-f", formatOf(file)], tmp);
   }
   renameSync(tmp, join(dir, file));
+}
+
+/** The 2 s picture and tone with `subs` as an English subtitle track, in `format`. */
+function withEnglishSubtitles(subs: string, codec: string, format: string): string[] {
+  return [...picture("320x240"), ...tone(), "-i", subs, "-map", "0:v", "-map", "1:a", "-map", "2:s"]
+    .concat([...x264, "-pix_fmt", "yuv420p", "-c:a", "aac", "-c:s", codec, "-metadata:s:s:0", "language=eng"])
+    .concat(["-f", format]);
 }
 
 function formatOf(file: string): string {

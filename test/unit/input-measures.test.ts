@@ -6,7 +6,8 @@ import {
 } from "../../src/presets/recipes/input-measures.ts";
 import { loudnessRecipe } from "../../src/presets/recipes/audio-recipes.ts";
 import { loudnessFilter } from "../../src/presets/recipes/loudness-plan.ts";
-import { trimRecipe, thumbnailRecipe } from "../../src/presets/recipes/video-recipes.ts";
+import { thumbnailRecipe } from "../../src/presets/recipes/video-recipes.ts";
+import { trimRecipe } from "../../src/presets/recipes/trim-recipe.ts";
 import { noAnswers, keyframeKey } from "../../src/presets/recipes/input-questions.ts";
 import { TYPICAL_INPUT } from "../../src/presets/media-facts.ts";
 

@@ -6,15 +6,14 @@ import {
   gifRecipe,
   thumbnailQuestions,
   thumbnailRecipe,
-  trimQuestions,
-  trimRecipe,
-  watermarkRecipe,
   webMp4Recipe,
   webmRecipe,
 } from "./video-recipes.ts";
 import { audioExtractionRecipe, loudnessQuestions, loudnessRecipe, waveformRecipe } from "./audio-recipes.ts";
 import { hlsLadderRecipe } from "./hls-ladder-recipe.ts";
 import { concatRecipe } from "./concat-recipe.ts";
+import { trimQuestions, trimRecipe } from "./trim-recipe.ts";
+import { watermarkRecipe } from "./watermark-recipe.ts";
 import { burnSubtitlesRecipe, subtitlesVttRecipe } from "./subtitle-recipes.ts";
 import { ownValue } from "../../own-key.ts";
 

@@ -158,22 +158,21 @@ export function keepCopiedVideo(fileName: string, v: VideoFacts): string[] {
 /** The encoders a re-encoded stream gets in this output: ones its container holds (WebM: VP9 and Opus). */
 export function reencoded(fileName: string): { video: string[]; audio: string[] } {
   return containerOf(fileName) === "webm"
-    ? {
-        video: [
-          "-c:v",
-          "libvpx-vp9",
-          "-b:v",
-          "0",
-          "-crf",
-          "30",
-          "-deadline",
-          "realtime",
-          "-cpu-used",
-          "8",
-          "-row-mt",
-          "1",
-        ],
-        audio: ["-c:a", "libopus", "-b:a", "160k", "-ar", "48000"],
-      }
+    ? { video: vp9Encoding(30), audio: ["-c:a", "libopus", "-b:a", "160k", "-ar", "48000"] }
     : { video: ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"], audio: ["-c:a", "aac", "-b:a", "192k"] };
+}
+
+/**
+ * VP9 at constant quality `crf`, at libvpx's realtime speed (its good-quality modes take ten times as long
+ * for a few per cent of size); `profile` options (VP9 profile 2 for HDR) go with the codec.
+ */
+export function vp9Encoding(crf: number, profile: string[] = []): string[] {
+  return ["-c:v", "libvpx-vp9", ...profile, "-b:v", "0", "-crf", String(crf)].concat([
+    "-deadline",
+    "realtime",
+    "-cpu-used",
+    "8",
+    "-row-mt",
+    "1",
+  ]);
 }

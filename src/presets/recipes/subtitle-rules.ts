@@ -1,5 +1,5 @@
 import type { SubtitleFacts } from "../media-facts.ts";
-import type { PlanInput, Refusal } from "./recipe.ts";
+import type { Plan, PlanInput, RecipeContext, Refusal } from "./recipe.ts";
 
 /*
  * Subtitles in presets: which track, and how the output's container holds it. Text tracks (SubRip,
@@ -99,4 +99,12 @@ export function burnStyle(s: BurnStyle): string {
     `Alignment=${s.position === "top" ? 6 : 2}`,
     `MarginV=${Math.round((s.margin / 100) * SCRIPT_HEIGHT)}`,
   ].join(",");
+}
+
+/** A plan with the input's subtitle tracks kept in its output (subtitle-rules.ts), or the refusal that says why not. */
+export function withKeptSubtitles(plan: Plan, preset: string, ctx: RecipeContext, fileName: string): Plan {
+  if ("refused" in plan) return plan;
+  const subtitles = keptSubtitles(preset, ctx.inputs[0], 0, fileName);
+  if ("refused" in subtitles) return subtitles;
+  return { ...plan, args: [...plan.args.slice(0, -1), ...subtitles.args, ...plan.args.slice(-1)] };
 }
