@@ -1,4 +1,5 @@
 import { dolbyVisionOf, hdrFactsOf, type HdrFacts } from "./colour-facts.ts";
+import { subtitleFactsOf, type SubtitleFacts } from "./subtitle-facts.ts";
 
 /**
  * What a preset needs to know about an input before it plans its command: read from the
@@ -26,13 +27,6 @@ export type VideoFacts = {
 
 export type AudioFacts = { codec: string; sampleRate: number; channels: number };
 
-/**
- * A subtitle track: `text` (SubRip, ASS, WebVTT, MP4's timed text: a player draws it, ffmpeg converts it
- * between formats) or a bitmap (Blu-ray's PGS, DVB, DVD: pictures that can only be shown or burned in).
- * `language` is its ISO 639 tag when it has a well-formed one.
- */
-export type SubtitleFacts = { codec: string; text: boolean; language: string | null };
-
 export type MediaFacts = {
   /** The first picture stream that is a video (cover art is not). */
   video: VideoFacts | null;
@@ -40,6 +34,11 @@ export type MediaFacts = {
   audio: AudioFacts | null;
   /** Every subtitle track, in order: the k-th is ffmpeg's `s:k`. */
   subtitles: SubtitleFacts[];
+  /**
+   * The most pixels any video stream declares (one never decoded too, whose size no limit checks): the
+   * canvas ffmpeg 5.1 draws a bitmap subtitle track on, whatever the track's own size.
+   */
+  largestVideoPixels: number;
   durationSeconds: number | null;
   /** When the file's timestamps start (MPEG-TS often starts far from 0). */
   startSeconds: number;
@@ -66,7 +65,8 @@ export const TYPICAL_INPUT: MediaFacts = {
     dolbyVisionRecord: false,
   },
   audio: { codec: "aac", sampleRate: 48000, channels: 2 },
-  subtitles: [{ codec: "subrip", text: true, language: null }],
+  subtitles: [{ codec: "subrip", kind: "text", language: null, width: null, height: null }],
+  largestVideoPixels: 1920 * 1080,
   durationSeconds: null,
   startSeconds: 0,
   seekIndex: true,
@@ -116,46 +116,6 @@ function rotationOf(s: ProbeStream): number {
   return ((r % 360) + 360) % 360;
 }
 
-/**
- * Subtitle codecs ffmpeg decodes to text; every other one is taken as a bitmap (BITMAP_SUBTITLE_CODECS
- * lists those it has). test/runner/value-tables.test.ts holds both against the installed ffmpeg's decoders.
- */
-export const TEXT_SUBTITLE_CODECS = new Set([
-  "subrip",
-  "srt",
-  "ass",
-  "ssa",
-  "webvtt",
-  "mov_text",
-  "text",
-  "microdvd",
-  "subviewer",
-  "subviewer1",
-  "sami",
-  "realtext",
-  "jacosub",
-  "mpl2",
-  "pjs",
-  "vplayer",
-  "stl",
-  "eia_608",
-]);
-
-/** Subtitle codecs ffmpeg decodes to pictures: Blu-ray's PGS, DVB, DVD, DivX's XSUB, teletext. */
-export const BITMAP_SUBTITLE_CODECS = new Set([
-  "hdmv_pgs_subtitle",
-  "dvb_subtitle",
-  "dvd_subtitle",
-  "xsub",
-  "dvb_teletext",
-]);
-
-function subtitleFactsOf(s: ProbeStream): SubtitleFacts {
-  const codec = String(s.codec_name ?? "unknown");
-  const language = String((s.tags as Record<string, unknown> | undefined)?.language ?? "");
-  return { codec, text: TEXT_SUBTITLE_CODECS.has(codec), language: /^[a-z]{2,3}$/.test(language) ? language : null };
-}
-
 const isCoverArt = (s: ProbeStream) => (s.disposition as Record<string, unknown> | undefined)?.attached_pic === 1;
 
 /** The facts of one input from ffprobe's `-show_format -show_streams` JSON; null when it is not media ffprobe can read. */
@@ -191,6 +151,10 @@ export function mediaFactsOf(probe: Probe): MediaFacts | null {
     video,
     audio,
     subtitles: streams.filter((s) => s.codec_type === "subtitle").map(subtitleFactsOf),
+    largestVideoPixels: Math.max(
+      0,
+      ...streams.filter((s) => s.codec_type === "video").map((s) => (num(s.width) ?? 0) * (num(s.height) ?? 0)),
+    ),
     durationSeconds: num(probe.format.duration),
     startSeconds: num(probe.format.start_time) ?? 0,
     seekIndex: !formats.some((f) => NO_SEEK_INDEX.has(f)),

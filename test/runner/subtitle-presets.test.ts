@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { writePgsSubtitles } from "../support/pgs-subtitles.ts";
 import { problemsWithCaptions } from "../support/burned-captions.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
 import { variedMedia } from "../support/varied-media.ts";
@@ -85,5 +87,75 @@ describe("soft subtitles", () => {
     const { outcome } = await runPresetJob(harness, "subtitles-vtt", { track: 3 }, { media: "subtitled.mp4" });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "INPUT_HAS_NO_SUBTITLES" });
     expect(outcome.errorMessage).toContain("which has 1 (0 to 0)");
+  });
+});
+
+/** A Matroska file of `video` (and its subtitle tracks) with bytes of its header changed, as an attacker would. */
+function patched(from: string, to: string, patch: (b: Buffer) => void): string {
+  if (!existsSync(join(dir, to))) {
+    const b = readFileSync(join(dir, from));
+    patch(b);
+    writeFileSync(join(dir, to), b);
+  }
+  return to;
+}
+const secondIndexOf = (b: Buffer, needle: Buffer) => b.indexOf(needle, b.indexOf(needle) + 1);
+
+describe("subtitle tracks an attacker shapes (the attack pass of 2026-11-27)", () => {
+  beforeAll(() => {
+    const ff = (args: string[]) => execFileSync("ffmpeg", ["-v", "error", "-y", ...args]);
+    if (!existsSync(join(dir, "attack-two-videos.mkv"))) {
+      writePgsSubtitles(join(dir, ".attack-256.sup"), { width: 256, height: 256 }, [
+        { fromSeconds: 0.2, toSeconds: 1.5 },
+      ]);
+      ff(
+        ["-f", "lavfi", "-i", "testsrc=size=256x256:rate=25:duration=2", "-i", join(dir, ".attack-256.sup")].concat([
+          "-map",
+          "0:v",
+          "-map",
+          "0:v",
+          "-map",
+          "1",
+          "-c:v",
+          "libx264",
+          "-c:s",
+          "copy",
+          join(dir, "attack-two-videos.mkv"),
+        ]),
+      );
+      ff(["-i", join(dir, "subtitled.mp4"), "-map", "0", "-c", "copy", "-c:s", "srt", join(dir, "attack-srt.mkv")]);
+    }
+  });
+
+  it("a second video stream declaring 16000 x 16000 (never decoded): a bitmap track is refused, not drawn on it", async () => {
+    // Its codec made unknown (so nothing decodes it and no pixel limit checks it), its size 16000 x 16000.
+    const file = patched("attack-two-videos.mkv", "attack-16k-canvas.mkv", (b) => {
+      b.write("X", secondIndexOf(b, Buffer.from("V_MPEG4/ISO/AVC")) + 14, "latin1");
+      for (const id of [0xb0, 0xba]) b.writeUInt16BE(0x3e80, secondIndexOf(b, Buffer.from([id, 0x82, 0x01, 0x00])) + 2);
+    });
+    const { outcome } = await runPresetJob(harness, "burn-subtitles", {}, { video: file });
+    expect(outcome).toMatchObject({ status: "failed", errorCode: "INPUT_UNREADABLE" });
+    expect(outcome.errorMessage).toContain("declares a video stream over");
+  });
+
+  it("a track in a codec this ffmpeg does not know: refused INPUT_UNREADABLE, not a failed ffmpeg", async () => {
+    const file = patched("attack-srt.mkv", "attack-unknown-subs.mkv", (b) => {
+      b.write("9", b.indexOf(Buffer.from("S_TEXT/UTF8")) + 10, "latin1");
+    });
+    const burn = await runPresetJob(harness, "burn-subtitles", {}, { video: file });
+    expect(burn.outcome).toMatchObject({ status: "failed", errorCode: "INPUT_UNREADABLE" });
+    const vtt = await runPresetJob(harness, "subtitles-vtt", {}, { media: file });
+    expect(vtt.outcome).toMatchObject({ status: "failed", errorCode: "INPUT_UNREADABLE" });
+    // Kept in Matroska, it would have been copied: ffmpeg cannot copy a codec it does not know.
+    const kept = await runPresetJob(
+      harness,
+      "trim",
+      { duration: 1, subtitles: true },
+      { video: file },
+      {
+        outputs: { clip: "clip.mkv" },
+      },
+    );
+    expect(kept.outcome).toMatchObject({ status: "failed", errorCode: "INPUT_UNREADABLE" });
   });
 });

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { ALLOWED_BITSTREAM_FILTERS, BITSTREAM_FILTER_STRING_OPTIONS } from "../../src/jobs/policy/bitstream-filters.ts";
 import { FLAG_OPTIONS } from "../../src/jobs/policy/flag-options.ts";
-import { BITMAP_SUBTITLE_CODECS, TEXT_SUBTITLE_CODECS } from "../../src/presets/media-facts.ts";
+import { BITMAP_SUBTITLE_CODECS, TEXT_SUBTITLE_CODECS } from "../../src/presets/subtitle-facts.ts";
 
 /**
  * The bitstream-filter and flag tables against the installed ffmpeg (the build the runner image gets):

@@ -95,7 +95,7 @@ function subtitleSource(
   const sidecar = ctx.inputs.find((i) => i.name === "subtitles");
   const input = sidecar ?? ctx.inputs[0];
   if (!sidecar && !wanted) return null;
-  const first = input.facts.subtitles.findIndex((t) => t.text);
+  const first = input.facts.subtitles.findIndex((t) => t.kind === "text");
   const need = needSubtitles("hls-ladder", input, Math.max(0, first), true);
   if ("refused" in need) return need;
   return { map: `${sidecar ? 1 : 0}:s:${first}`, language: need.subtitle.language, sidecar: sidecar?.name ?? null };

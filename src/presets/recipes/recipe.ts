@@ -24,6 +24,7 @@ export type PresetErrorCode =
   | "INPUT_HAS_NO_SUBTITLES"
   | "SUBTITLES_NOT_TEXT"
   | "INPUT_SILENT"
+  | "INPUT_UNREADABLE"
   | "INPUT_COLOUR_UNSUPPORTED";
 
 /** A preset that cannot make what it promises from these inputs: the job fails at once with this. */

@@ -1,4 +1,6 @@
-import { needVideo, planned, type Plan, type RecipeContext } from "./recipe.ts";
+import { MAX_PIXELS } from "../../jobs/policy/option-tables.ts";
+import type { SubtitleFacts } from "../subtitle-facts.ts";
+import { needVideo, planned, type Plan, type PlanInput, type RecipeContext, type Refusal } from "./recipe.ts";
 import { audioEncoding, pictureSize, scaleTo, sdrPixels } from "./stream-rules.ts";
 import { burnStyle, needSubtitles, type BurnStyle } from "./subtitle-rules.ts";
 
@@ -30,15 +32,18 @@ export function burnSubtitlesRecipe(p: BurnParams, ctx: RecipeContext): Plan {
   const { width, height } = pictureSize(v, null);
   const picture = [...(v.interlaced ? ["yadif=mode=send_frame"] : []), scaleTo(v, width, height), ...sdrPixels(v)];
   const sourceIndex = sidecar ? 1 : 0;
-  const graph = track.subtitle.text
+  const text = track.subtitle.kind === "text";
+  const bitmap = text ? null : bitmapProblem(track.subtitle, source, `track ${p.track} of input "${source.name}"`);
+  if (bitmap) return bitmap;
+  const graph = text
     ? `[0:V:0]${[...picture, `subtitles=filename={{${source.name}}}:si=${p.track}:force_style='${burnStyle(p)}'`].join(",")}[v]`
-    : // A bitmap track becomes pictures on a canvas of its own size (ffmpeg's sub2video): scaled to the picture's.
+    : // A bitmap track becomes pictures on its file's video canvas (ffmpeg's sub2video): scaled to the picture's.
       `[0:V:0]${picture.join(",")}[base];[${sourceIndex}:s:${p.track}]scale=${width}:${height}[subs];[base][subs]overlay=eof_action=pass,format=yuv420p[v]`;
   const a = input.facts.audio;
   return planned([
     "-i",
     `{{${input.name}}}`,
-    ...(sidecar && !track.subtitle.text ? ["-i", `{{${sidecar.name}}}`] : []),
+    ...(sidecar && !text ? ["-i", `{{${sidecar.name}}}`] : []),
     "-filter_complex",
     graph,
     "-map",
@@ -55,4 +60,23 @@ export function burnSubtitlesRecipe(p: BurnParams, ctx: RecipeContext): Plan {
     "+faststart",
     "{{burned}}",
   ]);
+}
+
+/**
+ * Why a bitmap track cannot be drawn, or null. ffmpeg 5.1 draws one on a canvas the size of the largest
+ * video stream its file declares (`-canvas_size` and the track's own size aside), one never decoded and so
+ * never held to the pixel limit: 16000 x 16000 from a crafted file is a gigabyte a picture. A PGS track
+ * always declares its canvas, so one ffprobe could not size declared one over the limit, and every picture
+ * of it would fail to decode (a job that completes with no captions).
+ */
+function bitmapProblem(subtitle: SubtitleFacts, source: PlanInput, which: string): { refused: Refusal } | null {
+  const over = source.facts.largestVideoPixels > MAX_PIXELS;
+  const unsized = subtitle.codec === "hdmv_pgs_subtitle" && subtitle.width === null;
+  if (!over && !unsized) return null;
+  return {
+    refused: {
+      code: "INPUT_UNREADABLE",
+      message: `Preset burn-subtitles cannot draw ${which}: ${over ? "its file declares a video stream" : "its pictures declare a canvas"} over the ${MAX_PIXELS}-pixel limit`,
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import type { SubtitleFacts } from "../media-facts.ts";
+import type { SubtitleFacts } from "../subtitle-facts.ts";
 import type { Plan, PlanInput, RecipeContext, Refusal } from "./recipe.ts";
 
 /*
@@ -24,7 +24,17 @@ const notText = (preset: string, input: PlanInput, track: number): { refused: Re
   },
 });
 
-/** The input's subtitle track `track` (ffmpeg's `s:track`), or why there is none to use; `text`: soft output needs text. */
+const unreadable = (preset: string, input: PlanInput, track: number): { refused: Refusal } => ({
+  refused: {
+    code: "INPUT_UNREADABLE",
+    message: `Preset ${preset} cannot read subtitle track ${track} of input "${input.name}": its codec (${input.facts.subtitles[track].codec}) is not one this ffmpeg decodes`,
+  },
+});
+
+/**
+ * The input's subtitle track `track` (ffmpeg's `s:track`), or why there is none to use; `text`: soft output
+ * needs text. A codec this ffmpeg cannot decode is refused whatever the use.
+ */
 export function needSubtitles(
   preset: string,
   input: PlanInput,
@@ -33,7 +43,8 @@ export function needSubtitles(
 ): { subtitle: SubtitleFacts } | { refused: Refusal } {
   const subtitle = input.facts.subtitles[track];
   if (!subtitle) return noTrack(preset, input, track);
-  if (text && !subtitle.text) return notText(preset, input, track);
+  if (subtitle.kind === "unsupported") return unreadable(preset, input, track);
+  if (text && subtitle.kind !== "text") return notText(preset, input, track);
   return { subtitle };
 }
 
@@ -42,7 +53,8 @@ const extensionOf = (fileName: string) => fileName.slice(fileName.lastIndexOf(".
 /**
  * An input's subtitle tracks in an output, as its container holds them (`-map`s and `-c:s`): MP4 and
  * MOV take text as timed text (mov_text), WebM as WebVTT, Matroska every track as it is; the tracks'
- * languages go with them. A bitmap track where only text fits is refused, as is an input without any.
+ * languages go with them. A bitmap track where only text fits is refused, as is an input without any;
+ * a track this ffmpeg cannot decode is left out (Matroska too: ffmpeg cannot copy a codec it does not know).
  */
 export function keptSubtitles(
   preset: string,
@@ -53,10 +65,12 @@ export function keptSubtitles(
   const tracks = input.facts.subtitles;
   if (!tracks.length) return noTrack(preset, input, 0);
   const ext = extensionOf(fileName);
+  const known = tracks.flatMap((t, k) => (t.kind === "unsupported" ? [] : [k]));
+  if (!known.length) return unreadable(preset, input, 0);
   if (ext === "mkv" || ext === "mka")
-    return { args: [...tracks.flatMap((_, k) => ["-map", `${inputIndex}:s:${k}`]), "-c:s", "copy"] };
-  const text = tracks.flatMap((t, k) => (t.text ? [k] : []));
-  if (!text.length) return notText(preset, input, 0);
+    return { args: [...known.flatMap((k) => ["-map", `${inputIndex}:s:${k}`]), "-c:s", "copy"] };
+  const text = tracks.flatMap((t, k) => (t.kind === "text" ? [k] : []));
+  if (!text.length) return notText(preset, input, known[0]);
   const codec = ext === "webm" ? "webvtt" : "mov_text";
   return { args: [...text.flatMap((k) => ["-map", `${inputIndex}:s:${k}`]), "-c:s", codec] };
 }
