@@ -19,11 +19,25 @@ settings: FFJOBS_URL and FFJOBS_API_KEY (or ~/.config/ffjobs/config.json)
 checks:   FFJOBS_CHECKS='{"fullDecode":true}' on every output, FFJOBS_ON_FAILED_CHECK=report to keep outputs
           that miss one (a miss otherwise exits 3, nothing downloaded)`;
 
+const RUN_USAGE = `usage: ffjobs run <preset> [--param key=value ...] -i <input> ... [-o <output> ...] [-y]
+  Runs a preset (ffjobs presets lists them) on local files or URLs and downloads its outputs.
+  -i        each of the preset's inputs, in its order (a file here, or an http(s) URL)
+  -o        where each of its outputs goes, in its order (else its own name here); a directory output
+            (hls-ladder's) goes into the folder named, made if needed
+  --param   a parameter, its value as JSON where it parses (height=480), else text (color=#ff0000)
+  -y        overwrite files that are there`;
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === "-h" || command === "--help") {
     process.stderr.write(`${USAGE}\n`);
     return command ? 0 : 1;
+  }
+  // Help needs no service: asked anywhere after a command (not passed on to ffmpeg), it is printed before
+  // the settings are read (`ffjobs run --help` answered "set FFJOBS_URL" instead).
+  if (command !== "ffmpeg" && command !== "ffprobe" && rest.some((a) => a === "-h" || a === "--help")) {
+    process.stdout.write(`${command === "run" ? RUN_USAGE : USAGE}\n`);
+    return 0;
   }
   const config = readCliConfig();
   const client = createClient({ baseUrl: config.url, apiKey: config.apiKey });

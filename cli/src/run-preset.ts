@@ -1,6 +1,7 @@
 import type { FfjobsClient } from "../../client/src/index.ts";
 import { runRemote } from "./run-remote.ts";
 import { addInput, jobInputs, type RemoteCommand } from "./remote-command.ts";
+import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileInFolder } from "./local-files.ts";
 
@@ -33,7 +34,7 @@ export async function runPreset(client: FfjobsClient, argv: string[]): Promise<n
   }
   const preset = (await client.getPreset(name)) as {
     inputs: string[] | Record<string, string>;
-    outputs: Record<string, { fileName: string }>;
+    outputs: Record<string, { fileName: string; kind?: string }>;
   };
   const inputNames = Array.isArray(preset.inputs) ? preset.inputs : ins.map((_, i) => `input${i}`);
   const outputNames = Object.keys(preset.outputs);
@@ -41,13 +42,19 @@ export async function runPreset(client: FfjobsClient, argv: string[]): Promise<n
   for (const [i, value] of ins.entries()) addInput(cmd, inputNames[i] ?? `input${i}`, value);
   // Without -o an output lands in the working directory under the preset's name for it, which
   // comes from the server: only a plain file name is taken.
+  // A directory output (an HLS ladder's playlists and segments) given `-o out` goes into the folder `out`,
+  // its main file under the preset's name for it, the rest beside it.
   for (const [i, o] of outputNames.entries()) {
+    const { fileName, kind } = preset.outputs[o];
+    const folder = kind === "directory" && outs[i] !== undefined ? resolve(outs[i]) : null;
+    if (folder) mkdirSync(folder, { recursive: true });
     cmd.downloads.push({
       name: o,
-      path:
-        outs[i] !== undefined
+      path: folder
+        ? fileInFolder(folder, fileName, `preset ${name}'s output name`)
+        : outs[i] !== undefined
           ? resolve(outs[i])
-          : fileInFolder(process.cwd(), preset.outputs[o].fileName, `preset ${name}'s output name`),
+          : fileInFolder(process.cwd(), fileName, `preset ${name}'s output name`),
     });
   }
   return runRemote(client, cmd, undefined, (assetIds) => {

@@ -319,6 +319,10 @@ describe("the ffjobs CLI, end to end with real files", () => {
   it("says what to set when the service is not configured, and runs presets", async () => {
     const r = await ffjobs(["jobs", "list"], { env: { FFJOBS_URL: "", FFJOBS_API_KEY: "" } });
     expect(r).toMatchObject({ code: 1, stderr: expect.stringMatching(/set FFJOBS_URL and FFJOBS_API_KEY/) });
+    // Help needs no service.
+    const help = await ffjobs(["run", "--help"], { env: { FFJOBS_URL: "", FFJOBS_API_KEY: "" } });
+    expect(help).toMatchObject({ code: 0, stdout: expect.stringMatching(/usage: ffjobs run <preset>/) });
+    expect(help.stderr).not.toMatch(/FFJOBS_URL/);
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
     writeFileSync(join(dir, "config.json"), JSON.stringify({ url: local.stack.baseUrl, apiKey: local.stack.apiKey }));
     const preset = await ffjobs(["run", "thumbnail", "--param", "width=96", "-i", fx.clip, "-o", "t.jpg"], {
@@ -327,6 +331,17 @@ describe("the ffjobs CLI, end to end with real files", () => {
     });
     expect(preset.code, preset.stderr).toBe(0);
     expect(ffprobeJson(join(dir, "t.jpg")).streams[0]).toMatchObject({ width: 96 });
+    // A ladder's -o names a folder: the master playlist and every playlist and segment inside it.
+    const ladder = await ffjobs(
+      ["run", "hls-ladder", "--param", "renditions=[144]", "--param", "segmentSeconds=1", "-i", fx.clip, "-o", "out"],
+      { cwd: dir, env: { FFJOBS_URL: "", FFJOBS_API_KEY: "", FFJOBS_CONFIG: join(dir, "config.json") } },
+    );
+    expect(ladder.code, ladder.stderr).toBe(0);
+    const stored = readdirSync(join(dir, "out"));
+    expect(stored).toEqual(expect.arrayContaining(["master.m3u8", "stream_0.m3u8"]));
+    expect(stored.some((f) => f.endsWith(".ts"))).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(["config.json", "out", "t.jpg"]);
+    expect(ffprobeJson(join(dir, "out", "master.m3u8")).streams.length).toBeGreaterThan(0);
     const list = await ffjobs(["presets"]);
     expect(list.stdout).toMatch(/hls-ladder/);
   });

@@ -21,7 +21,7 @@ function frame(label, max, labels, unit) {
   for (const f of [0, 0.5, 1]) {
     const y = PAD.top + plotH * (1 - f);
     svg.append(el("line", { x1: PAD.left, x2: WIDTH - PAD.right, y1: y, y2: y, class: "grid" }));
-    svg.append(el("text", { x: PAD.left - 4, y: y + 4, "text-anchor": "end", class: "tick" }, `${round(max * f)}${unit}`));
+    svg.append(el("text", { x: PAD.left - 4, y: y + 4, "text-anchor": "end", class: "tick" }, tickLabel(max * f, unit)));
   }
   const every = Math.max(1, Math.ceil(labels.length / 8));
   labels.forEach((text, i) => {
@@ -37,6 +37,16 @@ const yOf = (v, max) => PAD.top + (HEIGHT - PAD.top - PAD.bottom) * (1 - v / max
 /** A series' name as a class name ("wait p50" → "wait-p50"). */
 const slug = (s) => s.replaceAll(" ", "-");
 const round = (v) => (v >= 100 ? Math.round(v) : Math.round(v * 10) / 10);
+
+/**
+ * An axis tick's text, short enough for the axis's margin (PAD.left at 10px type: about 8 characters):
+ * thousands as k and millions as M, so "10000 ms" (cut to "0000 ms" at the frame's edge) reads "10k ms".
+ */
+export function tickLabel(value, unit) {
+  const v = round(value);
+  const short = v >= 1e6 ? `${round(v / 1e6)}M` : v >= 1e4 ? `${round(v / 1e3)}k` : String(v);
+  return `${short}${unit}`;
+}
 const niceMax = (v) => (v <= 0 ? 1 : 10 ** Math.floor(Math.log10(v)) * [1, 2, 5, 10].find((m) => m * 10 ** Math.floor(Math.log10(v)) >= v));
 
 /** Bars per point, stacked by series: `points` are { label, values: { [series]: number } }. */
