@@ -31,4 +31,16 @@ describe("GET /docs in a real browser", () => {
     expect(dom).toContain("<code>CreateJobRequest</code>");
     expect(dom).not.toContain("Loading");
   }, 90_000);
+
+  it("serves /llms.txt and /llms-full.txt, made from docs/, as text", async () => {
+    const index = await fetch(`${local.stack.baseUrl}/llms.txt`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await index.text();
+    expect(text).toMatch(/^# ffjobs\n\n> /);
+    expect(text).toContain("/llms-full.txt#api.md");
+    const full = await (await fetch(`${local.stack.baseUrl}/llms-full.txt`)).text();
+    expect(full).toContain("# ffjobs API");
+    expect(full).toContain("# Error codes");
+  });
 });
