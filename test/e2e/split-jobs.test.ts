@@ -318,9 +318,13 @@ describe("split encodes: what users meet", () => {
       120_000,
     );
     expect(job, JSON.stringify(job)).toMatchObject({ status: "failed", errorCode: "JOB_TIMEOUT", outputs: [] });
-    expect(job.runtimeSeconds).toBeGreaterThanOrEqual(3);
     const tasks = (await local.api.call("GET", `/v1/jobs/${job.id}/tasks`)).body.data;
     expect(tasks.some((t: any) => t.status === "running")).toBe(false);
+    // What ran is billed: every task's run time, those the deadline stopped too. (The plan's probe and scene
+    // scan come out of the same 4 s: on a loaded machine few seconds are left to the tasks; CI saw 0 once.)
+    const ran = tasks.reduce((n: number, t: any) => n + t.runtimeSeconds, 0);
+    expect(job.runtimeSeconds, JSON.stringify(tasks)).toBeGreaterThanOrEqual(Math.floor(ran));
+    expect(job.runtimeSeconds, JSON.stringify(tasks)).toBeLessThanOrEqual(Math.ceil(ran) + tasks.length);
     expect(Date.parse(job.finishedAt) - Date.parse(job.startedAt)).toBeLessThan(30_000);
   });
 
