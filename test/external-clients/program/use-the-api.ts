@@ -35,7 +35,13 @@ const malformed = await api.GET("/v1/files/{id}", { params: { path: { id: "not-a
 console.log(
   JSON.stringify({
     created: { status: created.response.status, jobStatus: created.data.status },
-    job: { status: job.data?.status, runtimeSeconds: job.data?.runtimeSeconds, metadata: job.data?.metadata },
+    job: {
+      status: job.data?.status,
+      runtimeSeconds: job.data?.runtimeSeconds,
+      metadata: job.data?.metadata,
+      errorCode: job.data?.errorCode ?? null,
+      errorMessage: job.data?.errorMessage ?? null,
+    },
     listedIds: listed.data?.data.map((j) => j.id) ?? null,
     resultExitCode: result.data?.exitCode ?? null,
     conflict: { httpStatus: conflict.response.status, code: conflict.error?.code, status: conflict.error?.status },
