@@ -24,6 +24,7 @@ import { isLocalS3, LOCAL_DOWNLOADS_PATH, serveLocalDownload } from "../storage/
 import { DIRECTORY_DOWNLOAD_PREFIX } from "../storage/directory-files.ts";
 import { directoryDownloadRoutes } from "./routes/directory-downloads.ts";
 import { docsPage } from "./routes/docs-page.ts";
+import { mcpHandler } from "../mcp/mcp-route.ts";
 
 /**
  * The Worker's HTTP app. The API's routes are declared with their OpenAPI descriptions (src/api/operation.ts),
@@ -68,16 +69,21 @@ app.get(`${LOCAL_DOWNLOADS_PATH}*`, (c) => {
   return serveLocalDownload(c.env.BUCKET, storage, c.req.raw);
 });
 
-app.use(
-  "/v1/*",
-  bodyLimit({
-    maxSize: MAX_REQUEST_BODY_BYTES,
-    onError: () => {
-      throw new ApiError("PAYLOAD_TOO_LARGE", `The request body is over ${MAX_REQUEST_BODY_BYTES} bytes`);
-    },
-  }),
-);
+const limitBody = bodyLimit({
+  maxSize: MAX_REQUEST_BODY_BYTES,
+  onError: () => {
+    throw new ApiError("PAYLOAD_TOO_LARGE", `The request body is over ${MAX_REQUEST_BODY_BYTES} bytes`);
+  },
+});
+app.use("/v1/*", limitBody);
 app.use("/v1/*", requireApiKey);
+// The MCP server (src/mcp/): the same keys and limits as the API, whose routes its tools call in-process.
+app.use("/mcp", limitBody);
+app.use("/mcp", requireApiKey);
+app.all(
+  "/mcp",
+  mcpHandler((request, c) => app.fetch(request, c.env, c.executionCtx)),
+);
 app.route("/v1/jobs", jobRoutes);
 app.route("/v1/files", fileRoutes);
 app.route("/v1/policy", policyRoutes);

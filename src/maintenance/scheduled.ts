@@ -5,6 +5,7 @@ import { expireAssets } from "./expire-assets.ts";
 import { reclaimDue } from "../storage/object-reclaims.ts";
 import { countUncountedJobs, expireMetrics } from "./sweep-metrics.ts";
 import { abortLeftUploads } from "./abort-left-uploads.ts";
+import { deleteExpiredCalls } from "../mcp/mcp-calls.ts";
 
 /**
  * What the cron trigger does each run: re-send stalled work, count jobs whose end was not counted, drop
@@ -14,6 +15,7 @@ import { abortLeftUploads } from "./abort-left-uploads.ts";
 export async function runScheduled(s: Services, bucket: R2Bucket): Promise<void> {
   await sweepStalled(s);
   await deleteExpiredKeys(s.db, s.now());
+  await deleteExpiredCalls(s.db, s.now());
   await expireAssets(s, bucket);
   await reclaimDue(s.db, bucket, s.now().toISOString());
   await abortLeftUploads(s.db, bucket);

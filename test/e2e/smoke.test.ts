@@ -1,8 +1,8 @@
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevStack, type DevStack } from "../support/dev-stack.ts";
+import { makeUserKey } from "../support/user-key.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 
@@ -16,27 +16,6 @@ function smoke(args: string[]): Promise<{ code: number | null; output: string }>
   child.stdout.on("data", (c: Buffer) => (output += c));
   child.stderr.on("data", (c: Buffer) => (output += c));
   return new Promise((done) => child.on("exit", (code) => done({ code, output })));
-}
-
-/**
- * A key of an account that is not the operator's (the local stack's own key is one). Tried again while
- * the stack's sweeper holds the SQLite file, as test/faults/fault-stack.ts does.
- */
-async function makeUserKey(stack: DevStack): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [resolve(root, "scripts/keys.ts"), "create", "--account", "smoke-user", "--local"],
-        { cwd: root, env: stack.env },
-      );
-      return stdout.trim().split("\n").pop()!;
-    } catch (err) {
-      const said = `${(err as Error).message} ${(err as { stderr?: string }).stderr ?? ""}`;
-      if (attempt >= 5 || !/SQLITE_BUSY|database is locked/.test(said)) throw err;
-      await new Promise((done) => setTimeout(done, 1000));
-    }
-  }
 }
 
 describe("npm run smoke against a local stack", () => {
@@ -102,7 +81,7 @@ describe("npm run smoke against a local stack", () => {
   });
 
   it("fails, with what to do, when the key cannot read the platform report", async () => {
-    const user = await makeUserKey(stack);
+    const user = await makeUserKey(stack, "smoke-user");
     const { code, output } = await smoke(["--url", stack.baseUrl, "--key", user, "--wait-minutes", "2"]);
     expect(code, output).toBe(1);
     expect(output).toMatch(/✗ NOT expected: platform report: the API key is not an operator's/);

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { createJobSchema } from "../../api/schemas/job-request.ts";
+import { listJobsQuerySchema } from "../../api/schemas/jobs.ts";
+import { presetJobSchema } from "../../api/schemas/presets.ts";
+import { uuid } from "../../api/schemas/common.ts";
+import { answerOf, segment } from "../tool-answers.ts";
+import type { Tool, ToolContext } from "../tool.ts";
+import { MCP_MAX_WAIT_SECONDS, waitForJob } from "../wait-for-job.ts";
+import { queryOf } from "./query-of.ts";
+
+const waitSeconds = z
+  .number()
+  .int()
+  .min(0)
+  .max(MCP_MAX_WAIT_SECONDS)
+  .optional()
+  .describe(
+    `How long to wait for the job to end (default and most ${MCP_MAX_WAIT_SECONDS}); a job still running then comes back with stillRunning: true, to wait for with wait_for_job.`,
+  );
+const jobId = z.object({ id: uuid.describe("The job's id") });
+
+/** Creates the job, ties it to the call (a cancelled call cancels it), and waits for it. */
+async function createAndWait(body: Record<string, unknown>, ctx: ToolContext) {
+  const { waitSeconds: wait, ...job } = body;
+  const created = answerOf(await ctx.api("POST", "/v1/jobs", job));
+  if (!created.ok) return created;
+  const id = (created.value as { id: string }).id;
+  await ctx.jobCreated(id);
+  return waitForJob(id, typeof wait === "number" ? wait : MCP_MAX_WAIT_SECONDS, ctx);
+}
+
+/** The job tools: run (raw or preset), wait, validate, read, cancel, list. */
+export const jobTools: Tool[] = [
+  {
+    name: "run_job",
+    title: "Run an ffmpeg or ffprobe command",
+    description:
+      "Creates a job from raw ffmpeg/ffprobe arguments (inputs and outputs named, referenced as {{name}} in ffmpegArgs) and waits for it, reporting progress. Returns the job: status, outputs with download URLs, runtime, credits; errorCode and errorMessage when it failed. Cancelling the call cancels the job. Check a command first with validate_job.",
+    input: createJobSchema.extend({ waitSeconds }),
+    run: createAndWait,
+  },
+  {
+    name: "run_preset",
+    title: "Run a named preset",
+    description:
+      "Creates a job from a preset (see list_presets for their inputs and params) and waits for it, reporting progress. Returns the job as run_job does. Cancelling the call cancels the job.",
+    input: presetJobSchema.omit({ mode: true }).extend({ waitSeconds }),
+    run: (args, ctx) => createAndWait({ ...args, mode: "preset" }, ctx),
+  },
+  {
+    name: "wait_for_job",
+    title: "Wait for a job",
+    description:
+      "Waits for a job to end, reporting progress; returns the job (stillRunning: true if it has not ended yet).",
+    input: jobId.extend({ waitSeconds }),
+    readOnly: true,
+    run: (args, ctx) =>
+      waitForJob(String(args.id), typeof args.waitSeconds === "number" ? args.waitSeconds : MCP_MAX_WAIT_SECONDS, ctx),
+  },
+  {
+    name: "validate_job",
+    title: "Check a job without running it",
+    description:
+      'A dry run: says whether the job (raw, or a preset with mode: "preset") would be accepted, with the errors creation would give or the command lines the runner would execute; probe: true also probes the inputs and estimates the credits.',
+    input: z.object({
+      job: z.union([createJobSchema, presetJobSchema]),
+      probe: z.boolean().optional().describe("Also probe the inputs and estimate the credits"),
+    }),
+    readOnly: true,
+    run: async (args, ctx) =>
+      answerOf(await ctx.api("POST", `/v1/jobs/validate${queryOf({ probe: args.probe })}`, args.job)),
+  },
+  {
+    name: "get_job",
+    title: "Get a job",
+    description: "The job as it is now: status, progress, outputs with download URLs, runtime, credits, error.",
+    input: jobId,
+    readOnly: true,
+    run: async (args, ctx) => answerOf(await ctx.api("GET", `/v1/jobs/${segment(args.id)}`)),
+  },
+  {
+    name: "get_job_result",
+    title: "Get a finished job's result",
+    description: "A finished job's exit code, stdout (ffprobe's JSON parsed as probe) and stderr.",
+    input: jobId,
+    readOnly: true,
+    run: async (args, ctx) => answerOf(await ctx.api("GET", `/v1/jobs/${segment(args.id)}/result`)),
+  },
+  {
+    name: "cancel_job",
+    title: "Cancel a job",
+    description: "Cancels a queued or running job.",
+    input: jobId,
+    destructive: true,
+    run: async (args, ctx) => answerOf(await ctx.api("POST", `/v1/jobs/${segment(args.id)}/cancel`)),
+  },
+  {
+    name: "list_jobs",
+    title: "List jobs",
+    description: "The account's jobs, newest first, a page at a time (nextCursor for the next).",
+    input: listJobsQuerySchema,
+    readOnly: true,
+    run: async (args, ctx) => answerOf(await ctx.api("GET", `/v1/jobs${queryOf(args)}`)),
+  },
+];
