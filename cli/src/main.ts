@@ -2,19 +2,23 @@
 //   ffjobs ffmpeg -i in.mov -vf scale=640:-2 out.mp4      ffjobs ffprobe -show_format in.mp4
 //   ffjobs jobs list | get ID | wait ID | cancel ID        ffjobs presets
 //   ffjobs run PRESET [--param k=v ...] -i INPUT ... [-o OUTPUT ...]
+//   ffjobs run --template NAME [var=value ...] [-i input=FILE ...] [-o output=PATH ...]      ffjobs templates
 import { createClient, FfjobsError } from "../../client/src/index.ts";
 import { readCliConfig } from "./config.ts";
 import { toRemoteCommand } from "./remote-command.ts";
 import { runRemote } from "./run-remote.ts";
 import { runPreset } from "./run-preset.ts";
+import { RUN_TEMPLATE_USAGE, runTemplate } from "./run-template.ts";
 import { jobBody } from "./remote-command.ts";
 import { checksFromEnv, withChecks } from "./output-checks.ts";
-import type { JobRequest } from "../../client/src/index.ts";
+import type { CreateJobRequest } from "../../client/src/index.ts";
 
 const USAGE = `usage: ffjobs ffmpeg <ffmpeg arguments> | ffprobe <ffprobe arguments>
        ffjobs jobs list|get <id>|wait <id>|cancel <id>|command <id>   (command: a script that reruns it locally)
        ffjobs presets
        ffjobs run <preset> [--param key=value ...] -i <input> ... [-o <output> ...]
+       ffjobs run --template <name> [var=value ...] [-i input=FILE|URL ...] [-o output=PATH ...]
+       ffjobs templates
 settings: FFJOBS_URL and FFJOBS_API_KEY (or ~/.config/ffjobs/config.json)
 checks:   FFJOBS_CHECKS='{"fullDecode":true}' on every output, FFJOBS_ON_FAILED_CHECK=report to keep outputs
           that miss one (a miss otherwise exits 3, nothing downloaded)`;
@@ -36,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
   // Help needs no service: asked anywhere after a command (not passed on to ffmpeg), it is printed before
   // the settings are read (`ffjobs run --help` answered "set FFJOBS_URL" instead).
   if (command !== "ffmpeg" && command !== "ffprobe" && rest.some((a) => a === "-h" || a === "--help")) {
-    process.stdout.write(`${command === "run" ? RUN_USAGE : USAGE}\n`);
+    process.stdout.write(`${command === "run" ? `${RUN_USAGE}\n\n${RUN_TEMPLATE_USAGE}` : USAGE}\n`);
     return 0;
   }
   const config = readCliConfig();
@@ -47,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
     case "ffprobe": {
       const cmd = toRemoteCommand(command, rest);
       const asked = checksFromEnv();
-      return runRemote(client, cmd, undefined, (ids) => withChecks(jobBody(cmd, ids) as JobRequest, asked));
+      return runRemote(client, cmd, undefined, (ids) => withChecks(jobBody(cmd, ids) as CreateJobRequest, asked));
     }
     case "jobs": {
       const [sub, id] = rest;
@@ -63,8 +67,18 @@ async function main(argv: string[]): Promise<number> {
       for (const p of (await client.listPresets()).data)
         process.stdout.write(`${String(p.name).padEnd(16)} ${p.description}\n`);
       return 0;
+    case "templates":
+      for (const t of (await client.listTemplates({ limit: 100 })).data) {
+        const vars = Object.entries(t.variables).map(
+          ([k, v]) => `${k}:${v.type}${v.default === undefined ? "" : `=${v.default}`}`,
+        );
+        process.stdout.write(
+          `${t.name.padEnd(24)} v${t.version}  ${vars.join(" ")}${t.description ? `  ${t.description}` : ""}\n`,
+        );
+      }
+      return 0;
     case "run":
-      return runPreset(client, rest);
+      return rest[0] === "--template" ? runTemplate(client, rest.slice(1)) : runPreset(client, rest);
     default:
       throw new Error(`ffjobs: unknown command "${command}"\n${USAGE}`);
   }

@@ -1,4 +1,4 @@
-import type { JobRequest } from "../../client/src/index.ts";
+import type { CreateJobRequest, JobRequest } from "../../client/src/index.ts";
 import { printableText } from "../../src/encoding/printable-text.ts";
 
 /** The exit status of a command whose output missed a check (the job failed OUTPUT_CHECK_FAILED, nothing downloaded). */
@@ -30,7 +30,7 @@ export function checksFromEnv(env: NodeJS.ProcessEnv = process.env): {
 }
 
 /** A job body with those checks on each of its file outputs (the service validates them). */
-export function withChecks(body: JobRequest, asked: ReturnType<typeof checksFromEnv>): JobRequest {
+export function withChecks(body: CreateJobRequest, asked: ReturnType<typeof checksFromEnv>): JobRequest {
   if (!asked.checks && !asked.onFailedCheck) return body;
   const outputs = Object.fromEntries(
     Object.entries(body.outputs ?? {}).map(([name, o]) => [

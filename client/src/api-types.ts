@@ -332,6 +332,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's templates by name, each its newest version (without its job body) */
+        get: operations["listTemplates"];
+        put?: never;
+        /** Keep a job body by name, with declared variables (version 1) */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A template: its newest version, or `?version=` */
+        get: operations["getTemplate"];
+        /** Give a template a new version (jobs made from earlier ones keep what they ran) */
+        put: operations["updateTemplate"];
+        post?: never;
+        /** Delete a template, every version (jobs made from it are not touched) (204) */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/secret": {
         parameters: {
             query?: never;
@@ -803,6 +840,152 @@ export interface components {
             /** @enum {string} */
             onFailedCheck?: "fail" | "report";
         };
+        /**
+         * @example {
+         *       "template": "web-clip",
+         *       "vars": {
+         *         "src": "https://media.example.org/a.mp4",
+         *         "height": 720
+         *       }
+         *     }
+         */
+        TemplateJobRequest: {
+            template: string;
+            version?: number;
+            vars?: {
+                [key: string]: string | number | boolean;
+            };
+            inputs?: {
+                [key: string]: {
+                    /** @enum {string} */
+                    type: "url";
+                    url: string;
+                } | {
+                    /** @enum {string} */
+                    type: "asset";
+                    assetId: string;
+                } | {
+                    /** @enum {string} */
+                    type: "job";
+                    jobId: string;
+                    output: string;
+                };
+            };
+        };
+        /**
+         * @example {
+         *       "name": "web-clip",
+         *       "variables": {
+         *         "src": {
+         *           "type": "url"
+         *         },
+         *         "height": {
+         *           "type": "integer",
+         *           "default": 720,
+         *           "minimum": 144,
+         *           "maximum": 2160
+         *         }
+         *       },
+         *       "job": {
+         *         "inputs": {
+         *           "video": {
+         *             "type": "url",
+         *             "url": "{{src}}"
+         *           }
+         *         },
+         *         "outputs": {
+         *           "small": {
+         *             "fileName": "small.mp4"
+         *           }
+         *         },
+         *         "ffmpegArgs": [
+         *           "-i",
+         *           "{{video}}",
+         *           "-vf",
+         *           "scale=-2:{{height}}",
+         *           "{{small}}"
+         *         ]
+         *       }
+         *     }
+         */
+        CreateTemplateRequest: {
+            name: string;
+            description?: string;
+            /** @description (default {}) */
+            variables?: {
+                [key: string]: {
+                    /** @enum {string} */
+                    type: "string" | "number" | "integer" | "boolean" | "url";
+                    description?: string;
+                    default?: string | number | boolean;
+                    enum?: string[];
+                    minimum?: number;
+                    maximum?: number;
+                };
+            };
+            job: {
+                [key: string]: unknown;
+            };
+        };
+        UpdateTemplateRequest: {
+            description?: string;
+            /** @description (default {}) */
+            variables?: {
+                [key: string]: {
+                    /** @enum {string} */
+                    type: "string" | "number" | "integer" | "boolean" | "url";
+                    description?: string;
+                    default?: string | number | boolean;
+                    enum?: string[];
+                    minimum?: number;
+                    maximum?: number;
+                };
+            };
+            job: {
+                [key: string]: unknown;
+            };
+        };
+        Template: {
+            name: string;
+            version: number;
+            description: string | null;
+            variables: {
+                [key: string]: {
+                    /** @enum {string} */
+                    type: "string" | "number" | "integer" | "boolean" | "url";
+                    description?: string;
+                    default?: string | number | boolean;
+                    enum?: string[];
+                    minimum?: number;
+                    maximum?: number;
+                };
+            };
+            job: {
+                [key: string]: unknown;
+            };
+            createdAt: string;
+        };
+        TemplateSummary: {
+            name: string;
+            version: number;
+            description: string | null;
+            variables: {
+                [key: string]: {
+                    /** @enum {string} */
+                    type: "string" | "number" | "integer" | "boolean" | "url";
+                    description?: string;
+                    default?: string | number | boolean;
+                    enum?: string[];
+                    minimum?: number;
+                    maximum?: number;
+                };
+            };
+            createdAt: string;
+        };
+        TemplateList: {
+            data: components["schemas"]["TemplateSummary"][];
+            nextCursor: string | null;
+        };
         JobAccepted: {
             id: string;
             /** @enum {string} */
@@ -860,6 +1043,7 @@ export interface components {
          *       "deliveredOutputs": [],
          *       "preset": null,
          *       "params": null,
+         *       "template": null,
          *       "plannedArgs": null,
          *       "presetReport": null,
          *       "inputReads": {
@@ -1088,6 +1272,10 @@ export interface components {
             preset: string | null;
             params: {
                 [key: string]: unknown;
+            } | null;
+            template: {
+                name: string;
+                version: number;
             } | null;
             plannedArgs: string[] | null;
             presetReport: {
@@ -1705,6 +1893,12 @@ export interface components {
 }
 export type CreateJobRequest = components['schemas']['CreateJobRequest'];
 export type PresetJobRequest = components['schemas']['PresetJobRequest'];
+export type TemplateJobRequest = components['schemas']['TemplateJobRequest'];
+export type CreateTemplateRequest = components['schemas']['CreateTemplateRequest'];
+export type UpdateTemplateRequest = components['schemas']['UpdateTemplateRequest'];
+export type Template = components['schemas']['Template'];
+export type TemplateSummary = components['schemas']['TemplateSummary'];
+export type TemplateList = components['schemas']['TemplateList'];
 export type JobAccepted = components['schemas']['JobAccepted'];
 export type Job = components['schemas']['Job'];
 export type JobSummary = components['schemas']['JobSummary'];
@@ -1811,7 +2005,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateJobRequest"] | components["schemas"]["PresetJobRequest"];
+                "application/json": components["schemas"]["CreateJobRequest"] | components["schemas"]["PresetJobRequest"] | components["schemas"]["TemplateJobRequest"];
             };
         };
         responses: {
@@ -1905,7 +2099,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateJobRequest"] | components["schemas"]["PresetJobRequest"];
+                "application/json": components["schemas"]["CreateJobRequest"] | components["schemas"]["PresetJobRequest"] | components["schemas"]["TemplateJobRequest"];
             };
         };
         responses: {
@@ -3326,6 +3520,358 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["FreeForm"];
                 };
+            };
+            /** @description Missing or invalid API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this account: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`RATE_LIMITED`; see `Retry-After`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`INTERNAL`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateList"];
+                };
+            };
+            /** @description Invalid request: INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`RATE_LIMITED`; see `Retry-After`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`INTERNAL`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description Invalid request: INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's state: TEMPLATE_EXISTS, TEMPLATE_LIMIT_REACHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`RATE_LIMITED`; see `Retry-After`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`INTERNAL`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: {
+                version?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description Invalid request: INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this account: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`RATE_LIMITED`; see `Retry-After`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`INTERNAL`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description Invalid request: INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`UNAUTHORIZED`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this account: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this key (`RATE_LIMITED`; see `Retry-After`) */
+            429: {
+                headers: {
+                    /** @description Seconds until a request may succeed */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (`INTERNAL`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing or invalid API key (`UNAUTHORIZED`) */
             401: {

@@ -14,6 +14,11 @@ import type {
   JobResult,
   MetricsReport,
   PresetJobRequest,
+  CreateTemplateRequest,
+  Template,
+  TemplateJobRequest,
+  TemplateList,
+  UpdateTemplateRequest,
   WebhookSecret,
   WebhookTestResult,
 } from "./api-types.ts";
@@ -26,7 +31,7 @@ export { readEvents, type ServerEvent } from "./events.ts";
 export { MULTIPART_THRESHOLD_BYTES } from "./multipart-upload.ts";
 
 export type ClientOptions = { baseUrl: string; apiKey: string; fetch?: typeof fetch };
-export type JobRequest = CreateJobRequest | PresetJobRequest;
+export type JobRequest = CreateJobRequest | PresetJobRequest | TemplateJobRequest;
 export type JobStatus = Job["status"];
 
 /** An error answer from the service: its HTTP status, code and message, and `details` for a 400. */
@@ -212,6 +217,16 @@ export function createClient(options: ClientOptions) {
     listPresets: () => json<{ data: Record<string, unknown>[] }>("GET", "/v1/presets"),
     getPreset: (name: string) => json<Record<string, unknown>>("GET", `/v1/presets/${encodeURIComponent(name)}`),
     getPolicy: () => json<Record<string, unknown>>("GET", "/v1/policy"),
+    /** Job templates: a job body kept by name with declared variables; `createJob({ template, vars })` runs one. */
+    createTemplate: (body: CreateTemplateRequest) => json<Template>("POST", "/v1/templates", { body }),
+    /** A new version of a template (jobs made from earlier ones keep what they ran). */
+    updateTemplate: (name: string, body: UpdateTemplateRequest) =>
+      json<Template>("PUT", `/v1/templates/${encodeURIComponent(name)}`, { body }),
+    getTemplate: (name: string, opts: { version?: number } = {}) =>
+      json<Template>("GET", `/v1/templates/${encodeURIComponent(name)}${query({ version: opts.version })}`),
+    listTemplates: (q: { limit?: number; cursor?: string } = {}) =>
+      json<TemplateList>("GET", `/v1/templates${query(q)}`),
+    deleteTemplate: async (name: string) => void (await request("DELETE", `/v1/templates/${encodeURIComponent(name)}`)),
     getAccount: () => json<Account>("GET", "/v1/account"),
     /** The service's figures for a period (an operator account's key; others get FORBIDDEN). */
     getMetrics: (q: { since?: string; until?: string; account?: string } = {}) =>

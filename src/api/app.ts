@@ -11,6 +11,7 @@ import { jobRoutes } from "./routes/jobs.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { policyRoutes } from "./routes/policy.ts";
 import { presetRoutes } from "./routes/presets.ts";
+import { templateRoutes } from "./routes/templates.ts";
 import { capabilityRoutes } from "./routes/capabilities.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { adminRoutes } from "./routes/admin-metrics.ts";
@@ -93,6 +94,7 @@ app.route("/v1/admin", adminRoutes);
 app.route("/v1/admin/platform-report", platformReportRoutes);
 app.route("/v1/capabilities", capabilityRoutes);
 app.route("/v1/presets", presetRoutes);
+app.route("/v1/templates", templateRoutes);
 app.route("/v1/webhooks", webhookRoutes);
 // A directory output's files: public (the link's token is their authorization), outside /v1.
 app.route(DIRECTORY_DOWNLOAD_PREFIX.slice(0, -1), directoryDownloadRoutes);

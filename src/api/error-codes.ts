@@ -36,6 +36,14 @@ export const API_ERRORS = {
     status: 409,
     description: "A request with this Idempotency-Key is still running (or just failed); retry shortly.",
   },
+  TEMPLATE_EXISTS: {
+    status: 409,
+    description: "A template with this name already exists: `PUT /v1/templates/{name}` adds a version to it.",
+  },
+  TEMPLATE_LIMIT_REACHED: {
+    status: 409,
+    description: "The account already keeps the most templates it may (200); delete one first.",
+  },
   PAYLOAD_TOO_LARGE: { status: 413, description: "The request body is over the limit (1 MiB)." },
   RATE_LIMITED: { status: 429, description: "Too many requests for this API key; retry after `Retry-After` seconds." },
   RUNNER_UNAVAILABLE: {

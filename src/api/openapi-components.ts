@@ -7,6 +7,7 @@ import * as jobs from "./schemas/jobs.ts";
 import * as files from "./schemas/files.ts";
 import * as account from "./schemas/account.ts";
 import * as webhooks from "./schemas/webhooks.ts";
+import * as templates from "./schemas/templates.ts";
 import { metricsReportSchema } from "../metrics/metrics-report.ts";
 import { platformReportRequestSchema, platformReportSchema } from "../runner/platform-report.ts";
 
@@ -17,6 +18,9 @@ import { platformReportRequestSchema, platformReportSchema } from "../runner/pla
 const REQUEST_BODIES = {
   CreateJobRequest: requests.createJobSchema,
   PresetJobRequest: presets.presetJobSchema,
+  TemplateJobRequest: templates.templateJobSchema,
+  CreateTemplateRequest: templates.createTemplateSchema,
+  UpdateTemplateRequest: templates.updateTemplateSchema,
   CreateFileRequest: files.createFileSchema,
   PartUrlsRequest: files.partUrlsRequestSchema,
   CompleteUploadRequest: files.completeUploadSchema,
@@ -65,6 +69,29 @@ export const SCHEMAS = {
       params: { percent: 50 },
     },
   }),
+  TemplateJobRequest: () => ({
+    ...requestBody("TemplateJobRequest"),
+    example: { template: "web-clip", vars: { src: "https://media.example.org/a.mp4", height: 720 } },
+  }),
+  CreateTemplateRequest: () => ({
+    ...requestBody("CreateTemplateRequest"),
+    example: {
+      name: "web-clip",
+      variables: {
+        src: { type: "url" },
+        height: { type: "integer", default: 720, minimum: 144, maximum: 2160 },
+      },
+      job: {
+        inputs: { video: { type: "url", url: "{{src}}" } },
+        outputs: { small: { fileName: "small.mp4" } },
+        ffmpegArgs: ["-i", "{{video}}", "-vf", "scale=-2:{{height}}", "{{small}}"],
+      },
+    },
+  }),
+  UpdateTemplateRequest: () => requestBody("UpdateTemplateRequest"),
+  Template: () => jsonSchema(templates.templateSchema),
+  TemplateSummary: () => jsonSchema(templates.templateSchema.omit({ job: true })),
+  TemplateList: () => pageOf("TemplateSummary"),
   JobAccepted: () => jsonSchema(jobs.jobAcceptedSchema),
   Job: () => ({
     ...withOutputRefs(jsonSchema(jobs.jobSchema)),
@@ -95,6 +122,7 @@ export const SCHEMAS = {
       deliveredOutputs: [],
       preset: null,
       params: null,
+      template: null,
       plannedArgs: null,
       presetReport: null,
       inputReads: { video: { bytesRead: 3423505, originBytes: 3423505, copied: false } },

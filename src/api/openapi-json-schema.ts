@@ -21,9 +21,18 @@ function defaultsInWords(s: unknown): unknown {
   if (!s || typeof s !== "object") return s;
   const { default: value, ...rest } = s as Record<string, unknown>;
   const out: Record<string, unknown> = Object.fromEntries(
-    Object.entries(rest).map(([k, v]) => [k, k === "example" || k === "enum" ? v : defaultsInWords(v)]),
+    Object.entries(rest).map(([k, v]) => [
+      k,
+      k === "example" || k === "enum" ? v : k === "properties" ? propertiesInWords(v) : defaultsInWords(v),
+    ]),
   );
   if (value !== undefined)
     out.description = `${out.description ? `${out.description} ` : ""}(default ${JSON.stringify(value)})`;
   return out;
+}
+
+/** A schema's `properties`: a map of names to schemas, where a property may be named `default` or `description`. */
+function propertiesInWords(properties: unknown): unknown {
+  if (!properties || typeof properties !== "object") return properties;
+  return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, defaultsInWords(schema)]));
 }

@@ -14,6 +14,7 @@ import { splitShape } from "../jobs/split/split-eligibility.ts";
 import { webhookUrlProblem } from "../webhooks/webhook-url.ts";
 import { JOB_COLUMN_MAX_BYTES } from "../jobs/store/row-budget.ts";
 import { utf8Bytes } from "../jobs/store/stored-bytes.ts";
+import type { TemplateRef } from "../templates/job-from-template.ts";
 
 /**
  * A parsed job body as the job it would create: a preset expanded, every rule checked (policy,
@@ -26,12 +27,14 @@ export async function prepareJob(
   accountId: string,
   body: CreateJobRequest | PresetJobRequest,
   apiOrigin: string,
+  template?: TemplateRef,
 ): Promise<{ spec: JobSpec; req: CreateJobRequest }> {
   const expanded = body.mode === "preset" ? expandPresetJob(body) : null;
   if (expanded && "issues" in expanded) throw invalidRequest(expanded.issues.map((i) => ({ ...i, code: "custom" })));
   const req = expanded ? expanded.request : (body as CreateJobRequest);
   const extra = {
     apiOrigin,
+    ...(template ? { template } : {}),
     ...(body.metadata ? { metadata: body.metadata } : {}),
     ...(body.timeoutSeconds ? { timeoutSeconds: body.timeoutSeconds } : {}),
     ...(body.dependsOn ? { dependsOn: body.dependsOn } : {}),

@@ -28,7 +28,7 @@ type Answer = { isError?: boolean; text: string; value: any };
 async function call(client: Client, name: string, args: Record<string, unknown>, options = {}): Promise<Answer> {
   const got = await client.callTool({ name, arguments: args }, CallToolResultSchema, options);
   const text = (got.content as { type: string; text: string }[])[0].text;
-  return { isError: got.isError, text, value: got.structuredContent };
+  return { isError: got.isError as boolean | undefined, text, value: got.structuredContent };
 }
 
 let agent: Client;
@@ -50,6 +50,9 @@ describe("the MCP server at /mcp, used by the official MCP SDK client", () => {
         "get_policy",
         "run_job",
         "run_preset",
+        "run_template",
+        "list_templates",
+        "get_template",
         "wait_for_job",
         "validate_job",
         "get_job",
@@ -126,6 +129,31 @@ describe("the MCP server at /mcp, used by the official MCP SDK client", () => {
     const id = page.data[0].id;
     const ended = await call(agent, "wait_for_job", { id, waitSeconds: 30 });
     expect(ended.value).toMatchObject({ status: "canceled", errorCode: "CANCELED" });
+  });
+
+  it("lists the account's templates and runs one with values, refusing a value the policy refuses", async () => {
+    const created = await fetch(`${local.stack.baseUrl}/v1/templates`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${local.stack.apiKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        name: "mcp-probe",
+        variables: { src: { type: "url" }, entries: { type: "string", default: "format=duration" } },
+        job: {
+          binary: "ffprobe",
+          inputs: { clip: { type: "url", url: "{{src}}" } },
+          ffmpegArgs: ["-print_format", "json", "-show_entries", "{{entries}}", "{{clip}}"],
+        },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { value: listed } = await call(agent, "list_templates", {});
+    expect(listed.data).toContainEqual(expect.objectContaining({ name: "mcp-probe", variables: expect.any(Object) }));
+    const job = await call(agent, "run_template", { template: "mcp-probe", vars: { src: media(fx.clip).url } });
+    expect(job.isError, job.text).toBeFalsy();
+    expect(job.value).toMatchObject({ status: "completed", template: { name: "mcp-probe", version: 1 } });
+    const refused = await call(agent, "run_template", { template: "mcp-probe", vars: { src: "file:///etc/passwd" } });
+    expect(refused).toMatchObject({ isError: true, value: { code: "INVALID_REQUEST" } });
+    expect(refused.text).toContain("vars.src: must be an http or https URL");
   });
 
   it("answers a refused command as a tool error with the API's code", async () => {

@@ -52,7 +52,8 @@ const runJob = (id: number) => ({
     name: "run_job",
     arguments: {
       inputs: { a: { type: "url", url: mediaUrl("clip.mp4") } },
-      ffmpegArgs: ["-i", "{{a}}", "-f", "null", "-"],
+      // Read at its own pace, five times over: still running when the test's cancellations arrive.
+      ffmpegArgs: ["-re", "-stream_loop", "5", "-i", "{{a}}", "-f", "null", "-"],
       waitSeconds: 0,
     },
   },

@@ -20,6 +20,8 @@ describe("GET /openapi.json", () => {
         "/v1/policy",
         "/v1/presets",
         "/v1/presets/{name}",
+        "/v1/templates",
+        "/v1/templates/{name}",
         "/v1/webhooks/test",
         "/outputs/{jobId}/{output}/{token}/{file}",
       ]),
@@ -33,7 +35,13 @@ describe("GET /openapi.json", () => {
     expect(doc.paths["/v1/jobs"].post.requestBody.content["application/json"].schema.oneOf).toEqual([
       { $ref: "#/components/schemas/CreateJobRequest" },
       { $ref: "#/components/schemas/PresetJobRequest" },
+      { $ref: "#/components/schemas/TemplateJobRequest" },
     ]);
+    expect(schemas.TemplateJobRequest.required).toEqual(["template"]);
+    // A variable's own fields named `default` and `description` are properties, not keywords.
+    expect(Object.keys(schemas.CreateTemplateRequest.properties.variables.additionalProperties.properties)).toEqual(
+      expect.arrayContaining(["type", "default", "description"]),
+    );
     expect(schemas.PresetJobRequest.required).toEqual(["mode", "preset"]);
     expect(create.properties.steps.maxItems).toBe(8);
     expect(create.properties.outputs.additionalProperties.properties.kind.enum).toEqual(["file", "directory"]);

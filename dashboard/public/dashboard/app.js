@@ -7,6 +7,8 @@ import { hlsPreview } from "./hls-preview.js";
 import { metricsView } from "./metrics-view.js";
 import { timingsBar } from "./timings-bar.js";
 import { checksTable, receiptView } from "./checks-view.js";
+import { templateEditView, templateRunView, templatesView } from "./templates-view.js";
+import { inputsView, probeView, resultView } from "./job-facts-view.js";
 
 const main = document.getElementById("main");
 const KEY = "ffjobs.apiKey";
@@ -102,23 +104,24 @@ async function jobView(id, nav) {
     if (isFinished(job)) bar.value = job.status === "completed" ? 100 : bar.value;
     else if (job.progress?.percent != null) bar.value = job.progress.percent;
     const command = job.preset ? [h("h3", {}, "Preset"), pre({ preset: job.preset, params: job.params })] : [];
+    if (job.template) command.unshift(h("p", { id: "job-template" }, "Made from template ", h("a", { href: `#/templates/${encodeURIComponent(job.template.name)}/run` }, job.template.name), ` version ${job.template.version}`));
     const line = commandLine(job);
     const copy = h("button", { type: "button", class: "secondary", onclick: async () => {
       await navigator.clipboard.writeText(line);
       copy.textContent = "Copied";
     } }, "Copy");
     const timings = job.timings ? [h("h3", {}, "Where the time went"), timingsBar(job.timings)] : [];
-    const parts = [...command, h("h3", {}, "Command"), h("p", { class: "command-line" }, h("code", { id: "command-line" }, line), " ", copy), ...timings, h("h3", {}, "Inputs"), pre(job.inputs)];
+    const parts = [...command, h("h3", {}, "Command"), h("p", { class: "command-line" }, h("code", { id: "command-line" }, line), " ", copy), ...timings, h("h3", {}, "Inputs"), inputsView(h, job.inputs)];
     if (!isFinished(job)) parts.unshift(h("button", { type: "button", class: "secondary", onclick: async () => { job = await client.cancelJob(id); render(); } }, "Cancel job"));
     if (job.outputs.length) {
       parts.push(h("h3", {}, "Outputs"), h("ul", {}, job.outputs.map((o) => h("li", {}, h("a", { href: o.downloadUrl, class: "download" }, `${o.label} (${o.contentType})`), outputPreview(o)))));
     }
     if (isFinished(job)) {
       const r = await client.getResult(id);
-      parts.push(h("h3", {}, "Result"), pre({ exitCode: r.exitCode, runtimeSeconds: r.runtimeSeconds, creditsCharged: r.creditsCharged }));
+      parts.push(h("h3", {}, "Result"), resultView(h, r));
       if (r.stdout) parts.push(h("h4", {}, "stdout"), pre(r.stdout));
       if (r.stderrTail) parts.push(h("h4", {}, "stderr (tail)"), pre(r.stderrTail));
-      if (r.probe) parts.push(h("h4", {}, "Probe"), pre(r.probe));
+      if (r.probe) parts.push(h("h4", {}, "Probe"), probeView(h, r.probe));
       const checks = checksTable(r.checks);
       if (checks) parts.push(h("h3", {}, "Checks"), checks);
       parts.push(h("h3", {}, "Receipt"), receiptView(r.receipt));
@@ -239,10 +242,15 @@ async function route() {
   const [path, query] = location.hash.slice(1).split("?");
   const params = new URLSearchParams(query ?? "");
   const job = /^\/jobs\/([0-9a-f-]{36})$/.exec(path ?? "");
+  const template = /^\/templates\/([^/]+)\/(run|edit)$/.exec(path ?? "");
+  const ui = { h, field, problem, pre };
   try {
     if (job) await jobView(job[1], nav);
     else if (path === "/new") await newJobView(nav);
     else if (path === "/presets") await presetsView(nav);
+    else if (path === "/templates") await templatesView(client, nav, ui);
+    else if (path === "/templates/new") await templateEditView(client, null, nav, ui);
+    else if (template) await (template[2] === "run" ? templateRunView : templateEditView)(client, decodeURIComponent(template[1]), nav, ui);
     else if (path === "/deliveries") await deliveriesView(nav);
     else if (path === "/metrics") await metricsView(client, params, nav, h);
     else await jobsView(params, nav);

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../api-error.ts";
-import { JOB_BODY, parseCreateJobBody } from "../create-job-validation.ts";
+import { JOB_BODY, resolveJobBody } from "../create-job-validation.ts";
 import { operation } from "../operation.ts";
 import { errors, json } from "../openapi-responses.ts";
 import { prepareJob } from "../prepare-job.ts";
@@ -48,7 +48,8 @@ export const validateJob = operation(
     const account = c.get("account");
     let spec: JobSpec;
     try {
-      ({ spec } = await prepareJob(c.env, config, account.id, parseCreateJobBody(raw), new URL(c.req.url).origin));
+      const { job, template } = await resolveJobBody(c.env.DB, account.id, raw);
+      ({ spec } = await prepareJob(c.env, config, account.id, job, new URL(c.req.url).origin, template));
     } catch (err) {
       if (err instanceof ApiError && err.code === "INVALID_REQUEST")
         return c.json({ valid: false, error: err.message, details: err.details ?? [] });

@@ -57,6 +57,7 @@ const createJob = operation(
       account.id,
       c.get("createJob"),
       new URL(c.req.url).origin,
+      c.get("template"),
     );
 
     const id = crypto.randomUUID();

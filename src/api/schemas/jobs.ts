@@ -103,6 +103,8 @@ export const jobSchema = z.object({
   deliveredOutputs: z.array(deliveredOutputSchema),
   preset: z.string().nullable(),
   params: z.record(z.string(), z.unknown()).nullable(),
+  /** A job made from a template (POST /v1/jobs with `template`): its name and the version that ran. */
+  template: z.object({ name: z.string(), version: z.number().int() }).nullable(),
   /**
    * Preset jobs: the arguments the runner planned from what the inputs are, and ran (null until then, and for
    * raw jobs). `ffmpegArgs` is the same preset planned for a typical input (video and audio, 8-bit, progressive).

@@ -46,6 +46,8 @@ export type JobSpec = {
   mode?: "raw" | "preset";
   preset?: string;
   params?: Record<string, unknown>;
+  /** A job made from a template: which one, which version (what it ran is the rest of the spec). */
+  template?: { name: string; version: number };
 };
 
 export type RequestIssue = { path: string[]; message: string };

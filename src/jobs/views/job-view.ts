@@ -119,6 +119,7 @@ export async function jobView(
     webhookUrl: spec.webhookUrl,
     preset: spec.preset ?? null,
     params: spec.params ?? null,
+    template: spec.template ?? null,
     plannedArgs: plannedArgsOf(row),
     presetReport: row.preset_report_json ? (JSON.parse(row.preset_report_json) as PlanReport) : null,
     inputReads: row.input_reads_json

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { answerOf } from "../tool-answers.ts";
+import { listTemplatesQuerySchema, templateName } from "../../api/schemas/templates.ts";
+import { answerOf, segment } from "../tool-answers.ts";
+import { queryOf } from "./query-of.ts";
 import type { Tool } from "../tool.ts";
 
 /** What an agent reads before it builds a job: the presets and the argument policy. */
@@ -12,6 +14,24 @@ export const catalogTools: Tool[] = [
     input: z.object({}),
     readOnly: true,
     run: async (_args, ctx) => answerOf(await ctx.api("GET", "/v1/presets")),
+  },
+  {
+    name: "list_templates",
+    title: "List job templates",
+    description:
+      "The account's job templates: name, newest version, description and variables (type, default, bounds). Run one with run_template; get_template shows its job body.",
+    input: listTemplatesQuerySchema,
+    readOnly: true,
+    run: async (args, ctx) => answerOf(await ctx.api("GET", `/v1/templates${queryOf(args)}`)),
+  },
+  {
+    name: "get_template",
+    title: "Get a job template",
+    description: "One template: its variables and the job body they fill in (the newest version, or version).",
+    input: z.object({ name: templateName, version: z.number().int().min(1).optional() }),
+    readOnly: true,
+    run: async (args, ctx) =>
+      answerOf(await ctx.api("GET", `/v1/templates/${segment(args.name)}${queryOf({ version: args.version })}`)),
   },
   {
     name: "get_policy",

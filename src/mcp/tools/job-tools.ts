@@ -2,6 +2,7 @@ import { z } from "zod";
 import { createJobSchema } from "../../api/schemas/job-request.ts";
 import { listJobsQuerySchema } from "../../api/schemas/jobs.ts";
 import { presetJobSchema } from "../../api/schemas/presets.ts";
+import { templateJobSchema } from "../../api/schemas/templates.ts";
 import { uuid } from "../../api/schemas/common.ts";
 import { answerOf, segment } from "../tool-answers.ts";
 import type { Tool, ToolContext } from "../tool.ts";
@@ -48,6 +49,14 @@ export const jobTools: Tool[] = [
     run: (args, ctx) => createAndWait({ ...args, mode: "preset" }, ctx),
   },
   {
+    name: "run_template",
+    title: "Run a job template",
+    description:
+      "Creates a job from one of the account's templates (see list_templates for their variables) with the variables' values, and waits for it, reporting progress. Returns the job as run_job does. Cancelling the call cancels the job.",
+    input: templateJobSchema.extend({ waitSeconds }),
+    run: createAndWait,
+  },
+  {
     name: "wait_for_job",
     title: "Wait for a job",
     description:
@@ -61,9 +70,9 @@ export const jobTools: Tool[] = [
     name: "validate_job",
     title: "Check a job without running it",
     description:
-      'A dry run: says whether the job (raw, or a preset with mode: "preset") would be accepted, with the errors creation would give or the command lines the runner would execute; probe: true also probes the inputs and estimates the credits.',
+      'A dry run: says whether the job (raw, a preset with mode: "preset", or a template with template and vars) would be accepted, with the errors creation would give or the command lines the runner would execute; probe: true also probes the inputs and estimates the credits.',
     input: z.object({
-      job: z.union([createJobSchema, presetJobSchema]),
+      job: z.union([createJobSchema, presetJobSchema, templateJobSchema]),
       probe: z.boolean().optional().describe("Also probe the inputs and estimate the credits"),
     }),
     readOnly: true,
