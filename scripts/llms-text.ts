@@ -1,7 +1,7 @@
 // /llms.txt and /llms-full.txt (llmstxt.org): what an agent reads to use ffjobs, made from docs/.
 //   node scripts/llms-text.ts          writes dashboard/public/llms.txt and llms-full.txt (served as assets)
 // test/unit/llms-text.test.ts fails when the files differ from what docs/ makes now.
-import { readFileSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 /** The docs an agent needs, in the order it reads them, each with what it is for. */
@@ -21,12 +21,18 @@ const SUMMARY =
   "ffmpeg or ffprobe arguments or a named preset, named inputs (URLs or uploads) and named outputs; it runs " +
   "in the background; wait, stream progress or receive a signed webhook; download the stored outputs.";
 
+/** A doc's text: a plain file only, so a link placed in docs/ cannot publish a file from elsewhere. */
+function readDoc(path: string): string {
+  if (!lstatSync(path).isFile()) throw new Error(`${path} is not a plain file (a symbolic link?): not published`);
+  return readFileSync(path, "utf8");
+}
+
 /** The two texts, made from the docs under `root`. */
 export function llmsTexts(root: string): { index: string; full: string } {
   const docs = LLMS_DOCS.map(([file, about]) => ({
     file,
     about,
-    text: readFileSync(join(root, "docs", file), "utf8"),
+    text: readDoc(join(root, "docs", file)),
   }));
   const index = [
     "# ffjobs",
@@ -35,7 +41,7 @@ export function llmsTexts(root: string): { index: string; full: string } {
     "",
     "Every request takes `Authorization: Bearer <API key>`; `GET /openapi.json` is the machine-readable contract,",
     "`GET /v1/presets` lists the presets with their parameters and policies. The whole documentation, in one",
-    "file: /llms-full.txt.",
+    "file: /llms-full.txt. Agents can also use the MCP server at /mcp (Streamable HTTP, the same key).",
     "",
     "## Docs",
     "",

@@ -13,6 +13,8 @@ import { MCP_TOOLS } from "./tools/all-tools.ts";
 
 /** What the server is told of the call's surroundings: the API as the caller, and how to tie a job to a call. */
 export type McpCallDeps = Pick<ToolContext, "api"> & {
+  /** Aborted when the client stops reading (it went away): waits end. */
+  signal: AbortSignal;
   /** Ties a job to the call with this JSON-RPC id (a no-op where the client has no session). */
   jobCreated: (requestId: string | number, jobId: string) => Promise<void>;
 };
@@ -59,7 +61,7 @@ export function buildMcpServer(deps: McpCallDeps): Server {
     const progressToken = extra._meta?.progressToken;
     const ctx: ToolContext = {
       api: deps.api,
-      signal: extra.signal,
+      signal: AbortSignal.any([extra.signal, deps.signal]),
       jobCreated: (jobId) => deps.jobCreated(extra.requestId, jobId),
       progress: async (report) => {
         if (progressToken === undefined) return;

@@ -1,4 +1,5 @@
 import type { ApiAnswer } from "./api-caller.ts";
+import { UUID_PATTERN } from "../api/schemas/common.ts";
 import type { ToolAnswer } from "./tool.ts";
 
 /** The API's answer as a tool's: its body when it succeeded, its error envelope's code and message when not. */
@@ -23,7 +24,16 @@ export function invalidArguments(path: string, message: string): ToolAnswer {
   };
 }
 
-/** A path segment from a client's argument: an id the API then checks (a UUID), never a path of its own. */
-export function segment(value: unknown): string {
-  return encodeURIComponent(typeof value === "string" ? value : String(value ?? ""));
+/**
+ * A value a tool puts into an API path: a string that matches `pattern` (a UUID, a template's name),
+ * else null. Never `.` or `..`, a slash or anything URL normalisation would move the request with.
+ */
+export function pathValue(value: unknown, pattern: RegExp): string | null {
+  return typeof value === "string" && pattern.test(value) ? value : null;
+}
+
+/** A tool's `id` argument as a UUID for the API's path, or the tool's refusal of it. */
+export function idArgument(args: Record<string, unknown>): { id: string } | { refused: ToolAnswer } {
+  const id = pathValue(args.id, UUID_PATTERN);
+  return id ? { id } : { refused: invalidArguments("id", "must be a UUID") };
 }

@@ -1,5 +1,5 @@
 import { isTerminal, type JobStatus } from "../jobs/transitions/job-states.ts";
-import { answerOf, segment } from "./tool-answers.ts";
+import { answerOf, invalidArguments } from "./tool-answers.ts";
 import type { ToolAnswer, ToolContext } from "./tool.ts";
 
 /**
@@ -12,10 +12,19 @@ export const MCP_MAX_WAIT_SECONDS = 45;
 /** How often a waiting tool reads the job's progress (each read is one API GET that holds this long). */
 const PROGRESS_EVERY_SECONDS = 2;
 
+/** A tool's `waitSeconds`: absent is the most; anything but a whole number from 0 to the most is refused. */
+export function waitSecondsOf(value: unknown): { seconds: number } | { refused: ToolAnswer } {
+  if (value === undefined) return { seconds: MCP_MAX_WAIT_SECONDS };
+  if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MCP_MAX_WAIT_SECONDS)
+    return { seconds: value };
+  return { refused: invalidArguments("waitSeconds", `a whole number of seconds from 0 to ${MCP_MAX_WAIT_SECONDS}`) };
+}
+
 /**
  * Waits up to `seconds` for the job to end, telling the client its progress on the way; answers with
  * the job as `GET /v1/jobs/{id}` shows it (a finished job's outputs carry their download URLs). A job
- * not finished in time is answered as it is, with `stillRunning: true` and what to call next.
+ * not finished in time is answered as it is, with `stillRunning: true` and what to call next. `id` is a
+ * UUID (the tools check it) and `seconds` at most MCP_MAX_WAIT_SECONDS (waitSecondsOf).
  */
 export async function waitForJob(
   id: string,
@@ -28,7 +37,7 @@ export async function waitForJob(
   for (;;) {
     const leftSeconds = Math.max(0, Math.floor((deadline - now()) / 1000));
     const waitSeconds = Math.min(leftSeconds, PROGRESS_EVERY_SECONDS);
-    const answer = answerOf(await ctx.api("GET", `/v1/jobs/${segment(id)}?wait=${waitSeconds}`));
+    const answer = answerOf(await ctx.api("GET", `/v1/jobs/${id}?wait=${waitSeconds}`));
     if (!answer.ok) return answer;
     const job = answer.value as {
       status: JobStatus;

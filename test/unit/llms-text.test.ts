@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LLMS_DIR, LLMS_DOCS, llmsTexts } from "../../scripts/llms-text.ts";
@@ -19,6 +20,19 @@ describe("/llms.txt and /llms-full.txt", () => {
     for (const [file] of LLMS_DOCS) {
       expect(index).toContain(`#${file})`);
       expect(full).toContain(readFileSync(join(root, "docs", file), "utf8").trimEnd());
+    }
+  });
+
+  it("publishes no file a symbolic link in docs/ points at", () => {
+    const copy = mkdtempSync(join(tmpdir(), "ffjobs-llms-"));
+    try {
+      cpSync(join(root, "docs"), join(copy, "docs"), { recursive: true });
+      writeFileSync(join(copy, "secret.txt"), "not for publishing");
+      unlinkSync(join(copy, "docs", "benchmarks.md"));
+      symlinkSync(join(copy, "secret.txt"), join(copy, "docs", "benchmarks.md"));
+      expect(() => llmsTexts(copy)).toThrow(/not a plain file/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 });

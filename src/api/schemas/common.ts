@@ -14,9 +14,8 @@ export const name = z
   .string()
   .regex(NAME_PATTERN, "names are 1-64 letters, digits or _")
   .refine((n) => !PROTOTYPE_NAMES.has(n), PROTOTYPE_NAME_MESSAGE);
-export const uuid = z
-  .string()
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "must be a UUID");
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const uuid = z.string().regex(UUID_PATTERN, "must be a UUID");
 export const contentType = z
   .string()
   .max(255)

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listTemplatesQuerySchema, templateName } from "../../api/schemas/templates.ts";
-import { answerOf, segment } from "../tool-answers.ts";
+import { answerOf, invalidArguments, pathValue } from "../tool-answers.ts";
+import { TEMPLATE_NAME_PATTERN } from "../../templates/template-limits.ts";
 import { queryOf } from "./query-of.ts";
 import type { Tool } from "../tool.ts";
 
@@ -30,8 +31,11 @@ export const catalogTools: Tool[] = [
     description: "One template: its variables and the job body they fill in (the newest version, or version).",
     input: z.object({ name: templateName, version: z.number().int().min(1).optional() }),
     readOnly: true,
-    run: async (args, ctx) =>
-      answerOf(await ctx.api("GET", `/v1/templates/${segment(args.name)}${queryOf({ version: args.version })}`)),
+    run: async (args, ctx) => {
+      const name = pathValue(args.name, TEMPLATE_NAME_PATTERN);
+      if (!name) return invalidArguments("name", "a template's name");
+      return answerOf(await ctx.api("GET", `/v1/templates/${name}${queryOf({ version: args.version })}`));
+    },
   },
   {
     name: "get_policy",

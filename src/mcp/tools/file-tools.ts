@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { uuid } from "../../api/schemas/common.ts";
 import { createFileSchema, listFilesQuerySchema } from "../../api/schemas/files.ts";
-import { answerOf, segment } from "../tool-answers.ts";
+import { answerOf, idArgument } from "../tool-answers.ts";
 import type { Tool } from "../tool.ts";
 import { queryOf } from "./query-of.ts";
 
@@ -29,6 +29,9 @@ export const fileTools: Tool[] = [
     description: "Deletes an uploaded file or a job output, and its bytes.",
     input: z.object({ id: uuid.describe("The file's id") }),
     destructive: true,
-    run: async (args, ctx) => answerOf(await ctx.api("DELETE", `/v1/files/${segment(args.id)}`)),
+    run: async (args, ctx) => {
+      const got = idArgument(args);
+      return "refused" in got ? got.refused : answerOf(await ctx.api("DELETE", `/v1/files/${got.id}`));
+    },
   },
 ];

@@ -4,9 +4,9 @@ import { listJobsQuerySchema } from "../../api/schemas/jobs.ts";
 import { presetJobSchema } from "../../api/schemas/presets.ts";
 import { templateJobSchema } from "../../api/schemas/templates.ts";
 import { uuid } from "../../api/schemas/common.ts";
-import { answerOf, segment } from "../tool-answers.ts";
-import type { Tool, ToolContext } from "../tool.ts";
-import { MCP_MAX_WAIT_SECONDS, waitForJob } from "../wait-for-job.ts";
+import { answerOf, idArgument } from "../tool-answers.ts";
+import type { Tool, ToolAnswer, ToolContext } from "../tool.ts";
+import { MCP_MAX_WAIT_SECONDS, waitForJob, waitSecondsOf } from "../wait-for-job.ts";
 import { queryOf } from "./query-of.ts";
 
 const waitSeconds = z
@@ -22,13 +22,23 @@ const jobId = z.object({ id: uuid.describe("The job's id") });
 
 /** Creates the job, ties it to the call (a cancelled call cancels it), and waits for it. */
 async function createAndWait(body: Record<string, unknown>, ctx: ToolContext) {
-  const { waitSeconds: wait, ...job } = body;
+  const { waitSeconds: asked, ...job } = body;
+  const wait = waitSecondsOf(asked);
+  if ("refused" in wait) return wait.refused;
   const created = answerOf(await ctx.api("POST", "/v1/jobs", job));
   if (!created.ok) return created;
   const id = (created.value as { id: string }).id;
   await ctx.jobCreated(id);
-  return waitForJob(id, typeof wait === "number" ? wait : MCP_MAX_WAIT_SECONDS, ctx);
+  return waitForJob(id, wait.seconds, ctx);
 }
+
+/** A tool on one job: its `id` checked to be a UUID before it goes into the API's path. */
+const onJob =
+  (run: (id: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolAnswer>) =>
+  (args: Record<string, unknown>, ctx: ToolContext) => {
+    const got = idArgument(args);
+    return "refused" in got ? Promise.resolve(got.refused) : run(got.id, args, ctx);
+  };
 
 /** The job tools: run (raw or preset), wait, validate, read, cancel, list. */
 export const jobTools: Tool[] = [
@@ -63,8 +73,10 @@ export const jobTools: Tool[] = [
       "Waits for a job to end, reporting progress; returns the job (stillRunning: true if it has not ended yet).",
     input: jobId.extend({ waitSeconds }),
     readOnly: true,
-    run: (args, ctx) =>
-      waitForJob(String(args.id), typeof args.waitSeconds === "number" ? args.waitSeconds : MCP_MAX_WAIT_SECONDS, ctx),
+    run: onJob(async (id, args, ctx) => {
+      const wait = waitSecondsOf(args.waitSeconds);
+      return "refused" in wait ? wait.refused : waitForJob(id, wait.seconds, ctx);
+    }),
   },
   {
     name: "validate_job",
@@ -85,7 +97,7 @@ export const jobTools: Tool[] = [
     description: "The job as it is now: status, progress, outputs with download URLs, runtime, credits, error.",
     input: jobId,
     readOnly: true,
-    run: async (args, ctx) => answerOf(await ctx.api("GET", `/v1/jobs/${segment(args.id)}`)),
+    run: onJob(async (id, _args, ctx) => answerOf(await ctx.api("GET", `/v1/jobs/${id}`))),
   },
   {
     name: "get_job_result",
@@ -93,7 +105,7 @@ export const jobTools: Tool[] = [
     description: "A finished job's exit code, stdout (ffprobe's JSON parsed as probe) and stderr.",
     input: jobId,
     readOnly: true,
-    run: async (args, ctx) => answerOf(await ctx.api("GET", `/v1/jobs/${segment(args.id)}/result`)),
+    run: onJob(async (id, _args, ctx) => answerOf(await ctx.api("GET", `/v1/jobs/${id}/result`))),
   },
   {
     name: "cancel_job",
@@ -101,7 +113,7 @@ export const jobTools: Tool[] = [
     description: "Cancels a queued or running job.",
     input: jobId,
     destructive: true,
-    run: async (args, ctx) => answerOf(await ctx.api("POST", `/v1/jobs/${segment(args.id)}/cancel`)),
+    run: onJob(async (id, _args, ctx) => answerOf(await ctx.api("POST", `/v1/jobs/${id}/cancel`))),
   },
   {
     name: "list_jobs",
