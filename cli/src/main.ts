@@ -9,6 +9,7 @@ import { toRemoteCommand } from "./remote-command.ts";
 import { runRemote } from "./run-remote.ts";
 import { runPreset } from "./run-preset.ts";
 import { RUN_TEMPLATE_USAGE, runTemplate } from "./run-template.ts";
+import { printableText } from "../../src/encoding/printable-text.ts";
 import { jobBody } from "./remote-command.ts";
 import { checksFromEnv, withChecks } from "./output-checks.ts";
 import type { CreateJobRequest } from "../../client/src/index.ts";
@@ -68,13 +69,13 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${String(p.name).padEnd(16)} ${p.description}\n`);
       return 0;
     case "templates":
+      // Names, defaults and descriptions come from the service: shown as text, never as terminal controls.
       for (const t of (await client.listTemplates({ limit: 100 })).data) {
         const vars = Object.entries(t.variables).map(
           ([k, v]) => `${k}:${v.type}${v.default === undefined ? "" : `=${v.default}`}`,
         );
-        process.stdout.write(
-          `${t.name.padEnd(24)} v${t.version}  ${vars.join(" ")}${t.description ? `  ${t.description}` : ""}\n`,
-        );
+        const line = `${t.name.padEnd(24)} v${t.version}  ${vars.join(" ")}${t.description ? `  ${t.description}` : ""}`;
+        process.stdout.write(`${printableText(line)}\n`);
       }
       return 0;
     case "run":

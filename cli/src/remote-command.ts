@@ -22,7 +22,7 @@ export type RemoteCommand = {
 
 const isUrl = (v: string) => /^https?:\/\//i.test(v);
 /** ffmpeg's frame-number pattern in a file name (av_get_frame_filename): `%d`, `%03d`. */
-const FRAME_PATTERN = /%0?\d*d/;
+export const FRAME_PATTERN = /%0?\d*d/;
 /** Options naming a file that goes in the folder of the output that follows them. */
 const FILE_BESIDE_OUTPUT = new Set(["hls_segment_filename", "segment_list"]);
 const MANY_FILE_FORMATS = new Set<string>(DIRECTORY_FORMATS);

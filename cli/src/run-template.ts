@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { FfjobsClient } from "../../client/src/index.ts";
-import { fillTemplate, type TemplateValue } from "../../src/templates/fill-template.ts";
+import { fillTemplate } from "../../src/templates/fill-template.ts";
+import type { TemplateValue } from "../../src/templates/variable-values.ts";
 import { fileInFolder } from "./local-files.ts";
-import { addInput, jobInputs, type RemoteCommand } from "./remote-command.ts";
+import { addInput, FRAME_PATTERN, jobInputs, type RemoteCommand } from "./remote-command.ts";
 import { runRemote } from "./run-remote.ts";
 
 export const RUN_TEMPLATE_USAGE = `usage: ffjobs run --template <name> [var=value ...] [-i input=FILE|URL ...] [-o output=PATH ...] [-y]
@@ -45,34 +46,38 @@ export async function runTemplate(client: FfjobsClient, argv: string[]): Promise
   const outputs = (template.job.outputs ?? {}) as TemplateOutputs;
   const values = filledValues(template.variables, vars);
   for (const [output, declared] of Object.entries(outputs)) {
-    const fileName = String(fillTemplate(declared.fileName ?? output, values));
+    const written = declared.fileName ?? output;
+    const filled = fillTemplate(written, values);
+    const fileName = "body" in filled ? String(filled.body) : written;
     const asked = outs[output];
-    const folder = declared.kind === "directory" && asked !== undefined ? resolve(asked) : null;
+    const directory = declared.kind === "directory";
+    const folder = directory && asked !== undefined ? resolve(asked) : null;
     if (folder) mkdirSync(folder, { recursive: true });
     const what = `template ${name}'s output name`;
-    cmd.downloads.push({
-      name: output,
-      path: folder
-        ? fileInFolder(folder, fileName, what)
-        : asked !== undefined
-          ? resolve(asked)
-          : fileInFolder(process.cwd(), fileName, what),
-    });
+    const path = folder
+      ? fileInFolder(folder, fileName, what)
+      : asked !== undefined
+        ? resolve(asked)
+        : fileInFolder(process.cwd(), fileName, what);
+    // Two outputs at one path: the second would overwrite the first, whatever -y says.
+    const clash = cmd.downloads.find((d) => d.path === path);
+    if (clash) throw new Error(`ffjobs run: outputs "${clash.name}" and "${output}" would both be written to ${path}`);
+    cmd.downloads.push({ name: output, path, ...(directory && FRAME_PATTERN.test(fileName) ? { pattern: true } : {}) });
   }
   for (const output of Object.keys(outs)) {
     if (!Object.hasOwn(outputs, output)) throw new Error(`ffjobs run: template ${name} has no output "${output}"`);
   }
+  // The version read is the one run: the outputs' paths were worked out from it.
   return runRemote(client, cmd, undefined, (assetIds) => {
     const inputs = jobInputs(cmd, assetIds);
     return {
       template: name,
-      ...(version ? { version: template.version } : {}),
+      version: template.version,
       vars,
       ...(Object.keys(inputs).length ? { inputs } : {}),
     };
   });
 }
-
 function splitPair(arg: string | undefined, what: string): [string, string] {
   const at = arg?.indexOf("=") ?? -1;
   if (!arg || at <= 0) throw new Error(`ffjobs run: ${what} takes name=value, got "${arg ?? ""}"`);

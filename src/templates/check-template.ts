@@ -4,7 +4,9 @@ import { prepareJob } from "../api/prepare-job.ts";
 import type { CreateTemplateRequest } from "../api/schemas/templates.ts";
 import type { Config } from "../config.ts";
 import type { Env } from "../env.ts";
-import { fillTemplate, sampleValues, templateShapeIssues, variableValues } from "./fill-template.ts";
+import { fillTemplate } from "./fill-template.ts";
+import { templateShapeIssues } from "./template-shape.ts";
+import { sampleValues, variableValues } from "./variable-values.ts";
 
 /**
  * A template is checked as the job it makes: its variables given their defaults (or a value of their
@@ -28,8 +30,9 @@ export async function checkTemplate(
       : [];
   if (shape.length || defaults.length || "issues" in samples) throw invalidRequest(custom([...shape, ...defaults]));
   const filled = fillTemplate(template.job, samples.values);
+  if ("issues" in filled) throw invalidRequest(custom(filled.issues));
   try {
-    await prepareJob(env, config, accountId, parseCreateJobBody(filled), apiOrigin);
+    await prepareJob(env, config, accountId, parseCreateJobBody(filled.body), apiOrigin);
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== "INVALID_REQUEST") throw err;
     // The first problem named at the template's path, as any 400 names it; the message says the defaults were used.

@@ -1,6 +1,7 @@
 import { invalidRequest } from "../api/api-error.ts";
 import type { TemplateJobRequest, TemplateVariable } from "../api/schemas/templates.ts";
-import { fillTemplate, usedVariables, variableValues } from "./fill-template.ts";
+import { fillTemplate, usedVariables } from "./fill-template.ts";
+import { variableValues } from "./variable-values.ts";
 import { readTemplate } from "./template-store.ts";
 
 /** Which template, which version, a job was made from (the job keeps it: `template` on the job). */
@@ -34,14 +35,18 @@ export async function jobFromTemplate(
   const sent = req.inputs ?? {};
   // An input sent in place of the template's own drops it, and with it the variables only it used.
   const kept = Object.fromEntries(Object.entries(own).filter(([name]) => !Object.hasOwn(sent, name)));
-  const got = variableValues(variables, req.vars ?? {}, usedVariables({ ...job, inputs: kept }));
+  // A job with a list of inputs (`input`) has no map to replace names in: it is used as it is.
+  const base = job.inputs ? { ...job, inputs: kept } : job;
+  const got = variableValues(variables, req.vars ?? {}, usedVariables(base));
   const strangers = Object.keys(sent).filter((name) => !Object.hasOwn(own, name));
   const issues = [
     ...("issues" in got ? got.issues : []),
     ...strangers.map((name) => ({ path: ["inputs", name], message: "the template's job has no input of this name" })),
   ];
   if (issues.length || "issues" in got) throw invalidRequest(issues.map((i) => ({ ...i, code: "custom" })));
-  const filled = fillTemplate({ ...job, inputs: kept }, got.values) as { inputs?: Record<string, unknown> };
+  const result = fillTemplate(base, got.values);
+  if ("issues" in result) throw invalidRequest(result.issues.map((i) => ({ ...i, code: "custom" })));
+  const filled = result.body as { inputs?: Record<string, unknown> };
   return {
     body: req.inputs ? { ...filled, inputs: { ...filled.inputs, ...sent } } : filled,
     template: { name: row.name, version: row.version },

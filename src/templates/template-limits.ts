@@ -10,3 +10,5 @@ export const MAX_TEMPLATE_VALUE_CHARS = 2048;
 export const MAX_TEMPLATES_PER_ACCOUNT = 200;
 /** Versions kept of one template: a new version past this drops the oldest (jobs keep what they ran). */
 export const MAX_TEMPLATE_VERSIONS = 20;
+/** A template as stored (its job and variables as JSON): what a job body needs, not the 1 MiB a request may carry. */
+export const MAX_TEMPLATE_BYTES = 64 * 1024;

@@ -18,22 +18,21 @@ export type TemplateContent = { description: string | null; variablesJson: strin
  * meanwhile all make it insert nothing, and the caller says which.
  */
 
-/** Version 1 of a new template; null when the name is taken or the account has its MAX_TEMPLATES_PER_ACCOUNT. */
-export async function insertTemplate(db: D1Database, accountId: string, name: string, c: TemplateContent, now: Date) {
-  const row = await db
+/** Version 1 of a new template, as stored; null when the name is taken or the account has its MAX_TEMPLATES_PER_ACCOUNT. */
+export function insertTemplate(db: D1Database, accountId: string, name: string, c: TemplateContent, now: Date) {
+  return db
     .prepare(
       `INSERT OR IGNORE INTO job_templates (account_id, name, version, description, variables_json, job_json, created_at)
        SELECT ?1, ?2, 1, ?3, ?4, ?5, ?6
        WHERE NOT EXISTS (SELECT 1 FROM job_templates WHERE account_id = ?1 AND name = ?2)
          AND (SELECT COUNT(DISTINCT name) FROM job_templates WHERE account_id = ?1) < ?7
-       RETURNING version`,
+       RETURNING *`,
     )
     .bind(accountId, name, c.description, c.variablesJson, c.jobJson, now.toISOString(), MAX_TEMPLATES_PER_ACCOUNT)
-    .first<{ version: number }>();
-  return row?.version ?? null;
+    .first<TemplateRow>();
 }
 
-/** The next version of an existing template (the oldest past MAX_TEMPLATE_VERSIONS dropped); null when there is none. */
+/** The next version of an existing template, as stored (the oldest past MAX_TEMPLATE_VERSIONS dropped); null when there is none. */
 export async function insertTemplateVersion(
   db: D1Database,
   accountId: string,
@@ -46,16 +45,16 @@ export async function insertTemplateVersion(
       `INSERT OR IGNORE INTO job_templates (account_id, name, version, description, variables_json, job_json, created_at)
        SELECT ?1, ?2, MAX(version) + 1, ?3, ?4, ?5, ?6 FROM job_templates WHERE account_id = ?1 AND name = ?2
        HAVING COUNT(*) > 0
-       RETURNING version`,
+       RETURNING *`,
     )
     .bind(accountId, name, c.description, c.variablesJson, c.jobJson, now.toISOString())
-    .first<{ version: number }>();
+    .first<TemplateRow>();
   if (!row) return null;
   await db
     .prepare("DELETE FROM job_templates WHERE account_id = ?1 AND name = ?2 AND version <= ?3")
     .bind(accountId, name, row.version - MAX_TEMPLATE_VERSIONS)
     .run();
-  return row.version;
+  return row;
 }
 
 /** A template's newest version, or the one asked for; null when there is none. */

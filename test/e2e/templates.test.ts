@@ -121,6 +121,50 @@ describe("job templates in every interface", () => {
     expect(bad.stderr).toContain("at vars.height: must be an integer");
   });
 
+  it("the CLI refuses two outputs at one path, keeps a frame pattern's files, prints names as text", async () => {
+    const client = createClient({ baseUrl: local.stack.baseUrl, apiKey: local.stack.apiKey });
+    await client.createTemplate({
+      name: "cli-two",
+      description: "two outputs \u001b]52;c;cHduZWQ=\u0007\u001b[2J",
+      variables: { n: { type: "string", default: "a" } },
+      job: {
+        inputs: { video: { type: "url", url: clipUrl() } },
+        outputs: { a: { fileName: "{{n}}.mp4" }, b: { fileName: "b.mp4" } },
+        ffmpegArgs: ["-i", "{{video}}", "-t", "1", "{{a}}", "-t", "1", "{{b}}"],
+      },
+    });
+    const clash = await ffjobs(["run", "--template", "cli-two", "n=b"], work);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(/outputs "a" and "b" would both be written/);
+
+    await client.createTemplate({
+      name: "cli-frames",
+      variables: { count: { type: "integer", default: 2 } },
+      job: {
+        inputs: { video: { type: "url", url: clipUrl() } },
+        outputs: { f: { fileName: "frame_%03d.png", kind: "directory" } },
+        ffmpegArgs: ["-i", "{{video}}", "-frames:v", "{{count}}", "{{f}}"],
+      },
+    });
+    const frames = await ffjobs(["run", "--template", "cli-frames", "-o", "f=frames"], work);
+    expect(frames.code, frames.stderr).toBe(0);
+    expect(["frame_001.png", "frame_002.png"].map((f) => existsSync(join(work, "frames", f)))).toEqual([true, true]);
+
+    const child = spawn(process.execPath, [join(root, "cli/src/main.ts"), "templates"], {
+      env: {
+        ...process.env,
+        FFJOBS_URL: local.stack.baseUrl,
+        FFJOBS_API_KEY: local.stack.apiKey,
+        FFJOBS_CONFIG: "/nonexistent",
+      },
+    });
+    let listed = "";
+    child.stdout.on("data", (c: Buffer) => (listed += c.toString()));
+    await new Promise((done) => child.on("exit", done));
+    expect(listed).toContain("cli-two");
+    expect(listed).not.toContain("\u001b");
+  });
+
   it("the dashboard creates, edits and runs one from a form; the job's page reads as labelled fields", async () => {
     await page.getByRole("link", { name: "Templates" }).click();
     await page.getByRole("link", { name: "New template" }).click();

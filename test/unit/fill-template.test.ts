@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { fillTemplate, templateShapeIssues, usedVariables, variableValues } from "../../src/templates/fill-template.ts";
+import { fillTemplate, MAX_FILLED_STRING_CHARS, usedVariables } from "../../src/templates/fill-template.ts";
+import { templateShapeIssues } from "../../src/templates/template-shape.ts";
+import { variableValues } from "../../src/templates/variable-values.ts";
 
 describe("a template's values, filled in", () => {
   it("puts text into strings, a whole-string variable's own value outside argument lists, and leaves keys and other placeholders", () => {
@@ -10,10 +12,12 @@ describe("a template's values, filled in", () => {
       metadata: { "{{path}}": "{{path}}" },
     };
     expect(fillTemplate(job, { path: "a b/c.mp4", crf: 23, loud: true })).toEqual({
-      inputs: { video: { type: "url", url: "https://cdn.example/a b/c.mp4" } },
-      ffmpegArgs: ["-i", "{{video}}", "-crf", "23", "{{out}}"],
-      params: { height: 23, flag: true },
-      metadata: { "{{path}}": "a b/c.mp4" },
+      body: {
+        inputs: { video: { type: "url", url: "https://cdn.example/a b/c.mp4" } },
+        ffmpegArgs: ["-i", "{{video}}", "-crf", "23", "{{out}}"],
+        params: { height: 23, flag: true },
+        metadata: { "{{path}}": "a b/c.mp4" },
+      },
     });
   });
 
@@ -53,5 +57,15 @@ describe("a template's values, filled in", () => {
       { src: { type: "url" }, video: { type: "string", default: "v" }, idle: { type: "string", default: "i" } },
     );
     expect(issues.map((i) => i.path.join("."))).toEqual(["job.webhookUrl", "variables.video", "variables.idle"]);
+  });
+
+  it("refuses a filled string past its limit without building it", () => {
+    const job = { ffmpegArgs: ["-metadata", `t=${"{{v}}".repeat(800)}`], metadata: { a: "{{v}}" } };
+    const got = fillTemplate(job, { v: "A".repeat(2048) });
+    expect(got).toEqual({
+      issues: [
+        { path: ["job", "ffmpegArgs", "1"], message: expect.stringContaining(`more than ${MAX_FILLED_STRING_CHARS}`) },
+      ],
+    });
   });
 });

@@ -212,4 +212,68 @@ describe("job templates", () => {
     expect((await api(key, "GET", "/v1/templates/scale-g")).status).toBe(404);
     expect((await run("scale-g", { src: mediaUrl("clip.mp4") })).status).toBe(400);
   });
+
+  it("holds what an attacker tried: growth by filling, size, list inputs, repeated problems, misplaced bounds", async () => {
+    // 818 {{v}} in one argument: 4,090 characters written, 1.7 M filled with 2,048 each; refused unbuilt.
+    const grow = await api(key, "POST", "/v1/templates", {
+      name: "grow",
+      variables: { v: { type: "string", default: "" }, src: { type: "url" } },
+      job: {
+        inputs: { video: { type: "url", url: "{{src}}" } },
+        ffmpegArgs: ["-i", "{{video}}", "-metadata", `t=${"{{v}}".repeat(818)}`, "-f", "null", "-"],
+      },
+    });
+    expect(grow.status, JSON.stringify(grow.body)).toBe(201);
+    const grown = await run("grow", { src: mediaUrl("clip.mp4"), v: "A".repeat(2048) });
+    expect(grown.status).toBe(400);
+    expect(grown.body.details[0]).toMatchObject({
+      path: ["job", "ffmpegArgs", "3"],
+      message: expect.stringMatching(/more than 4096/),
+    });
+
+    const big = await api(key, "POST", "/v1/templates", {
+      ...scaleTemplate("big"),
+      job: { ...scaleTemplate("x").job, metadata: { label: "{{label}}", pad: "p".repeat(70_000) } },
+    });
+    expect(big.status).toBe(400);
+    expect(big.body.details[0].message).toMatch(/more than 65536/);
+
+    const listed = await api(key, "POST", "/v1/templates", {
+      name: "listed",
+      variables: { src: { type: "url" } },
+      job: { input: [{ type: "url", url: "{{src}}" }], ffmpegArgs: ["-i", "{{input0}}", "-f", "null", "-"] },
+    });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(201);
+    expect((await run("listed", { src: mediaUrl("clip.mp4") })).status).toBe(202);
+    const clash = await api(key, "POST", "/v1/templates", {
+      name: "listed-clash",
+      variables: { input0: { type: "string", default: "x" } },
+      job: { input: [{ type: "url", url: mediaUrl("clip.mp4") }], ffmpegArgs: ["-i", "{{input0}}", "-f", "null", "-"] },
+    });
+    expect(clash.body.details).toContainEqual(expect.objectContaining({ path: ["variables", "input0"] }));
+
+    const repeated = await api(key, "POST", "/v1/templates", {
+      ...scaleTemplate("rep"),
+      job: { ...scaleTemplate("x").job, webhookUrl: "{{nobody}}".repeat(5000) },
+    });
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.details.filter((d: { path: string[] }) => d.path.join(".") === "job.webhookUrl")).toHaveLength(
+      1,
+    );
+
+    for (const variable of [
+      { type: "integer", enum: ["1"] },
+      { type: "string", minimum: 1 },
+      { type: "number", minimum: 5, maximum: 1 },
+    ]) {
+      const got = await api(key, "POST", "/v1/templates", {
+        ...scaleTemplate("bounds"),
+        variables: { ...scaleTemplate("x").variables, height: variable },
+      });
+      expect(got.status, JSON.stringify(variable)).toBe(400);
+    }
+    for (const height of ["0x100", " 300 ", "Infinity"]) {
+      expect((await run("scale-a", { src: mediaUrl("clip.mp4"), height })).status, height).toBe(400);
+    }
+  });
 });

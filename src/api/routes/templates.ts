@@ -1,7 +1,8 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { ApiError, unknownCursor } from "../api-error.ts";
+import { ApiError, invalidRequest, unknownCursor } from "../api-error.ts";
+import { utf8Bytes } from "../../jobs/store/stored-bytes.ts";
 import { operation, serveOperations } from "../operation.ts";
 import { errors, json, jsonBody } from "../openapi-responses.ts";
 import {
@@ -23,18 +24,33 @@ import {
   type TemplateContent,
 } from "../../templates/template-store.ts";
 import { templateView } from "../../templates/template-view.ts";
-import { MAX_TEMPLATES_PER_ACCOUNT, TEMPLATE_NAME_PATTERN } from "../../templates/template-limits.ts";
+import {
+  MAX_TEMPLATE_BYTES,
+  MAX_TEMPLATES_PER_ACCOUNT,
+  TEMPLATE_NAME_PATTERN,
+} from "../../templates/template-limits.ts";
 
 const NAME_PARAM = { params: templateNameParamSchema };
 
 /** The template checked as the job it makes (src/templates/check-template.ts), then as D1 keeps it. */
 async function checkedContent(c: Context<AppEnv>, t: Omit<CreateTemplateRequest, "name">): Promise<TemplateContent> {
-  await checkTemplate(c.env, loadConfig(c.env), c.get("account").id, t, new URL(c.req.url).origin);
-  return {
+  const content = {
     description: t.description ?? null,
     variablesJson: JSON.stringify(t.variables),
     jobJson: JSON.stringify(t.job),
   };
+  const bytes = utf8Bytes(content.variablesJson) + utf8Bytes(content.jobJson);
+  if (bytes > MAX_TEMPLATE_BYTES) {
+    throw invalidRequest([
+      {
+        path: ["job"],
+        message: `the job and variables are ${bytes} bytes as JSON, more than ${MAX_TEMPLATE_BYTES}`,
+        code: "custom",
+      },
+    ]);
+  }
+  await checkTemplate(c.env, loadConfig(c.env), c.get("account").id, t, new URL(c.req.url).origin);
+  return content;
 }
 
 const createTemplate = operation(
@@ -56,8 +72,8 @@ const createTemplate = operation(
   async (c) => {
     const { name, ...template } = c.req.valid("json");
     const accountId = c.get("account").id;
-    const version = await insertTemplate(c.env.DB, accountId, name, await checkedContent(c, template), new Date());
-    if (version === null) {
+    const row = await insertTemplate(c.env.DB, accountId, name, await checkedContent(c, template), new Date());
+    if (!row) {
       if (await readTemplate(c.env.DB, accountId, name))
         throw new ApiError(
           "TEMPLATE_EXISTS",
@@ -65,7 +81,7 @@ const createTemplate = operation(
         );
       throw new ApiError("TEMPLATE_LIMIT_REACHED", `An account keeps at most ${MAX_TEMPLATES_PER_ACCOUNT} templates`);
     }
-    return c.json(templateView((await readTemplate(c.env.DB, accountId, name, version))!), 201);
+    return c.json(templateView(row), 201);
   },
 );
 
@@ -85,9 +101,9 @@ const updateTemplate = operation(
     const { name } = c.req.valid("param");
     const accountId = c.get("account").id;
     const content = await checkedContent(c, c.req.valid("json"));
-    const version = await insertTemplateVersion(c.env.DB, accountId, name, content, new Date());
-    if (version === null) throw new ApiError("NOT_FOUND", "No template with this name");
-    return c.json(templateView((await readTemplate(c.env.DB, accountId, name, version))!));
+    const row = await insertTemplateVersion(c.env.DB, accountId, name, content, new Date());
+    if (!row) throw new ApiError("NOT_FOUND", "No template with this name");
+    return c.json(templateView(row));
   },
 );
 

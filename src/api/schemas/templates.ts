@@ -29,7 +29,19 @@ export const templateVariableSchema = z
     minimum: z.number().optional(),
     maximum: z.number().optional(),
   })
-  .strict();
+  .strict()
+  .refine((v) => v.enum === undefined || v.type === "string", {
+    path: ["enum"],
+    message: "only a string variable takes an enum",
+  })
+  .refine((v) => (v.minimum === undefined && v.maximum === undefined) || v.type === "number" || v.type === "integer", {
+    path: ["minimum"],
+    message: "only a number or integer variable takes a minimum or maximum",
+  })
+  .refine((v) => v.minimum === undefined || v.maximum === undefined || v.minimum <= v.maximum, {
+    path: ["maximum"],
+    message: "at least the minimum",
+  });
 export type TemplateVariable = z.infer<typeof templateVariableSchema>;
 
 export const templateVariablesSchema = z
