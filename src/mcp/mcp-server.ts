@@ -87,8 +87,14 @@ async function runTool(tool: Tool, args: Record<string, unknown>, ctx: ToolConte
 /** A tool's answer as MCP has it: the JSON as text and as structured content; an error flagged, its code first. */
 export function toolResult(answer: ToolAnswer): CallToolResult {
   if (answer.ok) {
-    const value = answer.value as Record<string, unknown>;
-    return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+    const value = answer.value;
+    // Structured content is an object; an answer without a body (a 204: deleted) is said in words.
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return { content: [{ type: "text", text: value === null ? "Done." : JSON.stringify(value) }] };
+    return {
+      content: [{ type: "text", text: JSON.stringify(value) }],
+      structuredContent: value as Record<string, unknown>,
+    };
   }
   const { ok: _, ...error } = answer;
   return {

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createJobSchema } from "../../src/api/schemas/job-request.ts";
@@ -154,6 +155,27 @@ describe("the MCP server at /mcp, used by the official MCP SDK client", () => {
     const refused = await call(agent, "run_template", { template: "mcp-probe", vars: { src: "file:///etc/passwd" } });
     expect(refused).toMatchObject({ isError: true, value: { code: "INVALID_REQUEST" } });
     expect(refused.text).toContain("vars.src: must be an http or https URL");
+  });
+
+  it("creates an upload slot, runs a job on the file, lists and deletes it", async () => {
+    const slot = await call(agent, "create_upload", { fileName: "clip.mp4" });
+    expect(slot.isError, slot.text).toBeFalsy();
+    const put = await fetch(slot.value.upload.url, {
+      method: "PUT",
+      headers: slot.value.upload.headers,
+      body: readFileSync(fx.clip),
+    });
+    expect(put.status).toBeLessThan(300);
+    const probe = await call(agent, "run_job", {
+      binary: "ffprobe",
+      inputs: { clip: { type: "asset", assetId: slot.value.id } },
+      ffmpegArgs: ["-show_format", "{{clip}}"],
+    });
+    expect(probe.value, probe.text).toMatchObject({ status: "completed" });
+    const { value: files } = await call(agent, "list_files", { origin: "upload" });
+    expect(files.data.map((f: { id: string }) => f.id)).toContain(slot.value.id);
+    expect((await call(agent, "delete_file", { id: slot.value.id })).isError).toBeFalsy();
+    expect((await call(agent, "delete_file", { id: slot.value.id })).value).toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("answers a refused command as a tool error with the API's code", async () => {
