@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
 import { dirname, join, resolve } from "node:path";
@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MULTIPART_THRESHOLD_BYTES, verifyReceipt } from "../../client/src/index.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { accessibilityProblems } from "../support/axe-check.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 
 /**
@@ -16,7 +17,6 @@ import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 const { fx, local } = useLocalStack();
 const root = resolve(import.meta.dirname, "../..");
 const artifacts = join(root, ".cache/test-artifacts/dashboard");
-const axeSource = readFileSync(join(root, "node_modules/axe-core/axe.min.js"), "utf8");
 let browser: Browser;
 let page: Page;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
@@ -34,16 +34,6 @@ afterAll(async () => {
   await browser?.close();
   await receiver?.close();
 });
-
-/** axe-core's serious and critical violations on the page as it is now. */
-async function accessibilityProblems(p: Page): Promise<string[]> {
-  // Evaluated by the browser's debugger, not as a page script: the dashboard's CSP allows none inline.
-  await p.evaluate(axeSource);
-  const result = await p.evaluate(async () => (globalThis as any).axe.run({ resultTypes: ["violations"] }));
-  return (result.violations as { id: string; impact: string; help: string }[])
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.help}`);
-}
 
 /** The dashboard signed in with the stack's key (a test run alone has not been through the sign-in test). */
 async function signedIn(p: Page): Promise<void> {

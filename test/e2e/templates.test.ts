@@ -1,11 +1,12 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../client/src/index.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { accessibilityProblems } from "../support/axe-check.ts";
+import { runFfjobs } from "../support/ffjobs-cli.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
 
 /*
@@ -14,8 +15,6 @@ import { ffprobeJson } from "../support/media-fixtures.ts";
  * with its inputs, result and probe as labelled fields and a table of streams).
  */
 const { fx, local } = useLocalStack();
-const root = resolve(import.meta.dirname, "../..");
-const axeSource = readFileSync(join(root, "node_modules/axe-core/axe.min.js"), "utf8");
 let browser: Browser;
 let page: Page;
 let work: string;
@@ -44,28 +43,7 @@ const scaleJob = {
   ffmpegArgs: ["-i", "{{video}}", "-vf", "scale=-2:{{height}}", "-c:v", "libx264", "-preset", "ultrafast", "{{small}}"],
 };
 
-async function accessibilityProblems(p: Page): Promise<string[]> {
-  await p.evaluate(axeSource);
-  const result = await p.evaluate(async () => (globalThis as any).axe.run({ resultTypes: ["violations"] }));
-  return (result.violations as { id: string; impact: string; help: string }[])
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.help}`);
-}
-
-function ffjobs(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [join(root, "cli/src/main.ts"), ...args], {
-    cwd,
-    env: {
-      ...process.env,
-      FFJOBS_URL: local.stack.baseUrl,
-      FFJOBS_API_KEY: local.stack.apiKey,
-      FFJOBS_CONFIG: "/nonexistent",
-    },
-  });
-  let stderr = "";
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  return new Promise((done) => child.on("exit", (code) => done({ code, stderr })));
-}
+const ffjobs = (args: string[], cwd: string) => runFfjobs(local.stack, args, cwd);
 
 describe("job templates in every interface", () => {
   it("the typed client keeps, versions and runs one", async () => {
@@ -150,17 +128,7 @@ describe("job templates in every interface", () => {
     expect(frames.code, frames.stderr).toBe(0);
     expect(["frame_001.png", "frame_002.png"].map((f) => existsSync(join(work, "frames", f)))).toEqual([true, true]);
 
-    const child = spawn(process.execPath, [join(root, "cli/src/main.ts"), "templates"], {
-      env: {
-        ...process.env,
-        FFJOBS_URL: local.stack.baseUrl,
-        FFJOBS_API_KEY: local.stack.apiKey,
-        FFJOBS_CONFIG: "/nonexistent",
-      },
-    });
-    let listed = "";
-    child.stdout.on("data", (c: Buffer) => (listed += c.toString()));
-    await new Promise((done) => child.on("exit", done));
+    const listed = (await ffjobs(["templates"], work)).stdout;
     expect(listed).toContain("cli-two");
     expect(listed).not.toContain("\u001b");
   });

@@ -1,13 +1,13 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type Job } from "../../client/src/index.ts";
 import { isFinished } from "../support/api-client.ts";
 import { useLocalStack } from "../support/local-stack.ts";
+import { runFfjobs } from "../support/ffjobs-cli.ts";
 import { ffprobeJson } from "../support/media-fixtures.ts";
 import { startWebhookReceiver, type ReceivedWebhook } from "../support/webhook-receiver.ts";
 
@@ -19,7 +19,6 @@ import { startWebhookReceiver, type ReceivedWebhook } from "../support/webhook-r
  * depth is in test/e2e/, which `npm run test:slow` runs.
  */
 const { fx, local } = useLocalStack();
-const root = resolve(import.meta.dirname, "../..");
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let browser: Browser;
 
@@ -46,21 +45,7 @@ async function firstWebhook(box: string): Promise<ReceivedWebhook> {
   throw new Error(`no webhook arrived in ${box}`);
 }
 
-/** `ffjobs …` as a user runs it in a folder of theirs; its exit code and stderr. */
-function ffjobs(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [join(root, "cli/src/main.ts"), ...args], {
-    cwd,
-    env: {
-      ...process.env,
-      FFJOBS_URL: local.stack.baseUrl,
-      FFJOBS_API_KEY: local.stack.apiKey,
-      FFJOBS_CONFIG: "/nonexistent",
-    },
-  });
-  let stderr = "";
-  child.stderr.on("data", (c) => (stderr += c));
-  return new Promise((done) => child.on("exit", (code) => done({ code, stderr })));
-}
+const ffjobs = (args: string[], cwd: string) => runFfjobs(local.stack, args, cwd);
 
 describe("every interface once, on one local stack", () => {
   it("HTTP API: uploads a file, runs a job on it held to its end, waits for it, downloads the output, and signs its webhook", async () => {
