@@ -21,22 +21,34 @@ export type McpCallDeps = Pick<ToolContext, "api"> & {
 
 const TOOLS_BY_NAME = new Map(MCP_TOOLS.map((t) => [t.name, t]));
 
-/** The tools as `tools/list` lists them, their input schemas the API's zod schemas as JSON Schema. */
-export const LISTED_TOOLS = MCP_TOOLS.map((tool) => ({
-  name: tool.name,
-  title: tool.title,
-  description: tool.description,
-  inputSchema: z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as {
-    type: "object";
-    [key: string]: unknown;
-  },
-  annotations: {
+let listed: ReturnType<typeof renderTools> | null = null;
+
+/**
+ * The tools as `tools/list` lists them, their input schemas the API's zod schemas as JSON Schema:
+ * rendered on the first listing, not when the module loads (a cold start of any request would pay it).
+ */
+export function listedTools() {
+  listed ??= renderTools();
+  return listed;
+}
+
+function renderTools() {
+  return MCP_TOOLS.map((tool) => ({
+    name: tool.name,
     title: tool.title,
-    readOnlyHint: tool.readOnly ?? false,
-    destructiveHint: tool.destructive ?? false,
-    openWorldHint: false,
-  },
-}));
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as {
+      type: "object";
+      [key: string]: unknown;
+    },
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.readOnly ?? false,
+      destructiveHint: tool.destructive ?? false,
+      openWorldHint: false,
+    },
+  }));
+}
 
 /**
  * One MCP server for one HTTP request (Streamable HTTP without held state: the Worker may serve the
@@ -54,7 +66,7 @@ export function buildMcpServer(deps: McpCallDeps): Server {
         "ffjobs runs ffmpeg and ffprobe jobs. Read list_presets (and get_policy for raw commands), check a command with validate_job, run it with run_job or run_preset; a job still running when the call returns is waited for with wait_for_job. Outputs come back with download URLs.",
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: LISTED_TOOLS }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = TOOLS_BY_NAME.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool named ${request.params.name}`);
