@@ -92,7 +92,10 @@ describe("a dry run's probe of an input", () => {
       expect(body.inputs.b).toEqual({ ok: false, error: "could not be fetched: HTTP 404" });
     };
     // One probe's bytes swing with what socket buffers hold ahead of the reader (bare ffprobe's too,
-    // 0.5-1.9 MB of this 29 MB file), so five of each, interleaved, and their sums compared.
+    // 0.5-1.9 MB of this 29 MB file), so five of each, interleaved, and their sums compared. The runner's
+    // relay adds a hop whose buffers fill too: on a loaded machine (CI) its sum was once 1.53 times bare
+    // ffprobe's. What is held: a small part of the file a probe (never the whole, as a download would
+    // read), and within twice what bare ffprobe reads.
     let bare = 0;
     let probed = 0;
     for (let i = 0; i < 5; i++) {
@@ -101,6 +104,7 @@ describe("a dry run's probe of an input", () => {
       );
       probed += await sentDuring(probe);
     }
-    expect(probed, `runner ${probed} bytes, bare ffprobe ${bare}`).toBeLessThan(bare * 1.5);
+    expect(probed / 5, `runner ${probed} bytes, bare ffprobe ${bare}`).toBeLessThan(statSync(fx.long).size * 0.15);
+    expect(probed, `runner ${probed} bytes, bare ffprobe ${bare}`).toBeLessThan(bare * 2);
   });
 });
