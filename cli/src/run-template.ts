@@ -2,7 +2,8 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { FfjobsClient } from "../../client/src/index.ts";
 import { fillTemplate } from "../../src/templates/fill-template.ts";
-import type { TemplateValue } from "../../src/templates/variable-values.ts";
+import { type TemplateValue, variableValues } from "../../src/templates/variable-values.ts";
+import type { TemplateVariable } from "../../src/api/schemas/templates.ts";
 import { fileInFolder } from "./local-files.ts";
 import { addInput, FRAME_PATTERN, jobInputs, type RemoteCommand } from "./remote-command.ts";
 import { runRemote } from "./run-remote.ts";
@@ -84,8 +85,14 @@ function splitPair(arg: string | undefined, what: string): [string, string] {
   return [arg.slice(0, at), arg.slice(at + 1)];
 }
 
-/** The values as the service will read them, for the outputs' file names: given, else the defaults. */
-function filledValues(variables: Record<string, { default?: TemplateValue }>, vars: Record<string, string>) {
+/**
+ * The values as the service reads them, for the outputs' file names: typed by their variables (`0480` is
+ * 480, as the service fills it), defaults where none is given. Where a value does not fit its variable,
+ * its text: the service refuses the job and says why.
+ */
+function filledValues(variables: Record<string, TemplateVariable>, vars: Record<string, string>) {
+  const typed = variableValues(variables, vars, new Set());
+  if ("values" in typed) return typed.values;
   const values: Record<string, TemplateValue> = {};
   for (const [name, v] of Object.entries(variables)) {
     const value = Object.hasOwn(vars, name) ? vars[name] : v.default;

@@ -78,8 +78,9 @@ describe("job templates in every interface", () => {
       variables: { src: { type: "url" }, height: { type: "integer", default: 120 } },
       job: scaleJob,
     });
+    // "0100" is the number 100 to the service, which names the output small-100.mp4: so does the CLI.
     const { code, stderr } = await ffjobs(
-      ["run", "--template", "cli-scale", "height=100", "-i", `video=${fx.clip}`],
+      ["run", "--template", "cli-scale", "height=0100", "-i", `video=${fx.clip}`],
       work,
     );
     expect(code, stderr).toBe(0);
