@@ -115,6 +115,13 @@ describe("job templates in every interface", () => {
     const clash = await ffjobs(["run", "--template", "cli-two", "n=b"], work);
     expect(clash.code).toBe(1);
     expect(clash.stderr).toMatch(/outputs "a" and "b" would both be written/);
+    // A value that would name a file outside the folder (or a dot file, or __proto__'s) is refused before any job.
+    for (const n of ["../../escape", "/tmp/abs", ".hidden", "__proto__/x"]) {
+      const hostile = await ffjobs(["run", "--template", "cli-two", `n=${n}`], work);
+      expect(hostile.code, n).toBe(1);
+      expect(hostile.stderr, n).toMatch(/refusing template cli-two's output name/);
+    }
+    expect(existsSync(join(work, "..", "..", "escape.mp4"))).toBe(false);
 
     await client.createTemplate({
       name: "cli-frames",
