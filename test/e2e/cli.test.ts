@@ -309,11 +309,30 @@ describe("the ffjobs CLI, end to end with real files", () => {
 
   it("cancels the remote job on Ctrl-C", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
+    const startedAfter = new Date().toISOString();
+    let watching = false;
+    // Ctrl-C once the remote job runs: when the CLI shows ffmpeg's progress line, or, should that not come
+    // (CI twice saw none within 45 and 100 s on a loaded machine, noted for a look), when the API says the
+    // job has run for 2 s. What is tested is what Ctrl-C does then.
+    const whenRunning = async (kill: () => void) => {
+      for (;;) {
+        const { body } = await local.api.call("GET", "/v1/jobs?status=running&limit=5");
+        const mine = (body.data as { createdAt: string; startedAt: string | null }[]).find(
+          (j) => j.createdAt >= startedAfter && j.startedAt && Date.now() - Date.parse(j.startedAt) > 2000,
+        );
+        if (mine) return kill();
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
     const r = await ffjobs(["ffmpeg", "-re", "-i", fx.long, "-f", "null", "-"], {
       cwd: dir,
-      onStderr: (text, kill) => text.includes("time=") && kill(),
-      // A 2-minute input read at its own pace: on a loaded machine its first progress can take a while
-      // (CI once passed 45 s before it); what is tested is what Ctrl-C does once it comes.
+      onStderr: (text, kill) => {
+        if (text.includes("time=")) kill();
+        else if (!watching && text.includes("100%")) {
+          watching = true;
+          void whenRunning(kill);
+        }
+      },
       deadlineMs: 100_000,
     });
     // On a miss, what the CLI printed (and, past the deadline, the stack's last logs) says where it stood.
