@@ -311,13 +311,15 @@ describe("the ffjobs CLI, end to end with real files", () => {
     const dir = mkdtempSync(join(tmpdir(), "ffjobs-cli-"));
     const startedAfter = new Date().toISOString();
     let watching = false;
+    let exited = false;
     // Ctrl-C once the remote job runs: when the CLI shows ffmpeg's progress line, or, should that not come
     // (CI twice saw none within 45 and 100 s on a loaded machine, noted for a look), when the API says the
     // job has run for 2 s. What is tested is what Ctrl-C does then.
     const whenRunning = async (kill: () => void) => {
-      for (;;) {
+      // Stops with the CLI: a loop left polling would outlive the test (and its stack).
+      while (!exited) {
         const { body } = await local.api.call("GET", "/v1/jobs?status=running&limit=5");
-        const mine = (body.data as { createdAt: string; startedAt: string | null }[]).find(
+        const mine = ((body?.data ?? []) as { createdAt: string; startedAt: string | null }[]).find(
           (j) => j.createdAt >= startedAfter && j.startedAt && Date.now() - Date.parse(j.startedAt) > 2000,
         );
         if (mine) return kill();
@@ -330,11 +332,12 @@ describe("the ffjobs CLI, end to end with real files", () => {
         if (text.includes("time=")) kill();
         else if (!watching && text.includes("100%")) {
           watching = true;
-          void whenRunning(kill);
+          void whenRunning(kill).catch(() => {});
         }
       },
       deadlineMs: 100_000,
     });
+    exited = true;
     // On a miss, what the CLI printed (and, past the deadline, the stack's last logs) says where it stood.
     expect(r.code, r.stderr).toBe(255);
     const id = /remote job ([0-9a-f-]{36}) was canceled/.exec(r.stderr)?.[1];
